@@ -1,0 +1,70 @@
+//===- MemoryModel.h - DESIGN.md memory model over MLIR IR -----*- C++ -*-===//
+//
+// Adapter from a function body to the plain MemoryGraph: which ops are
+// scheduled steps, which values are activation buffers, their sizes, and
+// which values alias which buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_ANALYSIS_MEMORYMODEL_H
+#define SERENITY_ANALYSIS_MEMORYMODEL_H
+
+#include "Serenity/Analysis/MemoryGraph.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir {
+namespace serenity {
+
+/// True for ops whose results live in ROM and are not scheduled: tosa.const,
+/// tosa.const_shape, arith.constant (and any op with the ConstantLike trait).
+bool isConstantLike(Operation *op);
+
+/// True for ops whose single result aliases their first operand and adds no
+/// bytes: tosa.reshape, tosa.identity, tensor.cast, tensor.expand_shape,
+/// tensor.collapse_shape, and the memref equivalents.
+bool isViewLike(Operation *op);
+
+/// Bytes of one value of type `type` under the memory model: static shape
+/// times ceil(element bits / 8); 0 for non-shaped values and !tosa.shape.
+/// Returns std::nullopt (and sets `reason`) for types the model cannot size.
+std::optional<int64_t> getTypeBytes(Type type, std::string *reason = nullptr);
+
+/// The memory model of one function body in its current op order.
+class FunctionMemoryModel {
+public:
+  /// Builds the model; emits an error at the offending value or op and
+  /// returns failure for IR outside the model (several blocks, dynamic or
+  /// unranked shapes, unsizable element types).
+  static FailureOr<FunctionMemoryModel> build(FunctionOpInterface function);
+
+  /// The plain graph: node i is `steps[i]`; program order is 0..n-1.
+  ::serenity::MemoryGraph graph;
+  /// The scheduled ops, in program order.
+  SmallVector<Operation *> steps;
+  /// The value that defines each buffer of `graph`.
+  SmallVector<Value> bufferValues;
+  /// Root buffer of every activation value (aliases map to their source's).
+  DenseMap<Value, int> rootBuffer;
+
+  /// Root buffer of `value`, or -1 for constants and non-activation values.
+  int getBuffer(Value value) const;
+  /// True when `value` is produced by a view-like op (an alias, 0 bytes).
+  static bool isAlias(Value value);
+  /// Step index of a scheduled op, or -1.
+  int getStep(Operation *op) const;
+
+private:
+  DenseMap<Operation *, int> stepIndex;
+};
+
+} // namespace serenity
+} // namespace mlir
+
+#endif // SERENITY_ANALYSIS_MEMORYMODEL_H

@@ -1,0 +1,78 @@
+//===- Passes.td - Serenity pass definitions ---------------*- tablegen -*-===//
+
+#ifndef SERENITY_TRANSFORMS_PASSES_TD
+#define SERENITY_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SerenityAnnotateLifetimesPass
+    : Pass<"serenity-annotate-lifetimes", "func::FuncOp"> {
+  let summary = "Annotate activation sizes, lifetimes and the peak memory";
+  let description = [{
+    Evaluates the graph-level memory model of DESIGN.md on the function body
+    in its current order and records the result as attributes:
+
+    - on the function, `serenity.peak_bytes` (the peak of the per-step usage)
+      and `serenity.peak_step` (the first step that reaches it);
+    - on each scheduled op, `serenity.lifetime`: an array with one
+      `#serenity.lifetime<bytes = B, def = D, last = L>` per result.
+
+    Scheduled ops are the ops of the body except constants and the
+    terminator; steps count from 0. A returned value has `last` = N, the
+    terminator's step, for N scheduled ops. A view-like result (tosa.reshape,
+    ...) has `bytes = 0` and its interval is its own; its uses keep its source
+    buffer alive.
+
+    ```mlir
+    func.func @chain(%arg0: tensor<1x8xf32>) -> tensor<1x8xf32> {
+      %0 = tosa.exp %arg0 : (tensor<1x8xf32>) -> tensor<1x8xf32>
+      %1 = tosa.exp %0 : (tensor<1x8xf32>) -> tensor<1x8xf32>
+      return %1 : tensor<1x8xf32>
+    }
+    // becomes
+    func.func @chain(...) attributes {serenity.peak_bytes = 64 : i64,
+                                      serenity.peak_step = 0 : i64} {
+      %0 = tosa.exp %arg0 {serenity.lifetime =
+               [#serenity.lifetime<bytes = 32, def = 0, last = 1>]} ...
+      %1 = tosa.exp %0 {serenity.lifetime =
+               [#serenity.lifetime<bytes = 32, def = 1, last = 2>]} ...
+    ```
+
+    A function outside the model (several blocks, dynamic or unranked shapes,
+    unsizable element types) gets an error at the offending value and is left
+    unchanged. An op with regions (tosa.cond_if, tosa.while_loop) is one
+    opaque step; uses inside its regions are uses by the op.
+  }];
+  let dependentDialects = ["mlir::serenity::SerenityDialect"];
+}
+
+def SerenityMemoryReportPass
+    : Pass<"serenity-memory-report", "mlir::ModuleOp"> {
+  let summary = "Print the per-step activation memory of every function";
+  let description = [{
+    Prints, for every function of the module in order, a table with one row
+    per scheduled op: step, op name, live bytes while executing the step,
+    bytes allocated by it, and a `<- peak` marker on the first step reaching
+    the peak. With `format=json` it prints one JSON document instead:
+
+    ```
+    {"functions": [ {"function": "main", "peak_bytes": 96, "peak_step": 1,
+       "steps": [ {"step": 0, "op": "tosa.exp", "loc": "in.mlir:3:10",
+                   "live_bytes": 64, "new_bytes": 32}, ... ],
+       "buffers": [ {"name": "%arg0", "bytes": 32, "def": -1, "last": 0},
+                    ... ] } ] }
+    ```
+
+    The report goes to stdout (or `output=FILE`); the IR itself is unchanged,
+    so `serenity-opt --serenity-memory-report=format=json -o /dev/null` yields
+    only the JSON.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "Output format: table or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' for stdout)">,
+  ];
+}
+
+#endif // SERENITY_TRANSFORMS_PASSES_TD

@@ -1,0 +1,179 @@
+//===- MemoryModel.cpp - DESIGN.md memory model over MLIR IR ---*- C++ -*-===//
+
+#include "Serenity/Analysis/MemoryModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+bool mlir::serenity::isConstantLike(Operation *op) {
+  return op->hasTrait<OpTrait::ConstantLike>() ||
+         isa<tosa::ConstOp, tosa::ConstShapeOp, arith::ConstantOp>(op);
+}
+
+bool mlir::serenity::isViewLike(Operation *op) {
+  return op->getNumResults() == 1 && op->getNumOperands() >= 1 &&
+         isa<tosa::ReshapeOp, tosa::IdentityOp, tensor::CastOp,
+             tensor::ExpandShapeOp, tensor::CollapseShapeOp, memref::CastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
+}
+
+/// Bits of one element, rounded up to whole bytes; nullopt when unknown.
+static std::optional<int64_t> getElementBytes(Type element) {
+  if (auto quant = dyn_cast<quant::QuantizedType>(element))
+    return (static_cast<int64_t>(quant.getStorageTypeIntegralWidth()) + 7) / 8;
+  if (isa<IndexType>(element))
+    return IndexType::kInternalStorageBitWidth / 8;
+  if (element.isIntOrFloat())
+    return (static_cast<int64_t>(element.getIntOrFloatBitWidth()) + 7) / 8;
+  if (auto complex = dyn_cast<ComplexType>(element)) {
+    std::optional<int64_t> part = getElementBytes(complex.getElementType());
+    if (!part)
+      return std::nullopt;
+    return 2 * *part;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::serenity::getTypeBytes(Type type,
+                                                    std::string *reason) {
+  auto fail = [&](const Twine &why) -> std::optional<int64_t> {
+    if (reason)
+      *reason = why.str();
+    return std::nullopt;
+  };
+  if (isa<tosa::shapeType>(type))
+    return 0;
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return 0;
+  if (!shaped.hasRank())
+    return fail("unranked type is outside the memory model (static shapes "
+                "only)");
+  if (!shaped.hasStaticShape())
+    return fail("dynamic shape is outside the memory model (static shapes "
+                "only)");
+  std::optional<int64_t> elementBytes = getElementBytes(shaped.getElementType());
+  if (!elementBytes)
+    return fail("cannot size element type of this value");
+  return shaped.getNumElements() * *elementBytes;
+}
+
+bool FunctionMemoryModel::isAlias(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && isViewLike(def);
+}
+
+int FunctionMemoryModel::getBuffer(Value value) const {
+  auto it = rootBuffer.find(value);
+  return it == rootBuffer.end() ? -1 : it->second;
+}
+
+int FunctionMemoryModel::getStep(Operation *op) const {
+  auto it = stepIndex.find(op);
+  return it == stepIndex.end() ? -1 : it->second;
+}
+
+/// Emits the model's diagnostic for `value` of an unsizable type.
+static LogicalResult checkValueType(Value value, Location loc,
+                                    const Twine &what) {
+  std::string reason;
+  if (getTypeBytes(value.getType(), &reason))
+    return success();
+  emitError(loc) << "serenity memory model: " << what << " of type "
+                 << value.getType() << ": " << reason;
+  return failure();
+}
+
+FailureOr<FunctionMemoryModel>
+FunctionMemoryModel::build(FunctionOpInterface function) {
+  Region &body = function.getFunctionBody();
+  if (body.empty())
+    return function.emitError("serenity memory model: function has no body");
+  if (!body.hasOneBlock())
+    return function.emitError()
+           << "serenity memory model: function body has "
+           << body.getBlocks().size()
+           << " blocks; only single-block bodies can be scheduled";
+  Block &block = body.front();
+
+  FunctionMemoryModel model;
+  ::serenity::MemoryGraph &graph = model.graph;
+
+  for (BlockArgument arg : block.getArguments()) {
+    if (failed(checkValueType(arg, arg.getLoc(),
+                              "argument #" + Twine(arg.getArgNumber()))))
+      return failure();
+    int buffer = graph.addInput(*getTypeBytes(arg.getType()));
+    model.bufferValues.push_back(arg);
+    model.rootBuffer[arg] = buffer;
+  }
+
+  // Nodes that define each value (-1 for arguments and constants), so that
+  // uses through aliases still order after the alias op itself.
+  DenseMap<Value, int> producerNode;
+  Operation *terminator = block.mightHaveTerminator() ? block.getTerminator()
+                                                      : nullptr;
+  for (Operation &op : block) {
+    if (&op == terminator || isConstantLike(&op))
+      continue;
+    int node = graph.addNode();
+    model.steps.push_back(&op);
+    model.stepIndex[&op] = node;
+
+    // Every operand of the op or of an op nested in its regions that is
+    // defined in the body block is a use by this step.
+    auto recordUse = [&](Value used) {
+      if (used.getParentBlock() != &block)
+        return;
+      auto pit = producerNode.find(used);
+      if (pit != producerNode.end())
+        graph.addDependence(node, pit->second);
+      int buffer = model.getBuffer(used);
+      if (buffer >= 0)
+        graph.addUse(node, buffer);
+    };
+    for (Value operand : op.getOperands())
+      recordUse(operand);
+    if (op.getNumRegions() != 0)
+      op.walk([&](Operation *nested) {
+        if (nested == &op)
+          return;
+        for (Value operand : nested->getOperands())
+          recordUse(operand);
+      });
+
+    for (OpResult result : op.getResults()) {
+      if (failed(checkValueType(result, op.getLoc(),
+                                "result #" + Twine(result.getResultNumber()))))
+        return failure();
+      producerNode[result] = node;
+      if (isViewLike(&op)) {
+        // A view of an activation aliases it; a view of a constant stays in
+        // ROM like the constant itself.
+        int source = model.getBuffer(op.getOperand(0));
+        if (source >= 0)
+          model.rootBuffer[result] = source;
+        continue;
+      }
+      int buffer = graph.addResult(node, *getTypeBytes(result.getType()));
+      model.bufferValues.push_back(result);
+      model.rootBuffer[result] = buffer;
+    }
+  }
+
+  if (terminator)
+    for (Value returned : terminator->getOperands()) {
+      int buffer = model.getBuffer(returned);
+      if (buffer >= 0)
+        graph.buffers[buffer].returned = true;
+    }
+  return model;
+}

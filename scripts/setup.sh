@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12), configures and builds Serenity.
+# Idempotent: packages already present are skipped; the build is incremental.
+# Usage: scripts/setup.sh [build-dir]   (default: build)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-${SERENITY_BUILD_DIR:-$root/build}}"
+
+packages=(
+  # toolchain and MLIR 22
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
+  cmake ninja-build ccache libgtest-dev
+  # python/ (pure Python, driven by subprocess) and its tests
+  python3 python3-numpy python3-matplotlib python3-networkx python3-pytest
+  python3-flatbuffers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+llvm_bin="$(llvm-config-22 --bindir)"
+llvm_lib="$(llvm-config-22 --libdir)"
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$llvm_bin/clang" -DCMAKE_CXX_COMPILER="$llvm_bin/clang++" \
+    -DLLVM_USE_LINKER=lld \
+    -DMLIR_DIR="$llvm_lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$llvm_bin/lit" \
+    "${launcher[@]}"
+fi
+cmake --build "$build"

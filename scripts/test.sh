@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets up and builds Serenity, then runs every test: lit (regression and
+# execution tests), GoogleTest (through lit) and pytest. Ends with one line
+# "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${SERENITY_BUILD_DIR:-$root/build}"
+"$root/scripts/setup.sh" "$build" || { echo "0 passed, 1 failed"; exit 1; }
+
+results="$build/test-results"
+rm -rf "$results" && mkdir -p "$results"
+status=0
+
+lit="$(llvm-config-22 --bindir)/lit"
+"$lit" -sv --xunit-xml-output="$results/lit.xml" "$build/test" "$build/unittests" || status=1
+
+if [ -d "$root/python/tests" ]; then
+  # Debian's interpreter sees the python3-* packages (see ../shared/MLIR22.md).
+  (cd "$root" && SERENITY_BUILD_DIR="$build" PYTHONPATH="$root/python" \
+    /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/pytest.xml" python/tests) || status=1
+fi
+
+/usr/bin/python3 "$root/scripts/summarize_junit.py" "$results"/*.xml || status=1
+exit $status
