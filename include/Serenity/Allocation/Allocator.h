@@ -1,0 +1,137 @@
+//===- Allocator.h - Static offset allocation over live intervals -*- C++ -*-===//
+//
+// Places buffers with fixed live intervals at offsets in one arena so that no
+// two buffers live at the same time share a byte. Plain data only (no MLIR):
+// the serenity-alloc tool, the static allocation pass and the tests all use
+// this one interface, so they share one validator and one notion of optimum.
+//
+// Algorithms:
+//  - greedy-size: TFLite Micro's GreedyMemoryPlanner (size descending, first
+//    fit among the buffers already placed that overlap in time).
+//  - best-fit: XLA's GlobalDecreasingSizeBestFitHeap (smallest fitting gap),
+//    run ordered by size and by lifetime; the better result is kept.
+//  - exact: branch and bound after MiniMalloc (Moffitt, ASPLOS 2024):
+//    canonical placements, section lower bounds, cut-line decomposition and
+//    dominance pruning, with a time limit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_ALLOCATION_ALLOCATOR_H
+#define SERENITY_ALLOCATION_ALLOCATOR_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace serenity {
+
+/// One buffer to place: it needs `size` bytes at an offset that is a multiple
+/// of `alignment` and is live on the half-open interval [lower, upper).
+struct AllocBuffer {
+  std::string id;
+  int64_t lower = 0;
+  int64_t upper = 0;
+  int64_t size = 0;
+  int64_t alignment = 1;
+};
+
+/// Offset allocation algorithms.
+enum class AllocAlgorithm { GreedySize, BestFit, Exact };
+
+/// Parses "greedy-size", "best-fit" or "exact".
+std::optional<AllocAlgorithm> parseAllocAlgorithm(const std::string &name);
+/// The command-line spelling of `algorithm`.
+const char *allocAlgorithmName(AllocAlgorithm algorithm);
+
+/// What to compute.
+struct AllocOptions {
+  AllocAlgorithm algorithm = AllocAlgorithm::Exact;
+  /// Arena bytes the placement must fit in; none means unbounded.
+  std::optional<int64_t> capacity;
+  /// For `exact`: search for the smallest arena (down to the lower bound)
+  /// instead of stopping at the first placement within `capacity`. Without a
+  /// capacity `exact` always minimizes.
+  bool minimize = false;
+  /// Wall-clock limit of the exact search in seconds; on expiry the best
+  /// placement found so far is returned, flagged not proven optimal.
+  double timeLimitSeconds = 60.0;
+};
+
+/// Outcome of `allocate`.
+struct AllocResult {
+  enum class Status {
+    /// `offsets` is a valid placement within the capacity (if any).
+    Placed,
+    /// Proven: no placement fits the capacity.
+    Infeasible,
+    /// No placement within the capacity was found, but infeasibility is not
+    /// proven (heuristic algorithm, or the time limit expired).
+    NotFound,
+  };
+  Status status = Status::NotFound;
+  /// One offset per input buffer (only meaningful when Placed).
+  std::vector<int64_t> offsets;
+  /// max over buffers of offset + size (0 for no buffers).
+  int64_t arenaSize = 0;
+  /// Max over time of the summed sizes of live buffers.
+  int64_t lowerBound = 0;
+  /// The arena is the smallest possible (equals the lower bound, or the exact
+  /// search proved that no smaller arena fits).
+  bool provenOptimal = false;
+  /// The exact search stopped at the time limit.
+  bool timedOut = false;
+  /// Search nodes the exact solver visited.
+  int64_t nodes = 0;
+  /// Human-readable explanation when not Placed.
+  std::string message;
+};
+
+/// Computes a placement of `buffers` according to `options`.
+AllocResult allocate(const std::vector<AllocBuffer> &buffers,
+                     const AllocOptions &options);
+
+/// Max over time of the summed sizes of the live buffers: no placement can
+/// use a smaller arena.
+int64_t maxLiveLowerBound(const std::vector<AllocBuffer> &buffers);
+
+/// Bytes spanned by a placement: max over buffers of offset + size.
+int64_t arenaSize(const std::vector<AllocBuffer> &buffers,
+                  const std::vector<int64_t> &offsets);
+
+/// Checks a placement: one non-negative offset per buffer, each a multiple of
+/// the buffer's alignment, no two buffers that are live at a common time
+/// share a byte, and every buffer ends within `capacity` (if given). Returns
+/// a description of the first violation, or nothing when valid.
+std::optional<std::string>
+validatePlacement(const std::vector<AllocBuffer> &buffers,
+                  const std::vector<int64_t> &offsets,
+                  std::optional<int64_t> capacity = std::nullopt);
+
+/// Checks the buffers themselves: sizes non-negative, alignments positive,
+/// lower <= upper, ids unique. Returns the first problem found.
+std::optional<std::string>
+validateBuffers(const std::vector<AllocBuffer> &buffers);
+
+namespace detail {
+/// Result of one capacity probe of the exact solver.
+struct ExactProbe {
+  enum class Outcome { Found, Infeasible, TimedOut };
+  Outcome outcome = Outcome::TimedOut;
+  std::vector<int64_t> offsets;
+  int64_t nodes = 0;
+};
+
+/// Searches for a placement of `buffers` (sizes > 0, lower < upper) with
+/// every buffer ending at or below `capacity`, stopping at `deadlineSeconds`
+/// (seconds since the steady clock's epoch).
+ExactProbe solveExact(const std::vector<AllocBuffer> &buffers,
+                      int64_t capacity, double deadlineSeconds);
+
+/// Seconds on the steady clock, the time base of `solveExact` deadlines.
+double steadyNowSeconds();
+} // namespace detail
+
+} // namespace serenity
+
+#endif // SERENITY_ALLOCATION_ALLOCATOR_H

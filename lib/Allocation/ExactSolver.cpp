@@ -1,0 +1,377 @@
+//===- ExactSolver.cpp - Branch and bound for a fixed arena capacity -*- C++ -*-===//
+//
+// Decides whether the buffers fit in `capacity` bytes, after the ideas of
+// MiniMalloc (Moffitt, ASPLOS 2024):
+//
+//  - Canonical placements. Pushing every buffer down as far as it goes
+//    turns any placement into one where each buffer sits at offset 0 or
+//    (aligned) on top of a buffer it overlaps in time. Such a placement can be
+//    built by placing buffers in non-decreasing offset order, each at the
+//    lowest offset above the placed buffers it overlaps ("min offset"), so
+//    the search only chooses the next buffer, never an offset; buffers at
+//    equal offsets are placed in a fixed preorder (symmetry breaking).
+//  - Section lower bounds. Time is cut into sections at every interval end
+//    point. In each section the unplaced buffers still need their summed
+//    sizes above the section floor (the top of the placed buffers there,
+//    raised to the lowest min offset of its unplaced buffers and, since
+//    offsets only grow, to the current offset); a node is pruned when this
+//    exceeds the capacity in some section.
+//  - Dominance. A buffer is never placed at or above the top that another
+//    unplaced buffer would reach at its own min offset: that buffer could
+//    drop into the gap left below, so the branch is dominated.
+//  - Decomposition. Once no unplaced buffer crosses a section boundary, the
+//    two sides are independent and are solved one after the other (a failure
+//    on one side cannot be repaired by changing the other).
+//  - Dynamic ordering. Candidates are tried by min offset, then by a static
+//    preorder; several preorders are run round robin with doubling node
+//    limits, because each instance has a preorder that finds it easy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Allocation/Allocator.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace serenity;
+using namespace serenity::detail;
+
+namespace {
+
+int64_t alignUp(int64_t value, int64_t alignment) {
+  int64_t rem = value % alignment;
+  return rem == 0 ? value : value + alignment - rem;
+}
+
+/// A set of unplaced buffers confined to the sections [secLo, secHi).
+struct Partition {
+  std::vector<int> buffers;
+  int secLo = 0;
+  int secHi = 0;
+};
+
+/// A candidate in the dynamic order: its min offset and preorder index.
+struct Candidate {
+  int64_t offset;
+  int preorderIdx;
+  bool operator<(const Candidate &o) const {
+    return offset != o.offset ? offset < o.offset : preorderIdx < o.preorderIdx;
+  }
+};
+
+enum class Status { Found, NotFound, Aborted, TimedOut };
+
+/// Static preorders (letters compared in turn, all descending): W = width
+/// (lifetime length), A = area (size x width), T = the largest remaining
+/// total of any section the buffer spans.
+const char *const kPreorders[] = {"WAT", "TAW", "TWA"};
+
+class Solver {
+public:
+  Solver(const std::vector<AllocBuffer> &buffers, int64_t capacity,
+         double deadline)
+      : buffers(buffers), capacity(capacity), deadline(deadline) {}
+
+  ExactProbe run();
+
+private:
+  void buildSections();
+  Status solvePartition(const Partition &p, const char *preorder);
+  Status search(const Partition &p, const std::vector<int> &preorder,
+                const std::vector<Candidate> &parentOrder, int64_t minOffset,
+                int minPreorderIdx);
+  Status placeAndRecurse(const Partition &p, const std::vector<int> &preorder,
+                         const std::vector<Candidate> &order, int64_t offset,
+                         int preorderIdx, int b);
+  Status decompose(const Partition &p, const std::vector<int> &preorder,
+                   const std::vector<Candidate> &order, int64_t offset,
+                   int preorderIdx, int b);
+  bool boundHolds(const Partition &p, int64_t offset) const;
+
+  const std::vector<AllocBuffer> &buffers;
+  const int64_t capacity;
+  const double deadline;
+
+  int numSections = 0;
+  std::vector<int> secLo, secHi;
+  std::vector<std::vector<int>> overlaps;
+  std::vector<std::vector<int>> sectionBuffers;
+
+  std::vector<int64_t> offset, minOff, solution;
+  std::vector<int64_t> floorOf, totalOf;
+  std::vector<int> cuts;
+  std::vector<char> affected;
+
+  int64_t nodes = 0;
+  int64_t nodesLeft = 0;
+  bool timedOut = false;
+};
+
+void Solver::buildSections() {
+  const int n = static_cast<int>(buffers.size());
+  std::vector<int64_t> times;
+  for (const AllocBuffer &b : buffers) {
+    times.push_back(b.lower);
+    times.push_back(b.upper);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  numSections = std::max<int>(0, static_cast<int>(times.size()) - 1);
+  auto indexOf = [&](int64_t t) {
+    return static_cast<int>(std::lower_bound(times.begin(), times.end(), t) -
+                            times.begin());
+  };
+  secLo.resize(n);
+  secHi.resize(n);
+  sectionBuffers.assign(numSections, {});
+  floorOf.assign(numSections, 0);
+  totalOf.assign(numSections, 0);
+  cuts.assign(std::max(0, numSections - 1), 0);
+  for (int b = 0; b < n; ++b) {
+    secLo[b] = indexOf(buffers[b].lower);
+    secHi[b] = indexOf(buffers[b].upper);
+    for (int s = secLo[b]; s < secHi[b]; ++s) {
+      sectionBuffers[s].push_back(b);
+      totalOf[s] += buffers[b].size;
+    }
+    for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
+      ++cuts[s];
+  }
+  overlaps.assign(n, {});
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      if (secLo[a] < secHi[b] && secLo[b] < secHi[a]) {
+        overlaps[a].push_back(b);
+        overlaps[b].push_back(a);
+      }
+}
+
+bool Solver::boundHolds(const Partition &p, int64_t offset) const {
+  for (int s = p.secLo; s < p.secHi; ++s)
+    if (std::max(offset, floorOf[s]) + totalOf[s] > capacity)
+      return false;
+  return true;
+}
+
+Status Solver::solvePartition(const Partition &p, const char *letters) {
+  struct Key {
+    int64_t width, area, total;
+    int b;
+  };
+  std::vector<Key> keys;
+  keys.reserve(p.buffers.size());
+  for (int b : p.buffers) {
+    int64_t total = 0;
+    for (int s = secLo[b]; s < secHi[b]; ++s)
+      total = std::max(total, totalOf[s]);
+    int64_t width = buffers[b].upper - buffers[b].lower;
+    keys.push_back({width, width * buffers[b].size, total, b});
+  }
+  std::sort(keys.begin(), keys.end(), [&](const Key &x, const Key &y) {
+    for (const char *c = letters; *c; ++c) {
+      int64_t kx = *c == 'W' ? x.width : *c == 'A' ? x.area : x.total;
+      int64_t ky = *c == 'W' ? y.width : *c == 'A' ? y.area : y.total;
+      if (kx != ky)
+        return kx > ky;
+    }
+    return x.b < y.b;
+  });
+  std::vector<int> preorder;
+  std::vector<Candidate> order;
+  for (const Key &k : keys) {
+    order.push_back({0, static_cast<int>(preorder.size())});
+    preorder.push_back(k.b);
+  }
+  return search(p, preorder, order, 0, 0);
+}
+
+Status Solver::search(const Partition &p, const std::vector<int> &preorder,
+                      const std::vector<Candidate> &parentOrder,
+                      int64_t minOffset, int minPreorderIdx) {
+  if (--nodesLeft < 0)
+    return Status::Aborted;
+  if ((++nodes & 255) == 0 && steadyNowSeconds() > deadline) {
+    timedOut = true;
+    return Status::TimedOut;
+  }
+  std::vector<Candidate> order;
+  order.reserve(parentOrder.size());
+  for (const Candidate &c : parentOrder) {
+    int b = preorder[c.preorderIdx];
+    if (offset[b] < 0)
+      order.push_back({minOff[b], c.preorderIdx});
+  }
+  if (order.empty())
+    return Status::Found;
+  std::sort(order.begin(), order.end());
+  int64_t minHeight = std::numeric_limits<int64_t>::max();
+  for (const Candidate &c : order)
+    minHeight = std::min(minHeight, c.offset + buffers[preorder[c.preorderIdx]].size);
+  for (const Candidate &c : order) {
+    if (c.offset >= minHeight)
+      break;
+    if (c.offset < minOffset ||
+        (c.offset == minOffset && c.preorderIdx < minPreorderIdx))
+      continue;
+    Status st = placeAndRecurse(p, preorder, order, c.offset, c.preorderIdx,
+                                preorder[c.preorderIdx]);
+    if (st != Status::NotFound)
+      return st;
+  }
+  return Status::NotFound;
+}
+
+Status Solver::placeAndRecurse(const Partition &p,
+                               const std::vector<int> &preorder,
+                               const std::vector<Candidate> &order,
+                               int64_t at, int preorderIdx, int b) {
+  const int64_t top = at + buffers[b].size;
+  offset[b] = at;
+  // Undo logs: (index, old value).
+  std::vector<std::pair<int, int64_t>> minOffChanges, floorChanges;
+  std::vector<int> touched;
+  for (int o : overlaps[b]) {
+    if (offset[o] >= 0)
+      continue;
+    int64_t raised = alignUp(top, buffers[o].alignment);
+    if (minOff[o] >= raised)
+      continue;
+    minOffChanges.push_back({o, minOff[o]});
+    minOff[o] = raised;
+    for (int s = secLo[o]; s < secHi[o]; ++s)
+      if (!affected[s]) {
+        affected[s] = 1;
+        touched.push_back(s);
+      }
+  }
+  for (int s = secLo[b]; s < secHi[b]; ++s) {
+    floorChanges.push_back({s, floorOf[s]});
+    floorOf[s] = top;
+    totalOf[s] -= buffers[b].size;
+  }
+  // No unplaced buffer of a section can go below its smallest min offset.
+  for (int s : touched) {
+    affected[s] = 0;
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (int o : sectionBuffers[s])
+      if (offset[o] < 0)
+        lowest = std::min(lowest, minOff[o]);
+    if (lowest != std::numeric_limits<int64_t>::max() && floorOf[s] < lowest) {
+      floorChanges.push_back({s, floorOf[s]});
+      floorOf[s] = lowest;
+    }
+  }
+  Status st = Status::NotFound;
+  if (boundHolds(p, at))
+    st = decompose(p, preorder, order, at, preorderIdx, b);
+  for (auto it = floorChanges.rbegin(); it != floorChanges.rend(); ++it)
+    floorOf[it->first] = it->second;
+  for (int s = secLo[b]; s < secHi[b]; ++s)
+    totalOf[s] += buffers[b].size;
+  for (auto it = minOffChanges.rbegin(); it != minOffChanges.rend(); ++it)
+    minOff[it->first] = it->second;
+  offset[b] = -1;
+  return st;
+}
+
+Status Solver::decompose(const Partition &p, const std::vector<int> &preorder,
+                         const std::vector<Candidate> &order, int64_t at,
+                         int preorderIdx, int b) {
+  // Recorded now: the successful path is the last to write every entry.
+  solution[b] = at;
+  std::vector<int> cutPoints = {p.secLo};
+  for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
+    if (--cuts[s] == 0)
+      cutPoints.push_back(s + 1);
+  Status st = Status::Found;
+  if (cutPoints.size() == 1) {
+    st = search(p, preorder, order, at, preorderIdx);
+  } else {
+    cutPoints.push_back(p.secHi);
+    for (size_t k = 1; k < cutPoints.size() && st == Status::Found; ++k) {
+      Partition sub;
+      sub.secLo = cutPoints[k - 1];
+      sub.secHi = cutPoints[k];
+      for (int o : p.buffers)
+        if (offset[o] < 0 && secLo[o] < sub.secHi && sub.secLo < secHi[o])
+          sub.buffers.push_back(o);
+      if (sub.buffers.empty())
+        continue;
+      // The parent's preorder is kept: re-sorting per piece costs more than
+      // it gains on small pieces.
+      std::vector<Candidate> subOrder;
+      for (const Candidate &c : order) {
+        int o = preorder[c.preorderIdx];
+        if (offset[o] < 0 && secLo[o] < sub.secHi && sub.secLo < secHi[o])
+          subOrder.push_back({0, c.preorderIdx});
+      }
+      st = search(sub, preorder, subOrder, 0, 0);
+    }
+  }
+  for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
+    ++cuts[s];
+  return st;
+}
+
+ExactProbe Solver::run() {
+  const int n = static_cast<int>(buffers.size());
+  buildSections();
+  offset.assign(n, -1);
+  minOff.assign(n, 0);
+  solution.assign(n, 0);
+  affected.assign(numSections, 0);
+
+  // Initial partitions: maximal section ranges with no boundary crossed.
+  std::vector<Partition> partitions;
+  {
+    int start = 0;
+    for (int s = 0; s < numSections; ++s)
+      if (s + 1 == numSections || cuts[s] == 0) {
+        Partition p;
+        p.secLo = start;
+        p.secHi = s + 1;
+        partitions.push_back(p);
+        start = s + 1;
+      }
+    for (int b = 0; b < n; ++b) {
+      auto it = std::upper_bound(
+          partitions.begin(), partitions.end(), secLo[b],
+          [](int s, const Partition &p) { return s < p.secLo; });
+      (it - 1)->buffers.push_back(b);
+    }
+  }
+
+  ExactProbe result;
+  for (const Partition &p : partitions) {
+    if (p.buffers.empty())
+      continue;
+    Status st = Status::Aborted;
+    for (int64_t limit = 2 * static_cast<int64_t>(p.buffers.size());
+         st == Status::Aborted; limit *= 2) {
+      for (const char *preorder : kPreorders) {
+        nodesLeft = limit;
+        st = solvePartition(p, preorder);
+        if (st != Status::Aborted)
+          break;
+      }
+    }
+    if (st != Status::Found) {
+      result.outcome = st == Status::TimedOut ? ExactProbe::Outcome::TimedOut
+                                              : ExactProbe::Outcome::Infeasible;
+      result.nodes = nodes;
+      return result;
+    }
+  }
+  result.outcome = ExactProbe::Outcome::Found;
+  result.offsets = solution;
+  result.nodes = nodes;
+  return result;
+}
+
+} // namespace
+
+ExactProbe serenity::detail::solveExact(const std::vector<AllocBuffer> &buffers,
+                                        int64_t capacity,
+                                        double deadlineSeconds) {
+  return Solver(buffers, capacity, deadlineSeconds).run();
+}
