@@ -31,6 +31,7 @@
 #include "Serenity/Allocation/Allocator.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 using namespace serenity;
@@ -76,7 +77,7 @@ public:
 
 private:
   void buildSections();
-  Status solvePartition(const Partition &p, const char *preorder);
+  Status solvePartition(const Partition &p);
   Status search(const Partition &p, const std::vector<int> &preorder,
                 const std::vector<Candidate> &parentOrder, int64_t minOffset,
                 int minPreorderIdx);
@@ -101,7 +102,16 @@ private:
   std::vector<int64_t> floorOf, totalOf;
   std::vector<int> cuts;
   std::vector<char> affected;
+  /// Undo logs of (index, old value), unwound on backtrack.
+  std::vector<std::pair<int, int64_t>> minOffLog, floorLog;
+  /// Scratch: sections whose floor may rise after a placement.
+  std::vector<int> touched;
+  /// Candidate lists by search depth (a deque: growing keeps references).
+  std::deque<std::vector<Candidate>> orderPool;
+  size_t depth = 0;
 
+  /// The static preorder of the current round (one of kPreorders).
+  const char *letters = kPreorders[0];
   int64_t nodes = 0;
   int64_t nodesLeft = 0;
   bool timedOut = false;
@@ -153,7 +163,7 @@ bool Solver::boundHolds(const Partition &p, int64_t offset) const {
   return true;
 }
 
-Status Solver::solvePartition(const Partition &p, const char *letters) {
+Status Solver::solvePartition(const Partition &p) {
   struct Key {
     int64_t width, area, total;
     int b;
@@ -194,8 +204,11 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
     timedOut = true;
     return Status::TimedOut;
   }
-  std::vector<Candidate> order;
-  order.reserve(parentOrder.size());
+  // One candidate list per depth, reused across siblings to avoid churn.
+  if (depth == orderPool.size())
+    orderPool.emplace_back();
+  std::vector<Candidate> &order = orderPool[depth];
+  order.clear();
   for (const Candidate &c : parentOrder) {
     int b = preorder[c.preorderIdx];
     if (offset[b] < 0)
@@ -213,8 +226,10 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
     if (c.offset < minOffset ||
         (c.offset == minOffset && c.preorderIdx < minPreorderIdx))
       continue;
+    ++depth;
     Status st = placeAndRecurse(p, preorder, order, c.offset, c.preorderIdx,
                                 preorder[c.preorderIdx]);
+    --depth;
     if (st != Status::NotFound)
       return st;
   }
@@ -227,16 +242,15 @@ Status Solver::placeAndRecurse(const Partition &p,
                                int64_t at, int preorderIdx, int b) {
   const int64_t top = at + buffers[b].size;
   offset[b] = at;
-  // Undo logs: (index, old value).
-  std::vector<std::pair<int, int64_t>> minOffChanges, floorChanges;
-  std::vector<int> touched;
+  const size_t minOffMark = minOffLog.size(), floorMark = floorLog.size();
+  touched.clear();
   for (int o : overlaps[b]) {
     if (offset[o] >= 0)
       continue;
     int64_t raised = alignUp(top, buffers[o].alignment);
     if (minOff[o] >= raised)
       continue;
-    minOffChanges.push_back({o, minOff[o]});
+    minOffLog.push_back({o, minOff[o]});
     minOff[o] = raised;
     for (int s = secLo[o]; s < secHi[o]; ++s)
       if (!affected[s]) {
@@ -245,7 +259,7 @@ Status Solver::placeAndRecurse(const Partition &p,
       }
   }
   for (int s = secLo[b]; s < secHi[b]; ++s) {
-    floorChanges.push_back({s, floorOf[s]});
+    floorLog.push_back({s, floorOf[s]});
     floorOf[s] = top;
     totalOf[s] -= buffers[b].size;
   }
@@ -257,19 +271,23 @@ Status Solver::placeAndRecurse(const Partition &p,
       if (offset[o] < 0)
         lowest = std::min(lowest, minOff[o]);
     if (lowest != std::numeric_limits<int64_t>::max() && floorOf[s] < lowest) {
-      floorChanges.push_back({s, floorOf[s]});
+      floorLog.push_back({s, floorOf[s]});
       floorOf[s] = lowest;
     }
   }
   Status st = Status::NotFound;
   if (boundHolds(p, at))
     st = decompose(p, preorder, order, at, preorderIdx, b);
-  for (auto it = floorChanges.rbegin(); it != floorChanges.rend(); ++it)
-    floorOf[it->first] = it->second;
+  while (floorLog.size() > floorMark) {
+    floorOf[floorLog.back().first] = floorLog.back().second;
+    floorLog.pop_back();
+  }
   for (int s = secLo[b]; s < secHi[b]; ++s)
     totalOf[s] += buffers[b].size;
-  for (auto it = minOffChanges.rbegin(); it != minOffChanges.rend(); ++it)
-    minOff[it->first] = it->second;
+  while (minOffLog.size() > minOffMark) {
+    minOff[minOffLog.back().first] = minOffLog.back().second;
+    minOffLog.pop_back();
+  }
   offset[b] = -1;
   return st;
 }
@@ -297,15 +315,7 @@ Status Solver::decompose(const Partition &p, const std::vector<int> &preorder,
           sub.buffers.push_back(o);
       if (sub.buffers.empty())
         continue;
-      // The parent's preorder is kept: re-sorting per piece costs more than
-      // it gains on small pieces.
-      std::vector<Candidate> subOrder;
-      for (const Candidate &c : order) {
-        int o = preorder[c.preorderIdx];
-        if (offset[o] < 0 && secLo[o] < sub.secHi && sub.secLo < secHi[o])
-          subOrder.push_back({0, c.preorderIdx});
-      }
-      st = search(sub, preorder, subOrder, 0, 0);
+      st = solvePartition(sub);
     }
   }
   for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
@@ -350,7 +360,8 @@ ExactProbe Solver::run() {
          st == Status::Aborted; limit *= 2) {
       for (const char *preorder : kPreorders) {
         nodesLeft = limit;
-        st = solvePartition(p, preorder);
+        letters = preorder;
+        st = solvePartition(p);
         if (st != Status::Aborted)
           break;
       }
