@@ -102,6 +102,7 @@ private:
   std::vector<int64_t> floorOf, totalOf;
   std::vector<int> cuts;
   std::vector<char> affected;
+  std::vector<int> witness;
   /// Undo logs of (index, old value), unwound on backtrack.
   std::vector<std::pair<int, int64_t>> minOffLog, floorLog;
   /// Scratch: sections whose floor may rise after a placement.
@@ -264,13 +265,25 @@ Status Solver::placeAndRecurse(const Partition &p,
     totalOf[s] -= buffers[b].size;
   }
   // No unplaced buffer of a section can go below its smallest min offset.
+  // Any unplaced buffer at or below the floor proves nothing changes; the
+  // last such witness is tried first (a hint only, so it needs no undo).
   for (int s : touched) {
     affected[s] = 0;
+    int w = witness[s];
+    if (offset[w] < 0 && minOff[w] <= floorOf[s])
+      continue;
     int64_t lowest = std::numeric_limits<int64_t>::max();
-    for (int o : sectionBuffers[s])
-      if (offset[o] < 0)
-        lowest = std::min(lowest, minOff[o]);
-    if (lowest != std::numeric_limits<int64_t>::max() && floorOf[s] < lowest) {
+    for (int o : sectionBuffers[s]) {
+      if (offset[o] >= 0)
+        continue;
+      if (minOff[o] <= floorOf[s]) {
+        witness[s] = o;
+        lowest = std::numeric_limits<int64_t>::max();
+        break;
+      }
+      lowest = std::min(lowest, minOff[o]);
+    }
+    if (lowest != std::numeric_limits<int64_t>::max()) {
       floorLog.push_back({s, floorOf[s]});
       floorOf[s] = lowest;
     }
@@ -330,6 +343,9 @@ ExactProbe Solver::run() {
   minOff.assign(n, 0);
   solution.assign(n, 0);
   affected.assign(numSections, 0);
+  witness.assign(numSections, 0);
+  for (int s = 0; s < numSections; ++s)
+    witness[s] = sectionBuffers[s].empty() ? 0 : sectionBuffers[s].front();
 
   // Initial partitions: maximal section ranges with no boundary crossed.
   std::vector<Partition> partitions;
