@@ -161,14 +161,17 @@ double serenity::detail::steadyNowSeconds() {
 int64_t serenity::maxLiveLowerBound(const std::vector<AllocBuffer> &buffers) {
   // Ends sort before starts at the same time: intervals are half-open.
   std::vector<std::pair<int64_t, int64_t>> events;
+  int64_t peak = 0;
   for (const AllocBuffer &b : buffers) {
+    // A buffer that is never live still occupies its bytes of the arena.
+    peak = std::max(peak, b.size);
     if (isTrivial(b))
       continue;
     events.push_back({b.lower, b.size});
     events.push_back({b.upper, -b.size});
   }
   std::sort(events.begin(), events.end());
-  int64_t live = 0, peak = 0;
+  int64_t live = 0;
   for (const auto &[time, delta] : events) {
     live += delta;
     peak = std::max(peak, live);

@@ -74,7 +74,7 @@ struct AllocResult {
   std::vector<int64_t> offsets;
   /// max over buffers of offset + size (0 for no buffers).
   int64_t arenaSize = 0;
-  /// Max over time of the summed sizes of live buffers.
+  /// Max over time of the summed sizes of live buffers (`maxLiveLowerBound`).
   int64_t lowerBound = 0;
   /// The arena is the smallest possible (equals the lower bound, or the exact
   /// search proved that no smaller arena fits).
@@ -91,8 +91,8 @@ struct AllocResult {
 AllocResult allocate(const std::vector<AllocBuffer> &buffers,
                      const AllocOptions &options);
 
-/// Max over time of the summed sizes of the live buffers: no placement can
-/// use a smaller arena.
+/// Max over time of the summed sizes of the live buffers (and at least the
+/// largest buffer, live or not): no placement can use a smaller arena.
 int64_t maxLiveLowerBound(const std::vector<AllocBuffer> &buffers);
 
 /// Bytes spanned by a placement: max over buffers of offset + size.
