@@ -155,7 +155,7 @@ def darts_cell(b, genotype, s0, s1, c, reduction, reduction_prev, name="cell"):
             if index >= len(states):
                 raise ValueError("node %d reads state %d which does not exist yet" % (node, index))
             stride = 2 if reduction and index < 2 else 1
-            hs.append(apply_op(b, op, states[index], c, stride, "n%d_%s%d" % (node, op, j)))
+            hs.append(apply_op(b, op, states[index], c, stride, "n%d_in%d_%s" % (node, j, op)))
         b.push_scope("n%d" % node)
         states.append(b.add(hs[0], hs[1]))
         b.pop_scope()

@@ -1,0 +1,139 @@
+"""plot writes PNGs; bench tables match the memory reports and grow the
+scheduler columns when serenity-opt has --serenity-schedule."""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from serenity import bench
+from serenity.driver import SerenityOpt, parse_allocation_report
+from serenity.networks import generate
+from serenity.plot import plot_arena, plot_live_memory
+
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_serenity_opt.py")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def fake_tool(tmp_path):
+    path = tmp_path / "serenity-opt"
+    shutil.copy(FAKE, path)
+    os.chmod(path, 0o755)
+    return str(path)
+
+
+def _is_png(path):
+    with open(path, "rb") as f:
+        return f.read(8) == PNG_MAGIC and os.path.getsize(path) > 5000
+
+
+def test_plot_live_memory(tmp_path):
+    out = tmp_path / "m.png"
+    plot_live_memory([("as written", [1024, 4096, 2048]), ("dp", [1024, 2048, 2048])], str(out), "t")
+    assert _is_png(out)
+    with pytest.raises(ValueError):
+        plot_live_memory([], str(out))
+
+
+def test_plot_arena(tmp_path):
+    report = {"function": "main", "arena_bytes": 3072, "lower_bound": 2048,
+              "buffers": [{"name": "%0", "offset": 0, "size": 1024, "first": 0, "last": 1},
+                          {"name": "%1", "offset": 1024, "size": 2048, "first": 1, "last": 3}]}
+    [alloc] = parse_allocation_report(json.dumps(report))
+    plot_arena(alloc, str(tmp_path / "a.png"))
+    assert _is_png(tmp_path / "a.png")
+
+
+def test_plot_cli_with_real_tool(serenity_opt, tmp_path):
+    src = tmp_path / "r.mlir"
+    src.write_text(generate("resnet8"))
+    out = tmp_path / "r.png"
+    proc = subprocess.run([sys.executable, "-m", "serenity", "plot", "memory", str(src), "-o", str(out),
+                           "--serenity-opt", serenity_opt], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _is_png(out)
+
+
+def test_plot_cli_schedules_with_fake_tool(fake_tool, tmp_path):
+    src = tmp_path / "r.mlir"
+    src.write_text("")
+    out = tmp_path / "s.png"
+    proc = subprocess.run([sys.executable, "-m", "serenity", "plot", "memory", str(src), "--schedule", "dp",
+                           "--schedule", "kahn", "-o", str(out), "--serenity-opt", fake_tool],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _is_png(out)
+
+
+def test_bench_smoke_matches_reports(serenity_opt, tmp_path):
+    tool = SerenityOpt(serenity_opt)
+    columns, rows, summary = bench.run_suite(bench.SUITES["smoke"], tool, workdir=str(tmp_path))
+    names = [c.name for c in columns]
+    assert names[:4] == ["network", "ops", "activation bytes total", "peak as written"]
+    assert ("dp" in names) == tool.has_pass("serenity-schedule")
+    files = sorted(p for p in os.listdir(tmp_path) if p.endswith(".mlir"))
+    assert len(files) == len(rows) == len(bench.SUITES["smoke"])
+    for row, name in zip(rows, files):
+        report = tool.memory_report(str(tmp_path / name))[0]
+        assert row[1:4] == [report.ops, report.activation_bytes, report.peak_bytes]
+        # Peak can never exceed the sum of all buffers.
+        assert 0 < row[3] <= row[2]
+    table = bench.markdown_table(columns, rows, summary)
+    assert table.splitlines()[0].startswith("| network | ops |")
+    assert len(table.splitlines()) == 2 + len(rows) + (1 if any(summary) else 0)
+
+
+def test_bench_schedule_columns_with_fake_tool(fake_tool, tmp_path):
+    cases = bench.SUITES["smoke"][:2]
+    columns, rows, summary = bench.run_suite(cases, SerenityOpt(fake_tool))
+    names = [c.name for c in columns]
+    assert names == ["network", "ops", "activation bytes total", "peak as written", "kahn", "greedy", "dp",
+                     "proven", "dp time (ms)", "reduction vs program order"]
+    assert rows[0][4:] == [1500, 1200, 1000, True, 7, 2.0]
+    assert summary[-1] == "geomean 2.00x"
+    table = bench.markdown_table(columns, rows, summary)
+    assert "| yes | 7 | 2.00x |" in table
+    bench.write_csv(str(tmp_path / "t.csv"), columns, rows)
+    with open(tmp_path / "t.csv") as f:
+        data = list(csv.reader(f))
+    assert data[0] == names and len(data) == 3
+
+
+def test_bench_cli_writes_csv(serenity_opt, tmp_path):
+    out = tmp_path / "b.csv"
+    proc = subprocess.run([sys.executable, "-m", "serenity", "bench", "--suite", "smoke", "--csv", str(out),
+                           "--serenity-opt", serenity_opt], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("| network |")
+    with open(out) as f:
+        assert len(list(csv.reader(f))) == 1 + len(bench.SUITES["smoke"])
+
+
+def test_register_column_after():
+    col = bench.Column("extra", lambda c: 1)
+    bench.register_column(col, after="ops")
+    try:
+        assert [c.name for c in bench.COLUMNS].index("extra") == 2
+    finally:
+        bench.COLUMNS.remove(col)
+    with pytest.raises(ValueError):
+        bench.register_column(col, after="missing")
+
+
+def test_gen_cli(tmp_path):
+    out = tmp_path / "f.mlir"
+    proc = subprocess.run([sys.executable, "-m", "serenity", "gen", "fire-module", "--resolution", "8",
+                           "--param", "squeeze=4", "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "tensor<1x8x8x96xf32>" in out.read_text()
+    bad = subprocess.run([sys.executable, "-m", "serenity", "gen", "kws-dscnn", "--resolution", "8"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "does not take --resolution" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "serenity", "gen", "fire-module", "--param", "depth=2"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "no parameter 'depth'" in bad.stderr
