@@ -36,7 +36,8 @@ class Case:
         self.bench_case = bench_case
         self.path = path
         self.tool = tool
-        self.schedule_options = schedule_options
+        # {algorithm or "*": {option: value}}; "*" applies to every algorithm.
+        self.schedule_options = schedule_options or {}
         self._memory = None
         self._schedules = {}
 
@@ -50,7 +51,9 @@ class Case:
     def schedule(self, algorithm):
         """The ``serenity.schedule`` attribute dict of @main for ``algorithm``."""
         if algorithm not in self._schedules:
-            result = self.tool.schedule(self.path, algorithm, self.schedule_options)
+            options = dict(self.schedule_options.get("*", {}))
+            options.update(self.schedule_options.get(algorithm, {}))
+            result = self.tool.schedule(self.path, algorithm, options)
             attrs = list(result.schedules.values())
             if not attrs:
                 raise RuntimeError("serenity-schedule set no serenity.schedule attribute on %s" % self.path)
@@ -171,6 +174,9 @@ SUITES = {
 }
 
 
+DEFAULT_DP_TIME_LIMIT_MS = 2000
+
+
 def register_suite(name, cases):
     SUITES[name] = list(cases)
 
@@ -225,15 +231,33 @@ def add_subparser(subparsers):
     p.add_argument("--suite", default="default", choices=sorted(SUITES), help="suite name (default: default)")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
-    p.add_argument("--schedule-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra serenity-schedule option for every run (repeatable)")
+    p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
+                   help="extra serenity-schedule option for every algorithm, or only for ALG (repeatable)")
+    p.add_argument("--dp-time-limit-ms", type=int, default=DEFAULT_DP_TIME_LIMIT_MS,
+                   help="time limit of each dp search when serenity-schedule has time-limit-ms "
+                        "(default %(default)s; keeps the default suite under a minute)")
     add_tool_argument(p)
     p.set_defaults(func=run_bench)
 
 
+def schedule_options(tool, items, dp_time_limit_ms):
+    """Parses ``[ALG:]KEY=VALUE`` items into {algorithm or "*": {key: value}}
+    and adds the dp time limit when the pass has that option."""
+    options = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError("--schedule-option expects [ALG:]KEY=VALUE, got %r" % item)
+        key, value = item.split("=", 1)
+        algorithm, _, key = key.rpartition(":")
+        options.setdefault(algorithm or "*", {})[key] = value
+    if dp_time_limit_ms and "time-limit-ms" in tool.pass_options("serenity-schedule"):
+        options.setdefault("dp", {}).setdefault("time-limit-ms", str(dp_time_limit_ms))
+    return options
+
+
 def run_bench(args):
     tool = SerenityOpt(args.serenity_opt)
-    options = dict(item.split("=", 1) for item in args.schedule_option)
+    options = schedule_options(tool, args.schedule_option, args.dp_time_limit_ms)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     start = time.time()

@@ -152,7 +152,10 @@ class Allocation:
 def parse_allocation_report(text):
     """Parses allocation JSON: one object, a list of objects, or
     ``{"functions": [...]}``; returns a list of :class:`Allocation`."""
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise ValueError("not an allocation report (JSON expected): %s" % e) from e
     if isinstance(data, dict) and "functions" in data:
         data = data["functions"]
     if isinstance(data, dict):
@@ -198,6 +201,25 @@ class SerenityOpt:
     def has_pass(self, flag):
         """True if ``--flag`` is listed in ``serenity-opt --help``."""
         return re.search(r"--%s(?![\w-])" % re.escape(flag), self.help_text()) is not None
+
+    def pass_options(self, flag):
+        """Option names of pass ``--flag`` as listed under it in ``--help``
+        (lines indented deeper than the pass line); empty if the pass is absent."""
+        lines = self.help_text().splitlines()
+        pattern = re.compile(r"^(\s*)--%s(?![\w-])" % re.escape(flag))
+        for i, line in enumerate(lines):
+            m = pattern.match(line)
+            if not m:
+                continue
+            indent = len(m.group(1))
+            names = set()
+            for following in lines[i + 1:]:
+                o = re.match(r"^(\s*)--([\w-]+)", following)
+                if not o or len(o.group(1)) <= indent:
+                    break
+                names.add(o.group(2))
+            return names
+        return set()
 
     def memory_report(self, path, passes=()):
         """Memory reports of the functions in ``path`` after ``passes``."""

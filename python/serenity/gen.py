@@ -1,5 +1,6 @@
 """``gen``: write a benchmark network as TOSA v22 MLIR."""
 
+import argparse
 import sys
 
 from .networks import NETWORKS, coerce_param, generate
@@ -17,7 +18,7 @@ def add_subparser(subparsers):
     p = subparsers.add_parser(
         "gen", help="write a benchmark network as TOSA v22 MLIR",
         description="Write network NAME as one func.func @main (TOSA v22, NHWC, batch 1).",
-        epilog="\n".join(lines), formatter_class=_RawFormatter)
+        epilog="\n".join(lines), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", choices=sorted(NETWORKS), metavar="NAME", help="network (see below)")
     p.add_argument("--channels", type=int, help="base channel count (network specific meaning)")
     p.add_argument("--resolution", type=int, help="input height and width")
@@ -30,10 +31,6 @@ def add_subparser(subparsers):
                    help="network-specific parameter (repeatable)")
     p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
     p.set_defaults(func=run_gen)
-
-
-class _RawFormatter(__import__("argparse").RawDescriptionHelpFormatter):
-    pass
 
 
 def params_from_args(args):

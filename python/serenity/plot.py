@@ -69,7 +69,7 @@ def plot_arena(allocation, path, title=None):
     ax.set_xlabel("step")
     ax.set_ylabel("arena offset (KiB)")
     ax.set_title(title or "Arena layout of @%s" % allocation.function)
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -13,6 +13,8 @@ PEAKS = {"program-order": 2000, "kahn": 1500, "greedy": 1200, "dp": 1000}
 HELP = """OVERVIEW: fake serenity-opt
       --serenity-memory-report   -   Print the per-step activation memory of every function
       --serenity-schedule        -   Reorder ops to minimize peak memory
+        --algorithm=<string>     - Scheduling algorithm
+        --time-limit-ms=<long>   - Time limit of the dp search
       --serenity-static-alloc    -   Place buffers in one arena
 """
 
@@ -34,6 +36,9 @@ def main(argv):
             algorithm = dict(kv.split("=", 1) for kv in a.split("=", 1)[1].split())["algorithm"]
         elif a.startswith("--serenity-static-alloc="):
             alloc_report = dict(kv.split("=", 1) for kv in a.split("=", 1)[1].split())["report"]
+    if os.environ.get("FAKE_SERENITY_LOG"):
+        with open(os.environ["FAKE_SERENITY_LOG"], "a") as f:
+            f.write(" ".join(a for a in argv if a.startswith("--serenity-schedule")) + "\n")
     peak = PEAKS[algorithm or "program-order"]
     if "--serenity-memory-report=format=json" in argv:
         json.dump({"functions": [{"function": "main", "peak_bytes": peak, "peak_step": 1,

@@ -119,6 +119,9 @@ def test_parse_allocation_report_forms():
 def test_schedule_and_allocate_through_fake_tool(fake_tool, tmp_path):
     tool = SerenityOpt(fake_tool)
     assert tool.has_pass("serenity-schedule") and not tool.has_pass("serenity-sched")
+    assert tool.pass_options("serenity-schedule") == {"algorithm", "time-limit-ms"}
+    assert tool.pass_options("serenity-static-alloc") == set()
+    assert tool.pass_options("serenity-missing") == set()
     src = tmp_path / "in.mlir"
     src.write_text("")
     r = tool.schedule(str(src), "dp", {"time-limit-ms": 5})
@@ -132,4 +135,5 @@ def test_schedule_and_allocate_through_fake_tool(fake_tool, tmp_path):
 def test_real_tool_has_no_fake_passes(serenity_opt):
     tool = SerenityOpt(serenity_opt)
     assert tool.has_pass("serenity-memory-report")
+    assert "format" in tool.pass_options("serenity-memory-report")
     assert not tool.has_pass("serenity-no-such-pass")

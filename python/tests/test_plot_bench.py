@@ -114,6 +114,19 @@ def test_bench_cli_writes_csv(serenity_opt, tmp_path):
         assert len(list(csv.reader(f))) == 1 + len(bench.SUITES["smoke"])
 
 
+def test_bench_passes_dp_time_limit_only_to_dp(fake_tool, tmp_path, monkeypatch):
+    log = tmp_path / "log.txt"
+    monkeypatch.setenv("FAKE_SERENITY_LOG", str(log))
+    tool = SerenityOpt(fake_tool)
+    options = bench.schedule_options(tool, ["kahn:foo=1", "bar=2"], 1500)
+    assert options == {"kahn": {"foo": "1"}, "*": {"bar": "2"}, "dp": {"time-limit-ms": "1500"}}
+    bench.run_suite(bench.SUITES["smoke"][:1], tool, schedule_options=options)
+    calls = [line for line in log.read_text().splitlines() if line]
+    assert "--serenity-schedule=algorithm=dp bar=2 time-limit-ms=1500" in calls
+    assert "--serenity-schedule=algorithm=kahn bar=2 foo=1" in calls
+    assert "--serenity-schedule=algorithm=greedy bar=2" in calls
+
+
 def test_register_column_after():
     col = bench.Column("extra", lambda c: 1)
     bench.register_column(col, after="ops")
