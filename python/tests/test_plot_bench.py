@@ -150,3 +150,28 @@ def test_gen_cli(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "serenity", "gen", "fire-module", "--param", "depth=2"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "no parameter 'depth'" in bad.stderr
+
+
+@pytest.mark.parametrize("case", bench.SUITES["smoke"], ids=lambda c: c.label)
+def test_schedule_reports_agree_with_memory_model(case, serenity_opt, tmp_path):
+    """Once serenity-opt has --serenity-schedule: the schedule attribute's peak
+    equals the memory report of the reordered IR, program order reproduces the
+    peak as written, and a proven dp is no worse than the other orders."""
+    tool = SerenityOpt(serenity_opt)
+    if not tool.has_pass("serenity-schedule"):
+        pytest.skip("this serenity-opt has no --serenity-schedule yet")
+    path = tmp_path / "net.mlir"
+    path.write_text(generate(case.network, dtype=case.dtype, **case.params))
+    written = tool.memory_report(str(path))[0]
+    peaks = {}
+    for algorithm in ("program-order", "kahn", "greedy", "dp"):
+        r = tool.schedule(str(path), algorithm)
+        attrs = r.schedules["main"]
+        assert attrs["algorithm"] == algorithm
+        assert attrs["peak_bytes"] == r.memory[0].peak_bytes
+        assert r.memory[0].ops == written.ops
+        assert attrs["lower_bound_bytes"] <= attrs["peak_bytes"]
+        peaks[algorithm] = attrs
+    assert peaks["program-order"]["peak_bytes"] == written.peak_bytes
+    if peaks["dp"]["optimal"]:
+        assert peaks["dp"]["peak_bytes"] <= min(p["peak_bytes"] for p in peaks.values())
