@@ -19,6 +19,7 @@ the tool's stderr.
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -270,23 +271,30 @@ def add_subparser(subparsers):
                    help="scheduling algorithm (dp, kahn, greedy, program-order); repeatable")
     p.add_argument("--schedule-option", action="append", default=[], metavar="KEY=VALUE",
                    help="extra serenity-schedule option (repeatable)")
+    p.add_argument("--passes", default="", metavar="ARGS",
+                   help="serenity-opt arguments run before the reports, e.g. "
+                        "--passes='--serenity-annotate-lifetimes' (one shell-quoted string)")
     p.add_argument("--json", action="store_true", help="print the parsed reports as JSON")
     p.set_defaults(func=run_cli)
 
 
 def run_cli(args):
     tool = SerenityOpt(args.serenity_opt)
+    for item in args.schedule_option:
+        if "=" not in item:
+            raise ValueError("--schedule-option expects KEY=VALUE, got %r" % item)
     options = dict(item.split("=", 1) for item in args.schedule_option)
-    result = {"memory": [vars(f) for f in tool.memory_report(args.file)], "schedules": {}}
+    passes = shlex.split(args.passes)
+    result = {"memory": [vars(f) for f in tool.memory_report(args.file, passes)], "schedules": {}}
     for algorithm in args.schedule:
-        r = tool.schedule(args.file, algorithm, options)
+        r = tool.schedule(args.file, algorithm, options, passes)
         result["schedules"][algorithm] = {"attrs": r.schedules, "memory": [vars(f) for f in r.memory]}
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     for f in result["memory"]:
-        print("@%s: %d ops, peak %d bytes at step %d (program order), activations total %d bytes"
+        print("@%s: %d ops, peak %d bytes at step %d (order as written), activations total %d bytes"
               % (f["function"], len(f["steps"]), f["peak_bytes"], f["peak_step"],
                  sum(int(b["bytes"]) for b in f["buffers"])))
     for algorithm, r in result["schedules"].items():

@@ -137,3 +137,18 @@ def test_real_tool_has_no_fake_passes(serenity_opt):
     assert tool.has_pass("serenity-memory-report")
     assert "format" in tool.pass_options("serenity-memory-report")
     assert not tool.has_pass("serenity-no-such-pass")
+
+
+def test_run_cli_with_passes(serenity_opt, tmp_path):
+    from serenity.networks import generate
+    src = tmp_path / "f.mlir"
+    src.write_text(generate("fire-module", resolution=8))
+    proc = subprocess.run([sys.executable, "-m", "serenity", "run", str(src), "--serenity-opt", serenity_opt,
+                           "--passes=--serenity-annotate-lifetimes", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    [fn] = json.loads(proc.stdout)["memory"]
+    assert fn["function"] == "main" and len(fn["steps"]) == 7
+    bad = subprocess.run([sys.executable, "-m", "serenity", "run", str(src), "--serenity-opt", serenity_opt,
+                          "--passes=--no-such-pass"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "no-such-pass" in bad.stderr

@@ -67,14 +67,24 @@ def test_serenity_opt_accepts(name, serenity_opt, request):
     assert '"peak_bytes"' in out
 
 
+@pytest.mark.parametrize("dtype", ["f32", "i8"])
 @pytest.mark.parametrize("name", ["random-dag", "darts-normal", "fc-autoencoder"])
-def test_random_weights_are_deterministic_and_valid(name, mlir_opt, request):
+def test_random_weights_are_deterministic_and_valid(name, dtype, mlir_opt, request):
     _maybe_skip(name, request)
-    a = generate(name, weights="random", seed=3)
-    assert a == generate(name, weights="random", seed=3)
-    assert a != generate(name, weights="random", seed=4)
+    a = generate(name, dtype=dtype, weights="random", seed=3)
+    assert a == generate(name, dtype=dtype, weights="random", seed=3)
+    assert a != generate(name, dtype=dtype, weights="random", seed=4)
     assert 'dense<"0x' in a
     _run([mlir_opt, "-"] + VALIDATE + ["-o", "/dev/null"], a)
+
+
+def test_missing_genotype_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="genotype file not found: .*nowhere.txt"):
+        generate("darts-normal", genotype_file=str(tmp_path / "nowhere.txt"))
+    other = tmp_path / "g.txt"
+    other.write_text("X = Genotype(normal=[], normal_concat=[], reduce=[], reduce_concat=[])\n")
+    with pytest.raises(ValueError, match="genotype DARTS_V2 not in .*has: X"):
+        generate("darts-normal", genotype_file=str(other))
 
 
 def test_random_dag_parameters_change_structure(mlir_opt):
