@@ -115,10 +115,10 @@ def _pick(functions, name, what):
 def run_memory(args):
     series = []
     for item in args.report:
-        label, _, path = item.rpartition("=")
+        label, path = item.split("=", 1) if "=" in item else (os.path.basename(item), item)
         with open(path) as f:
             fn = _pick(parse_memory_report(f.read()), args.function, path)
-        series.append((label or os.path.basename(path), fn.live_bytes))
+        series.append((label, fn.live_bytes))
     name = args.function
     if args.file:
         tool = SerenityOpt(args.serenity_opt)

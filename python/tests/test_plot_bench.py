@@ -59,6 +59,22 @@ def test_plot_cli_with_real_tool(serenity_opt, tmp_path):
     assert _is_png(out)
 
 
+def test_plot_cli_from_saved_reports(serenity_opt, tmp_path):
+    src = tmp_path / "k.mlir"
+    src.write_text(generate("kws-dscnn"))
+    report = tmp_path / "k.json"
+    report.write_text(subprocess.run([serenity_opt, str(src), "--serenity-memory-report=format=json", "-o",
+                                      os.devnull], capture_output=True, text=True, check=True).stdout)
+    out = tmp_path / "k.png"
+    proc = subprocess.run([sys.executable, "-m", "serenity", "plot", "memory", "--report", "before=%s" % report,
+                           "--report", str(report), "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _is_png(out)
+    bad = subprocess.run([sys.executable, "-m", "serenity", "plot", "memory", "--report", str(report),
+                          "--function", "nope", "-o", str(out)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "function nope not found" in bad.stderr
+
+
 def test_plot_cli_schedules_with_fake_tool(fake_tool, tmp_path):
     src = tmp_path / "r.mlir"
     src.write_text("")
