@@ -56,11 +56,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
         "buffer-results-to-out-params{hoist-static-allocs "
         "modify-public-functions},"
         "func.func(serenity-copy-to-linalg)";
-  // One arena for every intermediate buffer.
+  // One arena for every intermediate buffer (a module pass: arena=global
+  // adds a memref.global next to the function).
   if (options.alloc != "none")
-    os << ",func.func(serenity-static-alloc{algorithm=" << options.alloc
+    os << ",serenity-static-alloc{algorithm=" << options.alloc
        << " alignment=" << options.alignment << " arena=" << options.arena
-       << "})";
+       << "}";
   if (options.lowerToLLVM) {
     std::string index =
         options.target == "cortex-m" ? "{index-bitwidth=32}" : "";

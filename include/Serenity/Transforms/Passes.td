@@ -96,4 +96,57 @@ def SerenityCopyToLinalgPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SerenityStaticAllocPass
+    : Pass<"serenity-static-alloc", "mlir::ModuleOp"> {
+  let summary = "Place every static memref.alloc of a function in one arena";
+  let description = [{
+    For each function with a body, every `memref.alloc` with a static shape
+    and identity layout (also inside loops and other regions) becomes a
+    `memref.view` into one `i8` arena at an offset planned by the
+    SerenityAllocation library; `memref.dealloc`s of planned buffers are
+    erased. A buffer is live from its alloc to the last use of it or of any
+    memref derived from it (subview, expand/collapse_shape, cast,
+    reinterpret_cast, view, ...), in pre-order op numbering of the function;
+    a use inside a region keeps the buffer live until the end of the
+    enclosing op in the alloc's block (every iteration of a loop).
+
+    ```mlir
+    %a = memref.alloc() {alignment = 64 : i64} : memref<100xi8>
+    // becomes, with arena=global
+    memref.global "private" @__serenity_arena_f : memref<192xi8> = uninitialized {alignment = 64 : i64}
+    %arena = memref.get_global @__serenity_arena_f : memref<192xi8>
+    %c128 = arith.constant 128 : index
+    %a = memref.view %arena[%c128][] : memref<192xi8> to memref<100xi8>
+    ```
+
+    `arena=global` uses a private `memref.global` per function;
+    `arena=argument` prepends a `memref<Nxi8>` argument instead, so the
+    caller owns the arena (TFLM style; it must be `alignment`-aligned).
+    Dynamically sized allocs, allocs with a layout or memory space, and
+    buffers that escape (returned, yielded out of a region, freed by
+    `bufferization.dealloc`) stay as they are, with a remark. Sets
+    `serenity.arena_bytes` and `serenity.arena_lower_bound` (max live bytes)
+    on the function; `report=FILE` writes
+    `{"function", "arena_bytes", "lower_bound", "proven_optimal", "buffers":
+    [ {"name", "offset", "size", "first", "last"} ] }` (inclusive steps in
+    the rewritten function), or `{"functions": [ ... ] }` of those when
+    several functions have buffers. Functions without placeable allocs are
+    left unchanged (no arena).
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"exact\"",
+           "Offset algorithm: exact, best-fit or greedy-size">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Minimum alignment of every buffer in bytes (a power of two)">,
+    Option<"arena", "arena", "std::string", /*default=*/"\"global\"",
+           "Arena storage: global (private memref.global) or argument">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "File to write the JSON allocation report to">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"10.0",
+           "Time limit of the exact search per function, in seconds">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // SERENITY_TRANSFORMS_PASSES_TD

@@ -1,0 +1,316 @@
+//===- StaticAlloc.cpp - Static arena allocation of memref.alloc -*- C++ -*-===//
+//
+// A thin adapter: IR -> buffers with live intervals -> SerenityAllocation ->
+// views into one arena. All placement decisions are the library's; this file
+// only derives conservative lifetimes and rewrites the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Allocation/Allocator.h"
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYSTATICALLOCPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// One alloc the pass will place.
+struct PlannedAlloc {
+  memref::AllocOp alloc;
+  int64_t bytes = 0;
+  int64_t alignment = 1;
+  int64_t first = 0;
+  int64_t last = 0;
+  /// The op in the alloc's block whose nested extent ends at `last`.
+  Operation *lastOp = nullptr;
+  /// memref.dealloc ops of this buffer or its aliases, erased on rewrite.
+  SmallVector<Operation *> deallocs;
+};
+
+/// Pre-order numbering of every op in a function, and for each op the number
+/// of the last op nested in it (itself when it has no regions).
+struct OpNumbering {
+  DenseMap<Operation *, int64_t> index, end;
+
+  explicit OpNumbering(func::FuncOp func) {
+    int64_t next = 0;
+    func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      index[op] = next++;
+    });
+    func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int64_t last = index[op];
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &inner : block)
+            last = std::max(last, end[&inner]);
+      end[op] = last;
+    });
+  }
+};
+
+/// Why an alloc cannot be placed, or nothing when it can; fills the
+/// interval and deallocs of `plan`.
+std::optional<std::string> computeLifetime(PlannedAlloc &plan,
+                                           const OpNumbering &numbering) {
+  Block *home = plan.alloc->getBlock();
+  plan.first = numbering.index.lookup(plan.alloc);
+  plan.last = plan.first;
+  plan.lastOp = plan.alloc;
+  SmallVector<Value> worklist = {plan.alloc.getResult()};
+  DenseSet<Value> seen(worklist.begin(), worklist.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::DeallocOp>(user)) {
+        plan.deallocs.push_back(user);
+        continue;
+      }
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        return "it escapes through '" + user->getName().getStringRef().str() +
+               "'";
+      if (user->getName().getStringRef() == "bufferization.dealloc" ||
+          isa<memref::ReallocOp>(user))
+        return "it is freed or resized by '" +
+               user->getName().getStringRef().str() + "'";
+      // A use nested in a region (a loop body) keeps the buffer live until
+      // the end of the enclosing op in the alloc's block: every iteration.
+      Operation *ancestor = home->findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return "it is used outside its block by '" +
+               user->getName().getStringRef().str() + "'";
+      if (numbering.end.lookup(ancestor) > plan.last) {
+        plan.last = numbering.end.lookup(ancestor);
+        plan.lastOp = ancestor;
+      }
+      // Any memref an op derives from the buffer may alias it (subview,
+      // casts, reshapes, view, ...): follow all of them.
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  return std::nullopt;
+}
+
+struct SerenityStaticAllocPass
+    : public mlir::serenity::impl::SerenityStaticAllocPassBase<
+          SerenityStaticAllocPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// Plans and rewrites one function; returns its JSON report entry, or
+  /// nothing when it has no planned buffers.
+  FailureOr<std::optional<llvm::json::Object>>
+  allocateFunction(func::FuncOp func, ::serenity::AllocAlgorithm algo,
+                   SymbolTable &symbols);
+};
+
+void SerenityStaticAllocPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  std::optional<::serenity::AllocAlgorithm> algo =
+      ::serenity::parseAllocAlgorithm(algorithm);
+  if (!algo) {
+    module.emitError() << "serenity-static-alloc: unknown algorithm '"
+                       << algorithm
+                       << "' (expected exact, best-fit or greedy-size)";
+    return signalPassFailure();
+  }
+  if (arena != "global" && arena != "argument") {
+    module.emitError() << "serenity-static-alloc: unknown arena '" << arena
+                       << "' (expected global or argument)";
+    return signalPassFailure();
+  }
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
+    module.emitError() << "serenity-static-alloc: alignment must be a "
+                          "positive power of two, got "
+                       << alignment;
+    return signalPassFailure();
+  }
+  if (timeLimit < 0) {
+    module.emitError() << "serenity-static-alloc: time-limit must be "
+                          "non-negative";
+    return signalPassFailure();
+  }
+
+  SymbolTable symbols(module);
+  llvm::json::Array reports;
+  for (func::FuncOp func :
+       llvm::to_vector(module.getOps<func::FuncOp>())) {
+    if (func.isExternal())
+      continue;
+    FailureOr<std::optional<llvm::json::Object>> entry =
+        allocateFunction(func, *algo, symbols);
+    if (failed(entry))
+      return signalPassFailure();
+    if (*entry)
+      reports.push_back(std::move(**entry));
+  }
+
+  if (report.empty())
+    return;
+  std::error_code ec;
+  llvm::ToolOutputFile file(report, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    module.emitError() << "serenity-static-alloc: cannot write report '"
+                       << report << "': " << ec.message();
+    return signalPassFailure();
+  }
+  llvm::json::Value json =
+      reports.size() == 1
+          ? llvm::json::Value(std::move(reports[0]))
+          : llvm::json::Value(
+                llvm::json::Object{{"functions", std::move(reports)}});
+  file.os() << llvm::formatv("{0:2}", json) << "\n";
+  file.keep();
+}
+
+FailureOr<std::optional<llvm::json::Object>>
+SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
+                                          ::serenity::AllocAlgorithm algo,
+                                          SymbolTable &symbols) {
+  OpNumbering numbering(func);
+  DataLayout layout = DataLayout::closest(func);
+  SmallVector<PlannedAlloc> plans;
+  func.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    auto skip = [&](const Twine &why) {
+      alloc.emitRemark() << "serenity-static-alloc: left in place: " << why;
+    };
+    if (!type.hasStaticShape())
+      return skip("dynamically sized");
+    if (!type.getLayout().isIdentity())
+      return skip("non-identity layout");
+    if (type.getMemorySpace())
+      return skip("non-default memory space");
+    PlannedAlloc plan;
+    plan.alloc = alloc;
+    plan.bytes = type.getNumElements() *
+                 static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+    plan.alignment = alignment;
+    if (std::optional<uint64_t> own = alloc.getAlignment())
+      plan.alignment = std::max<int64_t>(plan.alignment, *own);
+    if (std::optional<std::string> why = computeLifetime(plan, numbering))
+      return skip(*why);
+    plans.push_back(std::move(plan));
+  });
+  if (plans.empty())
+    return std::optional<llvm::json::Object>();
+
+  // Names as the printer shows them, for the report.
+  AsmState asmState(func);
+  std::vector<::serenity::AllocBuffer> buffers;
+  for (auto [i, plan] : llvm::enumerate(plans)) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    plan.alloc.getResult().printAsOperand(os, asmState);
+    buffers.push_back({name, plan.first, plan.last + 1, plan.bytes,
+                       plan.alignment});
+  }
+  ::serenity::AllocOptions options;
+  options.algorithm = algo;
+  options.timeLimitSeconds = timeLimit;
+  ::serenity::AllocResult result = ::serenity::allocate(buffers, options);
+  if (result.status != ::serenity::AllocResult::Status::Placed) {
+    func.emitError() << "serenity-static-alloc: " << result.message;
+    return failure();
+  }
+  if (std::optional<std::string> problem =
+          ::serenity::validatePlacement(buffers, result.offsets)) {
+    func.emitError() << "serenity-static-alloc: invalid placement: "
+                     << *problem;
+    return failure();
+  }
+
+  MLIRContext *ctx = func.getContext();
+  auto arenaType = MemRefType::get({result.arenaSize}, IntegerType::get(ctx, 8));
+  OpBuilder builder(ctx);
+  Value arenaValue;
+  if (arena == "argument") {
+    if (!SymbolTable::symbolKnownUseEmpty(func, getOperation())) {
+      func.emitError() << "serenity-static-alloc: arena=argument changes the "
+                          "signature of @"
+                       << func.getSymName()
+                       << ", which is called in this module";
+      return failure();
+    }
+    if (failed(func.insertArgument(0, arenaType, {}, func.getLoc())))
+      return failure();
+    arenaValue = func.getArgument(0);
+  } else {
+    builder.setInsertionPoint(func);
+    auto global = memref::GlobalOp::create(
+        builder, func.getLoc(),
+        builder.getStringAttr("__serenity_arena_" + func.getSymName().str()),
+        builder.getStringAttr("private"), TypeAttr::get(arenaType),
+        builder.getUnitAttr(), /*constant=*/nullptr,
+        builder.getI64IntegerAttr(alignment));
+    // Renames on a clash with an existing symbol.
+    symbols.insert(global, Block::iterator(func));
+    builder.setInsertionPointToStart(&func.getBody().front());
+    arenaValue = memref::GetGlobalOp::create(builder, func.getLoc(), arenaType,
+                                             global.getSymName());
+  }
+
+  SmallVector<Operation *> views;
+  for (auto [plan, offset] : llvm::zip_equal(plans, result.offsets)) {
+    builder.setInsertionPoint(plan.alloc);
+    Location loc = plan.alloc.getLoc();
+    Value byteShift = arith::ConstantIndexOp::create(builder, loc, offset);
+    auto view = memref::ViewOp::create(builder, loc, plan.alloc.getType(),
+                                       arenaValue, byteShift, ValueRange());
+    plan.alloc.getResult().replaceAllUsesWith(view.getResult());
+    if (plan.lastOp == plan.alloc.getOperation())
+      plan.lastOp = view;
+    plan.alloc.erase();
+    for (Operation *dealloc : plan.deallocs)
+      dealloc->erase();
+    views.push_back(view);
+  }
+  // Steps in the report are those of the rewritten function. Inserting ops
+  // keeps the relative order of the others, so intervals keep overlapping
+  // exactly as planned.
+  OpNumbering final(func);
+  llvm::json::Array bufferReports;
+  for (auto [plan, offset, buffer, view] :
+       llvm::zip_equal(plans, result.offsets, buffers, views))
+    bufferReports.push_back(
+        llvm::json::Object{{"name", buffer.id},
+                           {"offset", offset},
+                           {"size", buffer.size},
+                           {"first", final.index.lookup(view)},
+                           {"last", final.end.lookup(plan.lastOp)}});
+  func->setAttr("serenity.arena_bytes",
+                builder.getI64IntegerAttr(result.arenaSize));
+  func->setAttr("serenity.arena_lower_bound",
+                builder.getI64IntegerAttr(result.lowerBound));
+  return std::optional<llvm::json::Object>(llvm::json::Object{
+      {"function", func.getSymName().str()},
+      {"arena_bytes", result.arenaSize},
+      {"lower_bound", result.lowerBound},
+      {"proven_optimal", result.provenOptimal},
+      {"algorithm", ::serenity::allocAlgorithmName(algo)},
+      {"buffers", std::move(bufferReports)}});
+}
+
+} // namespace
