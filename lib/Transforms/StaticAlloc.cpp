@@ -144,7 +144,7 @@ void SerenityStaticAllocPass::runOnOperation() {
   if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
     module.emitError() << "serenity-static-alloc: alignment must be a "
                           "positive power of two, got "
-                       << alignment;
+                       << static_cast<int64_t>(alignment);
     return signalPassFailure();
   }
   if (timeLimit < 0) {
