@@ -248,7 +248,8 @@ Status Solver::placeAndRecurse(const Partition &p,
   for (int o : overlaps[b]) {
     if (offset[o] >= 0)
       continue;
-    int64_t raised = alignUp(top, buffers[o].alignment);
+    int64_t align = buffers[o].alignment;
+    int64_t raised = align == 1 ? top : alignUp(top, align);
     if (minOff[o] >= raised)
       continue;
     minOffLog.push_back({o, minOff[o]});
