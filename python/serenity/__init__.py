@@ -1,0 +1,1 @@
+"""Serenity's Python tools (driven through the serenity-opt / mlir-opt binaries)."""
