@@ -114,7 +114,8 @@ class _Value:
 
 
 class Importer:
-    def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double"):
+    def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
+                 outputs: Optional[List[int]] = None):
         if rounding not in ROUNDING_MODES:
             raise TFLiteError(f"unknown rounding mode '{rounding}' (use double or single)")
         self.model = model
@@ -124,6 +125,7 @@ class Importer:
         self.b = _Builder()
         self.values: Dict[int, _Value] = {}
         self.op: Optional[Operator] = None
+        self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
 
     # ----------------------------------------------------------------- helpers
     def error(self, msg: str) -> TFLiteError:
@@ -556,6 +558,8 @@ class Importer:
             self.values[idx] = v
             args.append(f"{v.name}: {v.type}")
         for op in sg.operators:
+            if all(i in self.values for i in self.outputs):
+                break  # the requested outputs exist: later ops are not needed
             self.op = op
             self.current_input = op.inputs[0]
             out = self.HANDLERS[op.name](self, op)
@@ -566,9 +570,9 @@ class Importer:
                 raise self.error(f"computed shape {out.shape} differs from the file's {t.shape}")
             self.values[op.outputs[0]] = out
         self.op = None
-        rets = [self.values[i] for i in sg.outputs if i in self.values]
-        if len(rets) != len(sg.outputs):
-            raise TFLiteError("a subgraph output is not computed by any operator")
+        rets = [self.values[i] for i in self.outputs if i in self.values]
+        if len(rets) != len(self.outputs):
+            raise TFLiteError("a requested output is not computed by any operator")
         mode = "float" if self.float_mode else f"int8, rounding={self.rounding}"
         head = [f"// Imported from TFLite by serenity import-tflite ({mode}).",
                 f"// ops: {', '.join(f'{k} x{v}' for k, v in self.model.op_counts.items())}",
@@ -580,6 +584,11 @@ class Importer:
         return "\n".join(head + body + tail)
 
 
-def import_model(model: Model, float_mode: bool = False, rounding: str = "double") -> str:
-    """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input."""
-    return Importer(model, float_mode, rounding).run()
+def import_model(model: Model, float_mode: bool = False, rounding: str = "double",
+                 outputs: Optional[List[int]] = None) -> str:
+    """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input.
+
+    outputs: tensor indices to return instead of the subgraph's outputs (the
+    graph is cut after the last operator needed), for op-by-op debugging.
+    """
+    return Importer(model, float_mode, rounding, outputs).run()
