@@ -216,7 +216,7 @@ def main(args) -> int:
     batches = [seeded_inputs(model, s) for s in args.seeds]
     ref = run_armnn(args.model, batches)
     sg = model.subgraphs[0]
-    modes = ["double", "single"] if args.rounding == "both" else [args.rounding]
+    modes = ["double", "single", "armnn"] if args.rounding == "all" else [args.rounding]
     name = os.path.basename(args.model)
     print(f"{name}: {len(args.seeds)} seeded inputs {list(args.seeds)}; reference Arm NN CpuRef")
     for mode in modes:

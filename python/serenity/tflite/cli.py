@@ -41,9 +41,11 @@ def add_subparsers(subparsers) -> None:
     p.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
     p.add_argument("--float", action="store_true",
                    help="emit the dequantized f32 graph instead of int8 TOSA")
-    p.add_argument("--rounding", choices=["double", "single"], default="double",
-                   help="tosa.rescale rounding: double = TFLite's MultiplyByQuantizedMultiplier "
-                        "(TOSA DOUBLE_ROUND, default), single = one rounding (Arm NN CpuRef)")
+    p.add_argument("--rounding", choices=["double", "single", "armnn"], default="double",
+                   help="double = TOSA DOUBLE_ROUND, TFLite's MultiplyByQuantizedMultiplier "
+                        "(default); single = TOSA SINGLE_ROUND, one rounding of the exact "
+                        "product; armnn = Arm NN CpuRef's float32 arithmetic spelled out in "
+                        "TOSA (bit-exact reference form, not for deployment)")
     p.set_defaults(func=_import)
 
     c = subparsers.add_parser("check-tflite",
@@ -51,6 +53,7 @@ def add_subparsers(subparsers) -> None:
     c.add_argument("model", help="input .tflite file")
     c.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
                    help="seeds of the random int8 inputs (default: 0 1 2)")
-    c.add_argument("--rounding", choices=["double", "single", "both"], default="both")
+    c.add_argument("--rounding", choices=["double", "single", "armnn", "all"], default="all",
+                   help="which int8 import(s) to compare (default: all three)")
     c.add_argument("--float", action="store_true", help="also run the --float import")
     c.set_defaults(func=_check)

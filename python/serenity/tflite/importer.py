@@ -11,9 +11,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from . import quant
+from .emulate import ArmNNEmulation
 from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
 
-ROUNDING_MODES = {"double": "DOUBLE_ROUND", "single": "SINGLE_ROUND"}
+ROUNDING_MODES = {"double": "DOUBLE_ROUND", "single": "SINGLE_ROUND", "armnn": None}
 
 # fused_activation_function enum of the TFLite schema.
 ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
@@ -113,7 +114,7 @@ class _Value:
         return tensor_type(self.shape, self.elem)
 
 
-class Importer:
+class Importer(ArmNNEmulation):
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
                  outputs: Optional[List[int]] = None):
         if rounding not in ROUNDING_MODES:
@@ -122,6 +123,8 @@ class Importer:
         self.sg: SubGraph = model.subgraphs[0]
         self.float_mode = float_mode
         self.rounding = ROUNDING_MODES[rounding]
+        self.emulate = rounding == "armnn"
+        self.rounding_name = rounding
         self.b = _Builder()
         self.values: Dict[int, _Value] = {}
         self.op: Optional[Operator] = None
@@ -224,9 +227,13 @@ class Importer:
             attrs = f"max_val = {_float_lit(hi)} : f32, min_val = {_float_lit(lo)} : f32"
         else:
             # Quantized-domain clamp, as TFLite's CalculateActivationRangeQuantized.
+            # The bound is quantized with a float32 division like TFLite and Arm NN.
             s, z = self.per_tensor(out)
-            lo = max(-128, z + quant.round_half_away(lo_real / s))
-            hi = 127 if hi_real is None else min(127, z + quant.round_half_away(hi_real / s))
+
+            def q(real):
+                return z + quant.round_half_away(float(np.float32(real) / np.float32(s)))
+            lo = max(-128, q(lo_real))
+            hi = 127 if hi_real is None else min(127, q(hi_real))
             attrs = f"max_val = {hi} : i8, min_val = {lo} : i8"
         res = _Value("", x.shape, x.elem)
         res.name = self.b.op("clamp", [x.name], [x.type], x.type, attrs,
@@ -318,6 +325,14 @@ class Importer:
             bias = bias_t.data.astype(np.int32).reshape(-1)
         else:
             bias = np.zeros(oc, dtype=np.int32)
+        if self.emulate:
+            ws = s_w.astype(np.float32)
+            if ws.size > 1:
+                ws = ws.reshape((-1, 1, 1, 1) if kind == "conv2d" else (1, 1) + weight.shape[2:])
+            wf = (weight.astype(np.float32) * ws).astype(np.float32)
+            y = self.emulated_conv(kind, x, wf, bias_t, acc_shape, pad, stride, dilation,
+                                   s_in, z_in, s_out, z_out, comment)
+            return self.activation(y, act, out)
         bname = b.const(bias, "i32")
         izp = b.scalar1(z_in, "i8")
         wzp = b.scalar1(0, "i8")
@@ -426,6 +441,9 @@ class Importer:
         sa, za = self.per_tensor(self.tensor(op.inputs[0]))
         sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
         so, zo = self.per_tensor(out)
+        if self.emulate:
+            b.lines.append(f"// ADD #{op.index} (Arm NN CpuRef float32 arithmetic)")
+            return self.activation(self.emulated_add(a, c, sa, za, sc, zc, so, zo), act, out)
         # The legalization's (and TFLite's) int8 add: both inputs to int32 at
         # a common scale 2*max(sa, sc) / 2**20, exact int32 add, rescale out.
         shift = 20
@@ -458,6 +476,9 @@ class Importer:
         if si != so:
             raise self.error("int8 AVERAGE_POOL_2D with different input and output scales "
                              "is not supported")
+        if self.emulate:
+            y = self.emulated_avg_pool(x, (fh, fw), (sh, sw), pad, out.shape, si, zi, zo)
+            return self.activation(y, act, out)
         izp, ozp = b.scalar1(zi, "i8"), b.scalar1(zo, "i8")
         res.name = b.op("avg_pool2d", [x.name, izp, ozp], [x.type, "tensor<1xi8>", "tensor<1xi8>"],
                         res.type, "acc_type = i32, " + attrs, f"AVERAGE_POOL_2D #{op.index}")
@@ -513,6 +534,9 @@ class Importer:
             d = self.mul(d, self.fconst(beta, rank), shape)
         e = self.f32_op("exp", [d], shape)
         s = self.f32_op("reduce_sum", [e], red, "axis = %d : i32" % axis)
+        if x.elem == "i8" and self.emulate:
+            so, zo = self.per_tensor(out)
+            return self.emulated_softmax_tail(e, s, so, zo)
         r = self.f32_op("reciprocal", [s], red)
         p = self.mul(e, r, shape)
         if x.elem != "i8":
@@ -573,7 +597,7 @@ class Importer:
         rets = [self.values[i] for i in self.outputs if i in self.values]
         if len(rets) != len(self.outputs):
             raise TFLiteError("a requested output is not computed by any operator")
-        mode = "float" if self.float_mode else f"int8, rounding={self.rounding}"
+        mode = "float" if self.float_mode else f"int8, rounding={self.rounding_name}"
         head = [f"// Imported from TFLite by serenity import-tflite ({mode}).",
                 f"// ops: {', '.join(f'{k} x{v}' for k, v in self.model.op_counts.items())}",
                 "module {",
