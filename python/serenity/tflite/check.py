@@ -17,14 +17,14 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from .importer import _dense, import_model, tensor_type
-from .schema import Model, TFLiteError, load_file
+from .schema import Model, TFLiteError, load_file, with_output
 
 LOWERING = (
     "builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,"
     "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},canonicalize,"
-    "buffer-deallocation-pipeline,convert-linalg-to-loops,convert-scf-to-cf,"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)")
 
@@ -75,45 +75,59 @@ def verify_mlir(text: str) -> None:
 def run_mlir(text: str, batches: Sequence[Sequence[np.ndarray]], float_inputs: bool,
              timeout: int = 600) -> List[List[np.ndarray]]:
     """JIT-runs the imported module once per batch of inputs; returns its outputs."""
-    m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
-    if not m:
-        raise TFLiteError("imported module has no recognizable @main")
-    ret_types = [t.strip() for t in re.findall(r"tensor<[^>]*>", m.group(2))]
-    arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
-    body = text.replace("func.func @main(", "func.func @model(", 1)
-    lines = ["func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}",
-             "func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}",
-             "func.func @main() {"]
+    return run_mlir_many([(text, batches, float_inputs)], timeout)[0]
+
+
+def run_mlir_many(items, timeout: int = 600):
+    """Like run_mlir for several imported modules [(text, batches, float_inputs)]
+    at once: one lowering and one JIT for all of them."""
+    funcs, lines = [], ["func.func private @printMemrefI32(memref<*xi32>) "
+                        "attributes {llvm.emit_c_interface}",
+                        "func.func private @printMemrefF32(memref<*xf32>) "
+                        "attributes {llvm.emit_c_interface}",
+                        "func.func @main() {"]
+    expected = []
     k = 0
-    for inputs in batches:
-        names = []
-        for arr, ty in zip(inputs, arg_types):
-            elem = "f32" if float_inputs else "i8"
-            a = arr.astype(np.float32 if float_inputs else np.int8)
-            if tensor_type(a.shape, elem) != ty:
-                raise TFLiteError(f"input shape {a.shape} does not match {ty}")
-            lines.append(f'  %in{k} = "tosa.const"() <{{values = {_dense(a, elem)} : {ty}}}> : () -> {ty}')
-            names.append(f"%in{k}")
-            k += 1
-        res = [f"%r{k}_{i}" for i in range(len(ret_types))]
-        lines.append(f"  {', '.join(res)} = func.call @model({', '.join(names)}) : "
-                     f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
-        for r, ty in zip(res, ret_types):
-            is_f = ty.endswith("xf32>")
-            pty = ty if is_f else ty[:-3] + "i32>"
-            elem = "f32" if is_f else "i32"
-            v = r
-            if not is_f:
-                lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
-                v = r + "c"
-            mty = "memref" + pty[len("tensor"):]
-            lines.append(f"  {r}m = bufferization.to_buffer {v} : {pty} to {mty}")
-            lines.append(f"  {r}u = memref.cast {r}m : {mty} to memref<*x{elem}>")
-            fn = "printMemrefF32" if is_f else "printMemrefI32"
-            lines.append(f"  func.call @{fn}({r}u) : (memref<*x{elem}>) -> ()")
+    for fi, (text, batches, float_inputs) in enumerate(items):
+        m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
+        if not m:
+            raise TFLiteError("imported module has no recognizable @main")
+        ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
+        arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
+        start = text.index("  func.func @main(")
+        func = text[start:text.rstrip().rfind("}")].replace(
+            "func.func @main(", f"func.func @model{fi}(", 1)
+        funcs.append(func)
+        expected.append((len(ret_types), len(batches)))
+        for inputs in batches:
+            names = []
+            for arr, ty in zip(inputs, arg_types):
+                elem = "f32" if float_inputs else "i8"
+                a = np.asarray(arr).astype(np.float32 if float_inputs else np.int8)
+                if tensor_type(a.shape, elem) != ty:
+                    raise TFLiteError(f"input shape {a.shape} does not match {ty}")
+                lines.append(f'  %in{k} = "tosa.const"() <{{values = {_dense(a, elem)} : {ty}}}> '
+                             f": () -> {ty}")
+                names.append(f"%in{k}")
+                k += 1
+            res = [f"%r{k}_{i}" for i in range(len(ret_types))]
+            lines.append(f"  {', '.join(res)} = func.call @model{fi}({', '.join(names)}) : "
+                         f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
+            for r, ty in zip(res, ret_types):
+                is_f = ty.endswith("xf32>")
+                pty = ty if is_f else ty[:ty.rfind("x") + 1] + "i32>"
+                elem = "f32" if is_f else "i32"
+                v = r
+                if not is_f:
+                    lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
+                    v = r + "c"
+                mty = "memref" + pty[len("tensor"):]
+                lines.append(f"  {r}m = bufferization.to_buffer {v} : {pty} to {mty}")
+                lines.append(f"  {r}u = memref.cast {r}m : {mty} to memref<*x{elem}>")
+                fn = "printMemrefF32" if is_f else "printMemrefI32"
+                lines.append(f"  func.call @{fn}({r}u) : (memref<*x{elem}>) -> ()")
     lines += ["  return", "}"]
-    end = body.rstrip().rfind("}")
-    module = body[:end] + "\n".join("  " + l for l in lines) + "\n}\n"
+    module = "module {\n" + "\n".join(funcs) + "\n" + "\n".join("  " + l for l in lines) + "\n}\n"
     bindir, libdir = llvm_bindir(), llvm_libdir()
     opt = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={LOWERING}"],
                          input=module, capture_output=True, text=True, timeout=timeout)
@@ -127,10 +141,14 @@ def run_mlir(text: str, batches: Sequence[Sequence[np.ndarray]], float_inputs: b
     if run.returncode != 0:
         raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
     printed = _parse_memrefs(run.stdout)
-    n = len(ret_types)
-    if len(printed) != n * len(batches):
-        raise TFLiteError(f"expected {n * len(batches)} printed results, got {len(printed)}")
-    return [printed[i * n:(i + 1) * n] for i in range(len(batches))]
+    total = sum(n * nb for n, nb in expected)
+    if len(printed) != total:
+        raise TFLiteError(f"expected {total} printed results, got {len(printed)}")
+    out, pos = [], 0
+    for n, nb in expected:
+        out.append([printed[pos + i * n:pos + (i + 1) * n] for i in range(nb)])
+        pos += n * nb
+    return out
 
 
 def _parse_memrefs(out: str) -> List[np.ndarray]:
@@ -206,6 +224,36 @@ def compare_int8(model: Model, out_index: int, ref: np.ndarray, got: np.ndarray)
                       float(np.abs(fr - fg).max(initial=0.0)))
 
 
+def per_op_compare(path: str, model: Model, batches, rounding: str):
+    """Every operator's output tensor, imported graph vs Arm NN, on the same inputs.
+
+    Arm NN is given copies of the file whose subgraph output is redirected to
+    each intermediate tensor; the imported side is cut after the same
+    operator. Returns [(op index, op name, exact rate, max diff in LSB)].
+    """
+    import tempfile
+    with open(path, "rb") as f:
+        buf = f.read()
+    sg = model.subgraphs[0]
+    items, refs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for op in sg.operators:
+            t = op.outputs[0]
+            p = os.path.join(tmp, f"op{op.index}.tflite")
+            with open(p, "wb") as f:
+                f.write(with_output(buf, t))
+            refs.append(run_armnn(p, batches))
+            items.append((import_model(model, rounding=rounding, outputs=[t]), batches, False))
+    got = run_mlir_many(items)
+    rows = []
+    for k, op in enumerate(sg.operators):
+        cs = [compare_int8(model, op.outputs[0], refs[k][b][0], got[k][b][0])
+              for b in range(len(batches))]
+        rows.append((op.index, op.name, float(np.mean([c.exact_rate for c in cs])),
+                     max(c.max_lsb for c in cs)))
+    return rows
+
+
 def main(args) -> int:
     if not os.path.exists(args.model):
         raise TFLiteError(f"{args.model}: no such file")
@@ -220,6 +268,10 @@ def main(args) -> int:
     name = os.path.basename(args.model)
     print(f"{name}: {len(args.seeds)} seeded inputs {list(args.seeds)}; reference Arm NN CpuRef")
     for mode in modes:
+        if args.per_op:
+            for i, n, rate, lsb in per_op_compare(args.model, model, batches, mode):
+                print(f"  int8 rounding={mode:6s} op {i:3d} {n:18s} exact {rate * 100:7.3f}%  "
+                      f"max diff {lsb} LSB")
         text = import_model(model, rounding=mode)
         got = run_mlir(text, batches, float_inputs=False)
         for o, out_idx in enumerate(sg.outputs):
@@ -237,3 +289,36 @@ def main(args) -> int:
                                    got[b][o].reshape(-1)).max()) for b in range(len(batches)))
             print(f"  float             output {o}: float max err vs Arm NN int8 {err:.6g}")
     return 0
+
+
+def per_op_float_errors(model: Model, seed: int = 0):
+    """Checks the --float import op by op against the int8 import.
+
+    Each operator is imported alone twice -- float and int8 with
+    ``rounding=armnn`` (bit-exact to Arm NN) -- and fed the same seeded int8
+    inputs (dequantized for the float version). Returns, per operator,
+    (index, name, max |float - dequantized int8| in output LSB), the float
+    result first clamped to the int8 output's representable range. A correct
+    float graph stays within 0.5 LSB plus float noise.
+    """
+    sg = model.subgraphs[0]
+    rng = np.random.default_rng(seed)
+    items, meta = [], []
+    for op in sg.operators:
+        ins = [i for i in op.inputs if i >= 0 and sg.tensors[i].data is None]
+        q = [rng.integers(-128, 128, size=sg.tensors[i].shape).astype(np.int8) for i in ins]
+        f = [dequantize(model, i, a) for i, a in zip(ins, q)]
+        items.append((import_model(model, rounding="armnn", only_op=op.index), [q], False))
+        items.append((import_model(model, float_mode=True, only_op=op.index), [f], True))
+        meta.append(op)
+    results = run_mlir_many(items)
+    errors = []
+    for k, op in enumerate(meta):
+        out = sg.tensors[op.outputs[0]]
+        s, z = float(out.quant.scale[0]), int(out.quant.zero_point[0])
+        qi = results[2 * k][0][0]
+        fl = results[2 * k + 1][0][0]
+        fl = np.clip(fl, (-128 - z) * s, (127 - z) * s)
+        err = np.abs(fl - dequantize(model, op.outputs[0], qi)).max() / s
+        errors.append((op.index, op.name, float(err)))
+    return errors

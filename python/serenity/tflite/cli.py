@@ -34,8 +34,17 @@ def _check(args) -> int:
         return 1
 
 
+def _report(args) -> int:
+    from . import report
+    try:
+        return report.main(args)
+    except TFLiteError as e:
+        print(f"serenity report-tflite: error: {e}", file=sys.stderr)
+        return 1
+
+
 def add_subparsers(subparsers) -> None:
-    """Registers import-tflite and check-tflite on an argparse subparsers object."""
+    """Registers import-tflite, check-tflite and report-tflite on an argparse subparsers object."""
     p = subparsers.add_parser("import-tflite", help="import a .tflite model as TOSA v22 MLIR")
     p.add_argument("model", help="input .tflite file")
     p.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
@@ -56,4 +65,12 @@ def add_subparsers(subparsers) -> None:
     c.add_argument("--rounding", choices=["double", "single", "armnn", "all"], default="all",
                    help="which int8 import(s) to compare (default: all three)")
     c.add_argument("--float", action="store_true", help="also run the --float import")
+    c.add_argument("--per-op", action="store_true",
+                   help="also compare every operator's output tensor (op-by-op debugging)")
     c.set_defaults(func=_check)
+
+    r = subparsers.add_parser("report-tflite",
+                              help="markdown table: op mix and memory peak of imported models")
+    r.add_argument("models", nargs="+", help=".tflite files")
+    r.add_argument("--rounding", choices=["double", "single", "armnn"], default="double")
+    r.set_defaults(func=_report)

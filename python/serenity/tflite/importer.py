@@ -116,7 +116,7 @@ class _Value:
 
 class Importer(ArmNNEmulation):
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
-                 outputs: Optional[List[int]] = None):
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None):
         if rounding not in ROUNDING_MODES:
             raise TFLiteError(f"unknown rounding mode '{rounding}' (use double or single)")
         self.model = model
@@ -129,6 +129,7 @@ class Importer(ArmNNEmulation):
         self.values: Dict[int, _Value] = {}
         self.op: Optional[Operator] = None
         self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
+        self.only_op = only_op
 
     # ----------------------------------------------------------------- helpers
     def error(self, msg: str) -> TFLiteError:
@@ -575,20 +576,28 @@ class Importer(ArmNNEmulation):
                 raise TFLiteError(f"operator {op.index}: unsupported TFLite op {op.name} "
                                   f"(supported: {', '.join(sorted(self.HANDLERS))})")
         args = []
-        for i, idx in enumerate(sg.inputs):
+        operators = sg.operators
+        inputs = sg.inputs
+        if self.only_op is not None:
+            if not 0 <= self.only_op < len(operators):
+                raise TFLiteError(f"operator index {self.only_op} out of range")
+            operators = [operators[self.only_op]]
+            inputs = [i for i in operators[0].inputs if i >= 0 and self.tensor(i).data is None]
+            self.outputs = list(operators[0].outputs)
+        for i, idx in enumerate(inputs):
             t = self.tensor(idx)
             elem = self.elem_of(t)
             v = _Value(f"%arg{i}", t.shape, elem)
             self.values[idx] = v
             args.append(f"{v.name}: {v.type}")
-        for op in sg.operators:
+        for op in operators:
             if all(i in self.values for i in self.outputs):
                 break  # the requested outputs exist: later ops are not needed
             self.op = op
             self.current_input = op.inputs[0]
-            out = self.HANDLERS[op.name](self, op)
             if len(op.outputs) != 1:
                 raise self.error("operators with several outputs are not supported")
+            out = self.HANDLERS[op.name](self, op)
             t = self.tensor(op.outputs[0])
             if list(out.shape) != list(t.shape):
                 raise self.error(f"computed shape {out.shape} differs from the file's {t.shape}")
@@ -609,10 +618,12 @@ class Importer(ArmNNEmulation):
 
 
 def import_model(model: Model, float_mode: bool = False, rounding: str = "double",
-                 outputs: Optional[List[int]] = None) -> str:
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None) -> str:
     """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input.
 
-    outputs: tensor indices to return instead of the subgraph's outputs (the
-    graph is cut after the last operator needed), for op-by-op debugging.
+    For op-by-op debugging and checks: ``outputs`` returns these tensor indices
+    instead of the subgraph's outputs (the graph is cut after the last operator
+    needed); ``only_op`` imports operator ``only_op`` alone, its activation
+    inputs becoming the function arguments.
     """
-    return Importer(model, float_mode, rounding, outputs).run()
+    return Importer(model, float_mode, rounding, outputs, only_op).run()

@@ -356,6 +356,25 @@ def load_file(path: str) -> Model:
         raise TFLiteError(f"{path}: {e}") from None
 
 
+def with_output(buf: bytes, tensor_index: int) -> bytes:
+    """A copy of the model whose (single) subgraph output is tensor_index instead.
+
+    Patches the int32 in the subgraph's outputs vector in place, so the rest
+    of the flatbuffer is untouched: reference runtimes can then be asked for
+    an intermediate tensor (op-by-op debugging).
+    """
+    model = load_model(buf)
+    r = model._reader
+    root = r.table_at(struct.unpack_from("<I", buf, 0)[0])
+    sg = r.table_vector(root, 2)[0]
+    start, n = r.vector(sg, 2)
+    if n != 1:
+        raise TFLiteError("only models with one output can be redirected")
+    out = bytearray(buf)
+    struct.pack_into("<i", out, start, tensor_index)
+    return bytes(out)
+
+
 def options(model: Model, op: Operator) -> OptionReader:
     """Typed reader of op's builtin options."""
     return OptionReader(model._reader, op.options)
