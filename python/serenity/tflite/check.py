@@ -16,7 +16,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .importer import _dense, import_model, tensor_type
+from .importer import import_model
+from .mlir_text import dense_literal, tensor_type
 from .schema import Model, TFLiteError, load_file, with_output
 
 LOWERING = (
@@ -106,7 +107,7 @@ def run_mlir_many(items, timeout: int = 600):
                 a = np.asarray(arr).astype(np.float32 if float_inputs else np.int8)
                 if tensor_type(a.shape, elem) != ty:
                     raise TFLiteError(f"input shape {a.shape} does not match {ty}")
-                lines.append(f'  %in{k} = "tosa.const"() <{{values = {_dense(a, elem)} : {ty}}}> '
+                lines.append(f'  %in{k} = "tosa.const"() <{{values = {dense_literal(a, elem)} : {ty}}}> '
                              f": () -> {ty}")
                 names.append(f"%in{k}")
                 k += 1

@@ -22,9 +22,11 @@ The graph is larger than the integer one (it is a reference, not a
 deployment form); values between operators stay int8 as in CpuRef.
 """
 
-from typing import List, Union
+from typing import Union
 
 import numpy as np
+
+from .mlir_text import Value, float_literal, tensor_type
 
 SPLIT = np.float32(4097.0)  # Veltkamp splitter 2^12 + 1 for 24-bit significands
 
@@ -40,20 +42,18 @@ class ArmNNEmulation:
 
     # ---------------------------------------------------------- element-wise
     def ew(self, name: str, operands, elem: str = "f32", attrs: str = ""):
-        from .importer import _Value
         rank = len(operands[0].shape)
         shape = [max(v.shape[i] for v in operands) for i in range(rank)]
-        res = _Value("", shape, elem)
+        res = Value("", shape, elem)
         res.name = self.b.op(name, [v.name for v in operands], [v.type for v in operands],
                              res.type, attrs)
         return res
 
     def fmul(self, a, c):
-        from .importer import _Value
         zero = self.b.scalar1(0, "i8")
         rank = len(a.shape)
         shape = [max(a.shape[i], c.shape[i]) for i in range(rank)]
-        res = _Value("", shape, "f32")
+        res = Value("", shape, "f32")
         res.name = self.b.op("mul", [a.name, c.name, zero], [a.type, c.type, "tensor<1xi8>"],
                              res.type)
         return res
@@ -115,12 +115,11 @@ class ArmNNEmulation:
 
     def encode(self, v, scale: float, zp: int):
         """CpuRef's Quantize: clamp(round(v / scale) + zp, -128, 127) as int8."""
-        from .importer import _float_lit
         rank = len(v.shape)
         y = self.round_half_away(self.div_exact(v, float(np.float32(scale))))
         y = self.fadd(y, self.fconst(float(zp), rank))
         y = self.ew("clamp", [y], "f32",
-                    f"max_val = {_float_lit(127.0)} : f32, min_val = {_float_lit(-128.0)} : f32")
+                    f"max_val = {float_literal(127.0)} : f32, min_val = {float_literal(-128.0)} : f32")
         return self.ew("cast", [y], "i8")
 
     # ------------------------------------------------------------- conv-like
@@ -128,7 +127,6 @@ class ArmNNEmulation:
                       dilation, s_in, z_in, s_out, z_out, comment: str):
         """conv2d / depthwise_conv2d as CpuRef computes it (w: decoded f32 weights in
         TOSA layout); returns the int8 result."""
-        from .importer import _Value, tensor_type
         b = self.b
         b.lines.append(f"// {comment} (Arm NN CpuRef float32 arithmetic)")
         oc = out_shape[-1]
@@ -137,7 +135,7 @@ class ArmNNEmulation:
             xf, w, pad, stride, dilation = self.im2col(xf, w, pad, stride, dilation, out_shape)
         zero_bias = b.const(np.zeros(oc, dtype=np.float32), "f32", cache=True)
         zp = b.scalar1(0.0, "f32")
-        acc = _Value("", out_shape, "f32")
+        acc = Value("", out_shape, "f32")
         acc.name = b.op(kind, [xf.name, b.const(w, "f32"), zero_bias, zp, zp],
                         [xf.type, tensor_type(w.shape, "f32"), f"tensor<{oc}xf32>",
                          "tensor<1xf32>", "tensor<1xf32>"], acc.type,
@@ -149,13 +147,12 @@ class ArmNNEmulation:
                 np.ones(1, dtype=np.float32)
             bias = (bias_t.data.reshape(-1).astype(np.float32) * bs).astype(np.float32)
             bias = np.broadcast_to(bias, (oc,)).reshape([1] * (len(out_shape) - 1) + [oc])
-            acc = self.fadd(acc, _Value(b.const(np.ascontiguousarray(bias), "f32"),
+            acc = self.fadd(acc, Value(b.const(np.ascontiguousarray(bias), "f32"),
                                         bias.shape, "f32"))
         return self.encode(acc, s_out, z_out)
 
     def im2col(self, xf, w: np.ndarray, pad, stride, dilation, out_shape):
         """Patches in CpuRef's (c, kh, kw) order, so a 1x1 conv sums like CpuRef."""
-        from .importer import _Value
         b = self.b
         n, h, wd, c = xf.shape
         oc, kh, kw, _ = w.shape
@@ -167,7 +164,7 @@ class ArmNNEmulation:
         wp = max(wd + pad[2] + pad[3], (kw - 1) * dw + ow * sw)
         bottom, right = hp - h - pad[0], wp - wd - pad[2]
         if any((pad[0], bottom, pad[2], right)):
-            padded = _Value("", [n, hp, wp, c], "f32")
+            padded = Value("", [n, hp, wp, c], "f32")
             padded.name = b.op("pad", [xf.name, b.shape([0, 0, pad[0], bottom, pad[2], right, 0, 0]),
                                        b.scalar1(0.0, "f32")],
                                [xf.type, "!tosa.shape<8>", "tensor<1xf32>"], padded.type)
@@ -175,20 +172,20 @@ class ArmNNEmulation:
         patches = []
         for ky in range(kh):
             for kx in range(kw):
-                sl = _Value("", [n, oh * sh, ow * sw, c], "f32")
+                sl = Value("", [n, oh * sh, ow * sw, c], "f32")
                 sl.name = b.op("slice", [xf.name, b.shape([0, ky * dh, kx * dw, 0]), b.shape(sl.shape)],
                                [xf.type, "!tosa.shape<4>", "!tosa.shape<4>"], sl.type)
                 if sh > 1 or sw > 1:
                     sl = self.reshape(sl, [n, oh, sh, ow, sw, c])
-                    s2 = _Value("", [n, oh, 1, ow, 1, c], "f32")
+                    s2 = Value("", [n, oh, 1, ow, 1, c], "f32")
                     s2.name = b.op("slice", [sl.name, b.shape([0] * 6), b.shape(s2.shape)],
                                    [sl.type, "!tosa.shape<6>", "!tosa.shape<6>"], s2.type)
                     sl = s2
                 patches.append(self.reshape(sl, [n, oh, ow, 1, c]))
-        cat = _Value("", [n, oh, ow, kh * kw, c], "f32")
+        cat = Value("", [n, oh, ow, kh * kw, c], "f32")
         cat.name = b.op("concat", [p.name for p in patches], [p.type for p in patches], cat.type,
                         "axis = 3 : i32")
-        tr = _Value("", [n, oh, ow, c, kh * kw], "f32")
+        tr = Value("", [n, oh, ow, c, kh * kw], "f32")
         tr.name = b.op("transpose", [cat.name], [cat.type], tr.type,
                        "perms = array<i32: 0, 1, 2, 4, 3>")
         cols = self.reshape(tr, [n, oh, ow, c * kh * kw])
@@ -200,7 +197,6 @@ class ArmNNEmulation:
 
     def emulated_avg_pool(self, x, kernel, stride, pad, out_shape, s, zi, zo):
         """CpuRef: float sum over the window (row-major), / count, encode."""
-        from .importer import _Value
         b = self.b
         if any(pad):
             raise self.error("--rounding=armnn supports AVERAGE_POOL_2D only with VALID padding")
@@ -210,7 +206,7 @@ class ArmNNEmulation:
         ones = b.const(np.ones((kh, kw, c, 1), dtype=np.float32), "f32")
         zero_bias = b.const(np.zeros(c, dtype=np.float32), "f32", cache=True)
         zp = b.scalar1(0.0, "f32")
-        acc = _Value("", out_shape, "f32")
+        acc = Value("", out_shape, "f32")
         acc.name = b.op("depthwise_conv2d", [xf.name, ones, zero_bias, zp, zp],
                         [xf.type, f"tensor<{kh}x{kw}x{c}x1xf32>", f"tensor<{c}xf32>",
                          "tensor<1xf32>", "tensor<1xf32>"], acc.type,

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import quant
 from .emulate import ArmNNEmulation
+from .mlir_text import Builder, Value, float_literal, tensor_type
 from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
 
 ROUNDING_MODES = {"double": "DOUBLE_ROUND", "single": "SINGLE_ROUND", "armnn": None}
@@ -21,100 +22,12 @@ ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
 ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH",
              5: "SIGN_BIT", 6: "SIGMOID"}
 
-_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32",
-         np.dtype(np.int16): "i16", np.dtype(np.uint8): "ui8"}
-
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-def tensor_type(shape, elem: str) -> str:
-    if len(shape) == 0:
-        return f"tensor<{elem}>"
-    return "tensor<" + "x".join(str(int(d)) for d in shape) + f"x{elem}>"
-
-
-def _dense(arr: np.ndarray, elem: str) -> str:
-    """A dense elements literal; hex keeps large weights compact and exact."""
-    if arr.size == 1:
-        v = arr.reshape(-1)[0]
-        if elem == "f32":
-            return f"dense<{_float_lit(float(v))}>"
-        return f"dense<{int(v)}>"
-    le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-    return 'dense<"0x' + le.tobytes().hex().upper() + '">'
-
-
-def _float_lit(v: float) -> str:
-    """Exact f32 literal (hex bit pattern form is accepted for floats)."""
-    bits = np.array([v], dtype=np.float32).view(np.uint32)[0]
-    return f"0x{int(bits):08X}"
-
-
-class _Builder:
-    """Accumulates the body of @main as text lines."""
-
-    def __init__(self):
-        self.lines: List[str] = []
-        self.count = 0
-        self.const_cache: Dict[tuple, str] = {}
-
-    def fresh(self) -> str:
-        self.count += 1
-        return f"%{self.count - 1}"
-
-    def const(self, arr: np.ndarray, elem: str, cache: bool = False) -> str:
-        arr = np.asarray(arr)
-        ty = tensor_type(arr.shape, elem)
-        key = (ty, arr.tobytes()) if cache else None
-        if key is not None and key in self.const_cache:
-            return self.const_cache[key]
-        name = self.fresh()
-        self.lines.append(f'{name} = "tosa.const"() <{{values = {_dense(arr, elem)} : {ty}}}> : () -> {ty}')
-        if key is not None:
-            self.const_cache[key] = name
-        return name
-
-    def scalar1(self, value, elem: str) -> str:
-        """A tensor<1xT> constant (zero points, shifts), shared."""
-        dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32}[elem]
-        return self.const(np.array([value], dtype=dtype), elem, cache=True)
-
-    def shape(self, dims) -> str:
-        dims = [int(d) for d in dims]
-        key = ("shape", tuple(dims))
-        if key in self.const_cache:
-            return self.const_cache[key]
-        name = self.fresh()
-        n = len(dims)
-        self.lines.append(
-            f'{name} = "tosa.const_shape"() <{{values = dense<[{", ".join(map(str, dims))}]> : '
-            f"tensor<{n}xindex>}}> : () -> !tosa.shape<{n}>")
-        self.const_cache[key] = name
-        return name
-
-    def op(self, name: str, operands: List[str], operand_types: List[str], result_type: str,
-           attrs: str = "", comment: str = "") -> str:
-        res = self.fresh()
-        attr = f" <{{{attrs}}}>" if attrs else ""
-        if comment:
-            self.lines.append(f"// {comment}")
-        self.lines.append(f'{res} = "tosa.{name}"({", ".join(operands)}){attr} : '
-                          f'({", ".join(operand_types)}) -> {result_type}')
-        return res
-
-
-class _Value:
-    """An SSA value with its shape and element type."""
-
-    def __init__(self, name: str, shape, elem: str):
-        self.name, self.shape, self.elem = name, [int(d) for d in shape], elem
-
-    @property
-    def type(self) -> str:
-        return tensor_type(self.shape, self.elem)
-
-
 class Importer(ArmNNEmulation):
+    """Imports subgraph 0 of a decoded model; run() returns the module text."""
+
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
                  outputs: Optional[List[int]] = None, only_op: Optional[int] = None):
         if rounding not in ROUNDING_MODES:
@@ -125,8 +38,8 @@ class Importer(ArmNNEmulation):
         self.rounding = ROUNDING_MODES[rounding]
         self.emulate = rounding == "armnn"
         self.rounding_name = rounding
-        self.b = _Builder()
-        self.values: Dict[int, _Value] = {}
+        self.b = Builder()
+        self.values: Dict[int, Value] = {}
         self.op: Optional[Operator] = None
         self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
         self.only_op = only_op
@@ -140,9 +53,6 @@ class Importer(ArmNNEmulation):
     def tensor(self, idx: int) -> Tensor:
         return self.sg.tensors[idx]
 
-    def is_quantized(self, t: Tensor) -> bool:
-        return not self.float_mode and t.type in (9,) and t.quant is not None
-
     def qparams(self, t: Tensor):
         if t.quant is None:
             raise self.error(f"tensor {t.index} '{t.name}' has no quantization parameters")
@@ -155,7 +65,7 @@ class Importer(ArmNNEmulation):
                              "supported for weights")
         return float(s[0]), int(z[0])
 
-    def value(self, idx: int) -> _Value:
+    def value(self, idx: int) -> Value:
         if idx in self.values:
             return self.values[idx]
         t = self.tensor(idx)
@@ -191,8 +101,8 @@ class Importer(ArmNNEmulation):
             s, z = s.reshape(shp), z.reshape(shp)
         return ((t.data.astype(np.float32) - z) * s).astype(np.float32)
 
-    def rescale(self, x: _Value, scales, in_zp: int, out_zp: int, out_elem: str,
-                comment: str = "") -> _Value:
+    def rescale(self, x: Value, scales, in_zp: int, out_zp: int, out_elem: str,
+                comment: str = "") -> Value:
         """tosa.rescale with one multiplier/shift per scale (per-channel when >1)."""
         scales = np.atleast_1d(np.asarray(scales, dtype=np.float64))
         try:
@@ -204,7 +114,7 @@ class Importer(ArmNNEmulation):
         shift = b.const(np.array([s for _, s in ms], dtype=np.int8), "i8")
         izp = b.scalar1(in_zp, x.elem)
         ozp = b.scalar1(out_zp, out_elem)
-        out = _Value("", x.shape, out_elem)
+        out = Value("", x.shape, out_elem)
         per_channel = "true" if scales.size > 1 else "false"
         n = scales.size
         out.name = b.op(
@@ -216,7 +126,7 @@ class Importer(ArmNNEmulation):
             "scale32 = true", comment)
         return out
 
-    def activation(self, x: _Value, act: int, out: Tensor) -> _Value:
+    def activation(self, x: Value, act: int, out: Tensor) -> Value:
         if act == ACT_NONE:
             return x
         if act not in (ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1):
@@ -225,7 +135,7 @@ class Importer(ArmNNEmulation):
                             ACT_RELU_N1_TO_1: (-1.0, 1.0)}[act]
         if x.elem == "f32":
             lo, hi = lo_real, F32_MAX if hi_real is None else hi_real
-            attrs = f"max_val = {_float_lit(hi)} : f32, min_val = {_float_lit(lo)} : f32"
+            attrs = f"max_val = {float_literal(hi)} : f32, min_val = {float_literal(lo)} : f32"
         else:
             # Quantized-domain clamp, as TFLite's CalculateActivationRangeQuantized.
             # The bound is quantized with a float32 division like TFLite and Arm NN.
@@ -236,15 +146,15 @@ class Importer(ArmNNEmulation):
             lo = max(-128, q(lo_real))
             hi = 127 if hi_real is None else min(127, q(hi_real))
             attrs = f"max_val = {hi} : i8, min_val = {lo} : i8"
-        res = _Value("", x.shape, x.elem)
+        res = Value("", x.shape, x.elem)
         res.name = self.b.op("clamp", [x.name], [x.type], x.type, attrs,
                              f"fused {ACT_NAMES[act]}")
         return res
 
-    def reshape(self, x: _Value, shape) -> _Value:
+    def reshape(self, x: Value, shape) -> Value:
         if list(shape) == x.shape:
             return x
-        res = _Value("", shape, x.elem)
+        res = Value("", shape, x.elem)
         sh = self.b.shape(shape)
         res.name = self.b.op("reshape", [x.name, sh], [x.type, f"!tosa.shape<{len(shape)}>"], res.type)
         return res
@@ -261,7 +171,7 @@ class Importer(ArmNNEmulation):
         left, right = self.same_padding(in_shape[2], kw, sw, dw, out_shape[2])
         return [top, bottom, left, right]
 
-    def fit_stride(self, x: _Value, pad, keff, stride):
+    def fit_stride(self, x: Value, pad, keff, stride):
         """TOSA requires (in - 1 + pads - (k_eff - 1)) to divide by the stride.
 
         TFLite simply never reads the trailing rows/columns that do not fit, so
@@ -276,7 +186,7 @@ class Importer(ArmNNEmulation):
             pad[hi] -= cut
             size[dim] -= extra - cut
         if size != x.shape:
-            res = _Value("", size, x.elem)
+            res = Value("", size, x.elem)
             start, sizes = self.b.shape([0] * len(size)), self.b.shape(size)
             n = len(size)
             res.name = self.b.op("slice", [x.name, start, sizes],
@@ -286,13 +196,14 @@ class Importer(ArmNNEmulation):
         return x, pad
 
     # ---------------------------------------------------------------- conv ops
-    def conv_like(self, kind: str, x: _Value, weight: np.ndarray, wt: Tensor, bias_idx: int,
-                  out: Tensor, pad, stride, dilation, act: int, comment: str) -> _Value:
+    def conv_like(self, kind: str, x: Value, in_t: Tensor, weight: np.ndarray, wt: Tensor,
+                  bias_idx: int, out: Tensor, pad, stride, dilation, act: int,
+                  comment: str) -> Value:
         """conv2d / depthwise_conv2d (weights already in TOSA layout) + rescale + clamp."""
         b = self.b
-        x, pad = self.fit_stride(x, pad, [(weight.shape[1 if kind == "conv2d" else 0] - 1) * dilation[0] + 1,
-                                          (weight.shape[2 if kind == "conv2d" else 1] - 1) * dilation[1] + 1],
-                                 stride)
+        kh, kw = weight.shape[1:3] if kind == "conv2d" else weight.shape[0:2]
+        keff = [(kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1]
+        x, pad = self.fit_stride(x, pad, keff, stride)
         oc = out.shape[-1]
         bias_t = self.tensor(bias_idx) if bias_idx >= 0 else None
         acc_shape = list(out.shape)
@@ -306,7 +217,7 @@ class Importer(ArmNNEmulation):
                 bias = np.zeros(oc, dtype=np.float32)
             bname = b.const(bias.astype(np.float32), "f32")
             zp = b.scalar1(0.0, "f32")
-            res = _Value("", acc_shape, "f32")
+            res = Value("", acc_shape, "f32")
             res.name = b.op(kind, [x.name, wname, bname, zp, zp],
                             [x.type, tensor_type(weight.shape, "f32"), f"tensor<{oc}xf32>",
                              "tensor<1xf32>", "tensor<1xf32>"], res.type,
@@ -314,12 +225,13 @@ class Importer(ArmNNEmulation):
                             f"pad = array<i64: {', '.join(map(str, pad))}>, "
                             f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
             return self.activation(res, act, out)
-        s_in, z_in = self.tensor_qparams_of(x)
+        s_in, z_in = self.per_tensor(in_t)
         s_w, z_w = self.qparams(wt)
         if np.any(z_w != 0):
             raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
         s_out, z_out = self.per_tensor(out)
-        wname = b.const(weight.astype(np.int8), "i8")
+        if s_w.size != 1 and s_w.size != oc:
+            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
         if bias_t is not None:
             if bias_t.type != 2 or bias_t.data is None:
                 raise self.error(f"bias tensor {bias_t.index} must be a constant INT32 tensor")
@@ -334,10 +246,11 @@ class Importer(ArmNNEmulation):
             y = self.emulated_conv(kind, x, wf, bias_t, acc_shape, pad, stride, dilation,
                                    s_in, z_in, s_out, z_out, comment)
             return self.activation(y, act, out)
+        wname = b.const(weight.astype(np.int8), "i8")
         bname = b.const(bias, "i32")
         izp = b.scalar1(z_in, "i8")
         wzp = b.scalar1(0, "i8")
-        acc = _Value("", acc_shape, "i32")
+        acc = Value("", acc_shape, "i32")
         acc.name = b.op(kind, [x.name, wname, bname, izp, wzp],
                         [x.type, tensor_type(weight.shape, "i8"), f"tensor<{oc}xi32>",
                          "tensor<1xi8>", "tensor<1xi8>"], acc.type,
@@ -346,14 +259,8 @@ class Importer(ArmNNEmulation):
                         f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
         # Scales are float32 in the file; the real multiplier is computed in
         # double from them, as the legalization does.
-        scales = s_in * s_w / s_out
-        if scales.size != 1 and scales.size != oc:
-            raise self.error(f"weight tensor {wt.index} has {scales.size} scales for {oc} channels")
-        y = self.rescale(acc, scales, 0, z_out, "i8")
+        y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
         return self.activation(y, act, out)
-
-    def tensor_qparams_of(self, x: _Value):
-        return self.per_tensor(self.tensor(self.current_input))
 
     # --------------------------------------------------------------- op import
     def import_conv2d(self, op: Operator):
@@ -369,7 +276,8 @@ class Importer(ArmNNEmulation):
         oc, kh, kw, _ = w.shape
         pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
-        return self.conv_like("conv2d", x, w, wt, bias, out, pad, (sh, sw), (dh, dw), act,
+        return self.conv_like("conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out, pad,
+                              (sh, sw), (dh, dw), act,
                               f"CONV_2D #{op.index}")
 
     def import_depthwise(self, op: Operator):
@@ -390,7 +298,8 @@ class Importer(ArmNNEmulation):
         w = w.reshape(kh, kw, c, cm // c)
         pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
-        return self.conv_like("depthwise_conv2d", x, w, wt, bias, out, pad, (sh, sw), (dh, dw),
+        return self.conv_like("depthwise_conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out,
+                              pad, (sh, sw), (dh, dw),
                               act, f"DEPTHWISE_CONV_2D #{op.index}")
 
     def import_fully_connected(self, op: Operator):
@@ -413,7 +322,8 @@ class Importer(ArmNNEmulation):
         x4 = self.reshape(x, [n, 1, 1, ic])
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
         out4 = Tensor(out.index, out.name, [n, 1, 1, oc], out.type, out.buffer, out.quant)
-        y = self.conv_like("conv2d", x4, w.reshape(oc, 1, 1, ic), wt, bias, out4,
+        y = self.conv_like("conv2d", x4, self.tensor(op.inputs[0]), w.reshape(oc, 1, 1, ic), wt,
+                           bias, out4,
                            [0, 0, 0, 0], (1, 1), (1, 1), act, f"FULLY_CONNECTED #{op.index}")
         return self.reshape(y, out.shape)
 
@@ -435,7 +345,7 @@ class Importer(ArmNNEmulation):
             raise self.error(f"broadcasting ADD ({a.shape} + {c.shape}) is not supported")
         b = self.b
         if a.elem == "f32":
-            res = _Value("", a.shape, "f32")
+            res = Value("", a.shape, "f32")
             res.name = b.op("add", [a.name, c.name], [a.type, c.type], res.type,
                             comment=f"ADD #{op.index}")
             return self.activation(res, act, out)
@@ -451,7 +361,7 @@ class Importer(ArmNNEmulation):
         max2 = 2.0 * max(sa, sc)
         a32 = self.rescale(a, (1 << shift) * sa / max2, za, 0, "i32", f"ADD #{op.index}")
         c32 = self.rescale(c, (1 << shift) * sc / max2, zc, 0, "i32")
-        s = _Value("", a.shape, "i32")
+        s = Value("", a.shape, "i32")
         s.name = b.op("add", [a32.name, c32.name], [a32.type, c32.type], s.type)
         y = self.rescale(s, max2 / (so * (1 << shift)), 0, zo, "i8")
         return self.activation(y, act, out)
@@ -464,7 +374,7 @@ class Importer(ArmNNEmulation):
         pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
         x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
         b = self.b
-        res = _Value("", out.shape, x.elem)
+        res = Value("", out.shape, x.elem)
         attrs = (f"kernel = array<i64: {fh}, {fw}>, pad = array<i64: {', '.join(map(str, pad))}>, "
                  f"stride = array<i64: {sh}, {sw}>")
         if x.elem == "f32":
@@ -497,19 +407,19 @@ class Importer(ArmNNEmulation):
                 raise self.error("RESHAPE that changes quantization is not supported")
         return self.reshape(x, out.shape)
 
-    def f32_op(self, name, operands: List[_Value], shape, attrs="", comment="") -> _Value:
-        res = _Value("", shape, "f32")
+    def f32_op(self, name, operands: List[Value], shape, attrs="", comment="") -> Value:
+        res = Value("", shape, "f32")
         res.name = self.b.op(name, [v.name for v in operands], [v.type for v in operands],
                              res.type, attrs, comment)
         return res
 
-    def fconst(self, value: float, rank: int) -> _Value:
-        return _Value(self.b.const(np.full([1] * rank, value, dtype=np.float32), "f32", cache=True),
+    def fconst(self, value: float, rank: int) -> Value:
+        return Value(self.b.const(np.full([1] * rank, value, dtype=np.float32), "f32", cache=True),
                       [1] * rank, "f32")
 
-    def mul(self, a: _Value, c: _Value, shape) -> _Value:
+    def mul(self, a: Value, c: Value, shape) -> Value:
         zero = self.b.scalar1(0, "i8")
-        res = _Value("", shape, "f32")
+        res = Value("", shape, "f32")
         res.name = self.b.op("mul", [a.name, c.name, zero], [a.type, c.type, "tensor<1xi8>"], res.type)
         return res
 
@@ -550,8 +460,8 @@ class Importer(ArmNNEmulation):
         y = self.f32_op("floor", [y], shape)
         y = self.f32_op("add", [y, self.fconst(float(zo), rank)], shape)
         y = self.f32_op("clamp", [y], shape,
-                        f"max_val = {_float_lit(127.0)} : f32, min_val = {_float_lit(-128.0)} : f32")
-        res = _Value("", shape, "i8")
+                        f"max_val = {float_literal(127.0)} : f32, min_val = {float_literal(-128.0)} : f32")
+        res = Value("", shape, "i8")
         res.name = self.b.op("cast", [y.name], [y.type], res.type, comment=comment + ": quantize")
         return res
 
@@ -587,14 +497,13 @@ class Importer(ArmNNEmulation):
         for i, idx in enumerate(inputs):
             t = self.tensor(idx)
             elem = self.elem_of(t)
-            v = _Value(f"%arg{i}", t.shape, elem)
+            v = Value(f"%arg{i}", t.shape, elem)
             self.values[idx] = v
             args.append(f"{v.name}: {v.type}")
         for op in operators:
             if all(i in self.values for i in self.outputs):
                 break  # the requested outputs exist: later ops are not needed
             self.op = op
-            self.current_input = op.inputs[0]
             if len(op.outputs) != 1:
                 raise self.error("operators with several outputs are not supported")
             out = self.HANDLERS[op.name](self, op)
