@@ -15,6 +15,8 @@ packages=(
   python3-flatbuffers
   # TFLite import check: Arm NN reference runtime (CpuRef is only a Recommends)
   python3-pyarmnn libarmnn-cpuref-backend22
+  # Cortex-M: objects are built with clang-22; linking and QEMU runs need these
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 missing=()

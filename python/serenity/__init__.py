@@ -1,1 +1,2 @@
-"""Serenity's Python tools (driven through the serenity-opt / mlir-opt binaries)."""
+"""Serenity's Python tools: TOSA network generators, a serenity-opt driver,
+reports, plots and benchmarks.  Run ``python3 -m serenity --help``."""
