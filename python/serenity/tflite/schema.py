@@ -19,7 +19,7 @@ from flatbuffers.table import Table
 FILE_IDENTIFIER = b"TFL3"
 
 
-class TFLiteError(Exception):
+class TFLiteError(ValueError):
     """A .tflite file that cannot be read or imported (message is user-facing)."""
 
 
