@@ -76,7 +76,7 @@ def test_imports_and_verifies(name, mode):
     else:
         text = import_model(model, rounding=mode)
     assert text.count("func.func @main(") == 1
-    check.verify_mlir(text)
+    check.verify_mlir(text, tosa_validate=True)
 
 
 def compare(reference, name, rounding):

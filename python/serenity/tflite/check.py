@@ -65,9 +65,13 @@ def dequantize(model: Model, tensor_index: int, q: np.ndarray) -> np.ndarray:
     return ((q.astype(np.float32) - np.float32(z)) * np.float32(s)).astype(np.float32)
 
 
-def verify_mlir(text: str) -> None:
-    """Runs mlir-opt on the text; raises TFLiteError with its diagnostics on failure."""
-    r = subprocess.run([os.path.join(llvm_bindir(), "mlir-opt"), "-", "-o", os.devnull],
+def verify_mlir(text: str, tosa_validate: bool = False) -> None:
+    """Runs mlir-opt on the text (optionally the TOSA spec validator, with the
+    integer and float profiles and the doubleround extension DOUBLE_ROUND needs);
+    raises TFLiteError with its diagnostics on failure."""
+    extra = ["--tosa-attach-target=profiles=pro_int,pro_fp extensions=doubleround",
+             "--tosa-validate"] if tosa_validate else []
+    r = subprocess.run([os.path.join(llvm_bindir(), "mlir-opt"), "-", *extra, "-o", os.devnull],
                        input=text, capture_output=True, text=True)
     if r.returncode != 0:
         raise TFLiteError("mlir-opt rejected the imported module:\n" + r.stderr)

@@ -163,12 +163,23 @@ class ArmNNEmulation:
         hp = max(h + pad[0] + pad[1], (kh - 1) * dh + oh * sh)
         wp = max(wd + pad[2] + pad[3], (kw - 1) * dw + ow * sw)
         bottom, right = hp - h - pad[0], wp - wd - pad[2]
-        if any((pad[0], bottom, pad[2], right)):
-            padded = Value("", [n, hp, wp, c], "f32")
-            padded.name = b.op("pad", [xf.name, b.shape([0, 0, pad[0], bottom, pad[2], right, 0, 0]),
-                                       b.scalar1(0.0, "f32")],
-                               [xf.type, "!tosa.shape<8>", "tensor<1xf32>"], padded.type)
-            xf = padded
+        # Zero padding by concatenation with zero constants: tosa.pad's
+        # !tosa.shape<8> operand exceeds the validator's MAX_RANK at level 8K.
+        for axis, before, after in ((1, pad[0], bottom), (2, pad[2], right)):
+            if before == 0 and after == 0:
+                continue
+            def zeros(amount, axis=axis):
+                shape = list(xf.shape)
+                shape[axis] = amount
+                return Value(b.const(np.zeros(shape, dtype=np.float32), "f32", cache=True),
+                             shape, "f32")
+            parts = ([zeros(before)] if before else []) + [xf] + ([zeros(after)] if after else [])
+            shape = list(xf.shape)
+            shape[axis] = sum(p.shape[axis] for p in parts)
+            cat = Value("", shape, "f32")
+            cat.name = b.op("concat", [p.name for p in parts], [p.type for p in parts], cat.type,
+                            f"axis = {axis} : i32")
+            xf = cat
         patches = []
         for ky in range(kh):
             for kx in range(kw):
