@@ -189,3 +189,19 @@ def test_armnn_rounding_every_intermediate_tensor_bit_exact(armnn):
     assert all(rate == 1.0 and lsb == 0 for _, _, rate, lsb in rows), rows
     single = armnn.per_op_compare(path, model, batches, "single")
     assert single[0][2] < 1.0  # the float-noise case this mode exists for
+
+
+def test_bench_tflite_suite_reports_the_imported_peaks():
+    from serenity import bench
+    from serenity.driver import SerenityOpt
+    from serenity.tflite.report import memory_report
+    tool_path = serenity_opt()
+    if tool_path is None:
+        pytest.skip("serenity-opt is not built (set SERENITY_BUILD_DIR or run scripts/setup.sh)")
+    cases = bench.SUITES["tflite"]
+    assert [c.label for c in cases] == MODELS
+    columns, rows, _ = bench.run_suite(cases[:2], SerenityOpt(tool_path))
+    peak = [c.name for c in columns].index("peak as written")
+    for case, row in zip(cases[:2], rows):
+        expected = memory_report(import_model(load_file(case.tflite_path)))["peak_bytes"]
+        assert row[peak] == expected

@@ -31,10 +31,11 @@ class Importer(ArmNNEmulation):
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
                  outputs: Optional[List[int]] = None, only_op: Optional[int] = None):
         if rounding not in ROUNDING_MODES:
-            raise TFLiteError(f"unknown rounding mode '{rounding}' (use double or single)")
+            raise TFLiteError(f"unknown rounding mode '{rounding}' (use double, single or armnn)")
         self.model = model
         self.sg: SubGraph = model.subgraphs[0]
-        self.float_mode = float_mode
+        # A model without INT8 tensors is a float model: import it as such.
+        self.float_mode = float_mode or not any(t.type == 9 for t in self.sg.tensors)
         self.rounding = ROUNDING_MODES[rounding]
         self.emulate = rounding == "armnn"
         self.rounding_name = rounding
