@@ -195,6 +195,13 @@ def run_armnn(path: str, batches: Sequence[Sequence[np.ndarray]]) -> List[List[n
     rt = _runtime()
     ann = _ARMNN["ann"]
     key = os.path.realpath(path)
+    try:
+        return _run_armnn(rt, ann, key, path, batches)
+    except RuntimeError as e:  # pyarmnn reports every failure as RuntimeError
+        raise TFLiteError(f"Arm NN failed on {path}: {e}") from None
+
+
+def _run_armnn(rt, ann, key, path, batches):
     if key not in _ARMNN["networks"]:
         parser = ann.ITfLiteParser()
         net = parser.CreateNetworkFromBinaryFile(path)
