@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <unordered_set>
 
 using namespace serenity;
 using namespace serenity::detail;
@@ -61,6 +62,22 @@ struct Candidate {
 };
 
 enum class Status { Found, NotFound, Aborted, TimedOut };
+
+/// A residual problem: the monotone-order constraint (offset, preorder
+/// index) and, per buffer of the partition, -1 if placed or its min offset.
+using StateKey = std::vector<int64_t>;
+struct StateKeyHash {
+  size_t operator()(const StateKey &key) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t v : key)
+      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+using FailureCache = std::unordered_set<StateKey, StateKeyHash>;
+
+/// Total int64 words all failure caches may hold (about 256 MiB).
+constexpr size_t kFailureCacheWords = size_t(32) << 20;
 
 /// Static preorders (letters compared in turn, all descending): W = width
 /// (lifetime length), A = area (size x width), T = the largest remaining
@@ -110,6 +127,14 @@ private:
   /// Candidate lists by search depth (a deque: growing keeps references).
   std::deque<std::vector<Candidate>> orderPool;
   size_t depth = 0;
+  /// Residual problems of the current partition search proven to have no
+  /// completion. A canonical completion depends only on the unplaced
+  /// buffers' min offsets and the monotone-order constraint (placed buffers
+  /// act only through min offsets, since every new buffer goes on top of
+  /// them), so a state reached again by another path fails again.
+  FailureCache *failures = nullptr;
+  size_t cachedWords = 0;
+  StateKey key;
 
   /// The static preorder of the current round (one of kPreorders).
   const char *letters = kPreorders[0];
@@ -193,7 +218,14 @@ Status Solver::solvePartition(const Partition &p) {
     order.push_back({0, static_cast<int>(preorder.size())});
     preorder.push_back(k.b);
   }
-  return search(p, preorder, order, 0, 0);
+  FailureCache cache;
+  FailureCache *outer = failures;
+  failures = &cache;
+  Status st = search(p, preorder, order, 0, 0);
+  failures = outer;
+  for (const StateKey &k : cache)
+    cachedWords -= k.size();
+  return st;
 }
 
 Status Solver::search(const Partition &p, const std::vector<int> &preorder,
@@ -210,6 +242,13 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
     orderPool.emplace_back();
   std::vector<Candidate> &order = orderPool[depth];
   order.clear();
+  key.clear();
+  key.push_back(minOffset);
+  key.push_back(minPreorderIdx);
+  for (int b : p.buffers)
+    key.push_back(offset[b] >= 0 ? -1 : minOff[b]);
+  if (failures->count(key))
+    return Status::NotFound;
   for (const Candidate &c : parentOrder) {
     int b = preorder[c.preorderIdx];
     if (offset[b] < 0)
@@ -233,6 +272,16 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
     --depth;
     if (st != Status::NotFound)
       return st;
+  }
+  // `key` was overwritten by the children: rebuild it.
+  if (cachedWords + p.buffers.size() + 2 <= kFailureCacheWords) {
+    key.clear();
+    key.push_back(minOffset);
+    key.push_back(minPreorderIdx);
+    for (int b : p.buffers)
+      key.push_back(offset[b] >= 0 ? -1 : minOff[b]);
+    if (failures->insert(key).second)
+      cachedWords += key.size();
   }
   return Status::NotFound;
 }
