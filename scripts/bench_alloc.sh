@@ -10,6 +10,9 @@
 # Times are wall-clock seconds inside the allocator (serenity-alloc's own
 # measurement, excluding CSV I/O), Release build.
 #
+# A second table does the same for the python/ networks through
+# --serenity-static-alloc (skip with BENCH_NETWORKS=0).
+#
 # Usage: scripts/bench_alloc.sh [build-dir]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -53,4 +56,41 @@ for file in "$bench"/minimalloc/*.csv "$bench"/tflm_planner/*.csv; do
   echo "| $name | $(field buffers "$greedy") | $(field 'lower bound' "$greedy") |" \
        "$(field arena "$greedy") | $(field arena "$bestfit") | $capacity | $capArena | $capTime |" \
        "$(field arena "$m") | $proven | $(field time "$m" | sed 's/ s$//') |"
+done
+
+# Second table: networks from python/ (serenity gen), bufferized with the
+# upstream pipeline of ../shared/MLIR22.md, then --serenity-static-alloc
+# with each algorithm (alignment 64, time-limit 10 s per function).
+[ "${BENCH_NETWORKS:-1}" = 1 ] || exit 0
+opt="$build/bin/serenity-opt"
+[ -x "$opt" ] || { echo "bench_alloc: $opt not built; skipping networks" >&2; exit 0; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+bufferize='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize,buffer-results-to-out-params{hoist-static-allocs modify-public-functions})'
+echo
+echo "| network | buffers | no reuse | greedy-size | best-fit | exact | lower bound | exact proven | exact time (s) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|---:|"
+for net in resnet8 kws-dscnn vww mobilenetv2 darts-normal randwire-stage random-dag fire-module inception-module densenet-block fc-autoencoder; do
+  PYTHONPATH="$root/python" /usr/bin/python3 -m serenity gen "$net" -o "$work/$net.mlir"
+  "$opt" "$work/$net.mlir" --pass-pipeline="$bufferize" -o "$work/$net.buf.mlir"
+  row="| $net "
+  for algo in greedy-size best-fit exact; do
+    start="$(date +%s.%N)"
+    "$opt" "$work/$net.buf.mlir" --serenity-static-alloc="algorithm=$algo report=$work/$algo.json" -o /dev/null 2>/dev/null
+    end="$(date +%s.%N)"
+    row="$row|$(/usr/bin/python3 - "$work/$algo.json" "$algo" "$start" "$end" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sizes = [b["size"] for b in d["buffers"]]
+if sys.argv[2] == "greedy-size":
+    print(" %d | %d | %d " % (len(sizes), sum(sizes), d["arena_bytes"]), end="")
+elif sys.argv[2] == "best-fit":
+    print(" %d " % d["arena_bytes"], end="")
+else:
+    print(" %d | %d | %s | %.2f " % (d["arena_bytes"], d["lower_bound"],
+          "yes" if d["proven_optimal"] else "no", float(sys.argv[4]) - float(sys.argv[3])), end="")
+PY
+)"
+  done
+  echo "$row|"
 done
