@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <unordered_set>
 
@@ -125,6 +126,35 @@ std::vector<int64_t> bestFit(const std::vector<AllocBuffer> &buffers) {
       placeInOrder(buffers, byLifetime, GapChoice::BestFit);
   return arenaSize(buffers, temporal) < arenaSize(buffers, spatial) ? temporal
                                                                      : spatial;
+}
+
+/// A bound at least the max-live bytes that also counts alignment: at any
+/// time the live buffers form a stack whose offsets are multiples of their
+/// smallest alignment m, so all but the top one span alignUp(size, m).
+int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
+  std::vector<int64_t> times;
+  for (const AllocBuffer &b : buffers)
+    if (!isTrivial(b))
+      times.push_back(b.lower);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  int64_t bound = maxLiveLowerBound(buffers);
+  // The live set only grows at start times, so checking those suffices.
+  for (int64_t t : times) {
+    int64_t m = std::numeric_limits<int64_t>::max();
+    for (const AllocBuffer &b : buffers)
+      if (!isTrivial(b) && b.lower <= t && t < b.upper)
+        m = std::min(m, b.alignment);
+    int64_t total = 0, slack = 0;
+    for (const AllocBuffer &b : buffers)
+      if (!isTrivial(b) && b.lower <= t && t < b.upper) {
+        int64_t spanned = alignUp(b.size, m);
+        total += spanned;
+        slack = std::max(slack, spanned - b.size);
+      }
+    bound = std::max(bound, total - slack);
+  }
+  return bound;
 }
 
 } // namespace
@@ -259,13 +289,16 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
                                const AllocOptions &options) {
   AllocResult result;
   result.lowerBound = maxLiveLowerBound(buffers);
+  // Arenas below this are impossible; it exceeds lowerBound only when
+  // alignment forces gaps.
+  const int64_t provenBelow = alignedLowerBound(buffers);
   const double deadline =
       detail::steadyNowSeconds() + std::max(0.0, options.timeLimitSeconds);
 
   auto accept = [&](std::vector<int64_t> offsets) {
     result.offsets = std::move(offsets);
     result.arenaSize = arenaSize(buffers, result.offsets);
-    result.provenOptimal = result.arenaSize == result.lowerBound;
+    result.provenOptimal = result.arenaSize <= provenBelow;
   };
   auto fitsCapacity = [&]() {
     return !options.capacity || result.arenaSize <= *options.capacity;
@@ -299,13 +332,16 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
     std::vector<int64_t> fit = bestFit(buffers);
     accept(arenaSize(buffers, fit) < arenaSize(buffers, greedy) ? fit : greedy);
   }
-  if (options.capacity && result.lowerBound > *options.capacity) {
+  if (options.capacity && provenBelow > *options.capacity) {
     result.status = AllocResult::Status::Infeasible;
     result.provenOptimal = false;
     result.message = "no placement fits capacity " +
                      std::to_string(*options.capacity) +
                      ": the lower bound (max live bytes) is " +
                      std::to_string(result.lowerBound);
+    if (provenBelow > result.lowerBound)
+      result.message += ", " + std::to_string(provenBelow) +
+                        " with alignment gaps";
     return result;
   }
 
@@ -366,7 +402,7 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
   // the lower bound first (often tight), then bisect. Each probe may use
   // half the remaining time so a hard probe cannot starve the rest; a probe
   // that times out proves nothing but moves the bisection up.
-  int64_t infeasibleUpTo = result.lowerBound - 1;
+  int64_t infeasibleUpTo = provenBelow - 1;
   int64_t searchFrom = infeasibleUpTo;
   bool first = true;
   while (result.arenaSize - searchFrom > 1) {
@@ -376,8 +412,7 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
       break;
     }
     int64_t target =
-        first ? result.lowerBound
-              : searchFrom + (result.arenaSize - searchFrom) / 2;
+        first ? provenBelow : searchFrom + (result.arenaSize - searchFrom) / 2;
     first = false;
     Outcome o = probe(target, now + (deadline - now) / 2);
     // Feasibility is monotone in the capacity, so one infeasible probe

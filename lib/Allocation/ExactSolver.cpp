@@ -116,7 +116,15 @@ private:
   std::vector<std::vector<int>> sectionBuffers;
 
   std::vector<int64_t> offset, minOff, solution;
-  std::vector<int64_t> floorOf, totalOf;
+  /// Per section: the floor, the remaining (aligned) sizes, the smallest
+  /// alignment and the largest alignment rounding of its buffers.
+  std::vector<int64_t> floorOf, totalOf, sectionAlign, sectionSlack;
+
+  /// Bytes buffer `b` spans in a stack of section `s` unless it is on top.
+  int64_t sizeIn(int b, int s) const {
+    return sectionAlign[s] == 1 ? buffers[b].size
+                                : alignUp(buffers[b].size, sectionAlign[s]);
+  }
   std::vector<int> cuts;
   std::vector<char> affected;
   std::vector<int> witness;
@@ -166,12 +174,27 @@ void Solver::buildSections() {
   for (int b = 0; b < n; ++b) {
     secLo[b] = indexOf(buffers[b].lower);
     secHi[b] = indexOf(buffers[b].upper);
-    for (int s = secLo[b]; s < secHi[b]; ++s) {
+    for (int s = secLo[b]; s < secHi[b]; ++s)
       sectionBuffers[s].push_back(b);
-      totalOf[s] += buffers[b].size;
-    }
     for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
       ++cuts[s];
+  }
+  // Offsets in a section are multiples of its smallest alignment m, so in
+  // a stack every buffer but the top one spans alignUp(size, m): totals
+  // count aligned sizes and the bound takes back the largest rounding.
+  sectionAlign.assign(numSections, 1);
+  sectionSlack.assign(numSections, 0);
+  for (int s = 0; s < numSections; ++s) {
+    int64_t m = std::numeric_limits<int64_t>::max();
+    for (int b : sectionBuffers[s])
+      m = std::min(m, buffers[b].alignment);
+    if (sectionBuffers[s].empty())
+      m = 1;
+    sectionAlign[s] = m;
+    for (int b : sectionBuffers[s]) {
+      totalOf[s] += sizeIn(b, s);
+      sectionSlack[s] = std::max(sectionSlack[s], sizeIn(b, s) - buffers[b].size);
+    }
   }
   overlaps.assign(n, {});
   for (int a = 0; a < n; ++a)
@@ -184,7 +207,11 @@ void Solver::buildSections() {
 
 bool Solver::boundHolds(const Partition &p, int64_t offset) const {
   for (int s = p.secLo; s < p.secHi; ++s)
-    if (std::max(offset, floorOf[s]) + totalOf[s] > capacity)
+    if (floorOf[s] > capacity ||
+        (totalOf[s] > 0 &&
+        alignUp(std::max(offset, floorOf[s]), sectionAlign[s]) + totalOf[s] -
+                 sectionSlack[s] >
+             capacity))
       return false;
   return true;
 }
@@ -312,7 +339,7 @@ Status Solver::placeAndRecurse(const Partition &p,
   for (int s = secLo[b]; s < secHi[b]; ++s) {
     floorLog.push_back({s, floorOf[s]});
     floorOf[s] = top;
-    totalOf[s] -= buffers[b].size;
+    totalOf[s] -= sizeIn(b, s);
   }
   // No unplaced buffer of a section can go below its smallest min offset.
   // Any unplaced buffer at or below the floor proves nothing changes; the
@@ -346,7 +373,7 @@ Status Solver::placeAndRecurse(const Partition &p,
     floorLog.pop_back();
   }
   for (int s = secLo[b]; s < secHi[b]; ++s)
-    totalOf[s] += buffers[b].size;
+    totalOf[s] += sizeIn(b, s);
   while (minOffLog.size() > minOffMark) {
     minOff[minOffLog.back().first] = minOffLog.back().second;
     minOffLog.pop_back();
