@@ -1,4 +1,4 @@
-//===- AllocationCSV.cpp - MiniMalloc CSV reader and writer ------*- C++ -*-===//
+//===- AllocationCSV.cpp - MiniMalloc CSV reader and writer -----*- C++ -*-===//
 //
 // Strict parsing: every malformed row is reported with its line number rather
 // than skipped, because a silently dropped buffer makes any placement look

@@ -1,4 +1,4 @@
-//===- Allocator.cpp - Heuristic allocators, bounds and validation -*- C++ -*-===//
+//===- Allocator.cpp - Heuristics, bounds and validation --------*- C++ -*-===//
 //
 // The heuristics (TFLM greedy, XLA best fit), the max-live lower bound, the
 // validator, and the driver that turns the exact solver's capacity probes
@@ -25,7 +25,9 @@ int64_t alignUp(int64_t value, int64_t alignment) {
 }
 
 /// Buffers that occupy no space or no time never conflict with anything.
-bool isTrivial(const AllocBuffer &b) { return b.size == 0 || b.lower >= b.upper; }
+bool isTrivial(const AllocBuffer &b) {
+  return b.size == 0 || b.lower >= b.upper;
+}
 
 bool liveTogether(const AllocBuffer &a, const AllocBuffer &b) {
   return std::max(a.lower, b.lower) < std::min(a.upper, b.upper);
@@ -93,10 +95,10 @@ std::vector<int> sortedOrder(
 /// TFLM's GreedyMemoryPlanner: largest first (ties in input order, as its
 /// stable reverse sort), first fit.
 std::vector<int64_t> greedyBySize(const std::vector<AllocBuffer> &buffers) {
-  auto order = sortedOrder(buffers, [](const AllocBuffer &a,
-                                       const AllocBuffer &b) {
-    return a.size > b.size;
-  });
+  auto order =
+      sortedOrder(buffers, [](const AllocBuffer &a, const AllocBuffer &b) {
+        return a.size > b.size;
+      });
   return placeInOrder(buffers, order, GapChoice::FirstFit);
 }
 
@@ -104,28 +106,28 @@ std::vector<int64_t> greedyBySize(const std::vector<AllocBuffer> &buffers) {
 /// temporal (lifetime first) orders; keeps the smaller arena.
 std::vector<int64_t> bestFit(const std::vector<AllocBuffer> &buffers) {
   auto length = [](const AllocBuffer &b) { return b.upper - b.lower; };
-  auto bySize = sortedOrder(buffers, [&](const AllocBuffer &a,
-                                         const AllocBuffer &b) {
-    if (a.size != b.size)
-      return a.size > b.size;
-    if (length(a) != length(b))
-      return length(a) > length(b);
-    return a.lower < b.lower;
-  });
-  auto byLifetime = sortedOrder(buffers, [&](const AllocBuffer &a,
-                                             const AllocBuffer &b) {
-    if (length(a) != length(b))
-      return length(a) > length(b);
-    if (a.size != b.size)
-      return a.size > b.size;
-    return a.lower < b.lower;
-  });
+  auto bySize =
+      sortedOrder(buffers, [&](const AllocBuffer &a, const AllocBuffer &b) {
+        if (a.size != b.size)
+          return a.size > b.size;
+        if (length(a) != length(b))
+          return length(a) > length(b);
+        return a.lower < b.lower;
+      });
+  auto byLifetime =
+      sortedOrder(buffers, [&](const AllocBuffer &a, const AllocBuffer &b) {
+        if (length(a) != length(b))
+          return length(a) > length(b);
+        if (a.size != b.size)
+          return a.size > b.size;
+        return a.lower < b.lower;
+      });
   std::vector<int64_t> spatial =
       placeInOrder(buffers, bySize, GapChoice::BestFit);
   std::vector<int64_t> temporal =
       placeInOrder(buffers, byLifetime, GapChoice::BestFit);
   return arenaSize(buffers, temporal) < arenaSize(buffers, spatial) ? temporal
-                                                                     : spatial;
+                                                                    : spatial;
 }
 
 /// A bound at least the max-live bytes that also counts alignment: at any
@@ -260,9 +262,8 @@ serenity::validatePlacement(const std::vector<AllocBuffer> &buffers,
   // Sweep in start order: only buffers starting before i ends can overlap it.
   std::vector<int> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return buffers[a].lower < buffers[b].lower;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return buffers[a].lower < buffers[b].lower; });
   for (size_t x = 0; x < order.size(); ++x) {
     const AllocBuffer &a = buffers[order[x]];
     if (isTrivial(a))
@@ -305,8 +306,9 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
   };
 
   if (options.algorithm != AllocAlgorithm::Exact) {
-    accept(options.algorithm == AllocAlgorithm::GreedySize ? greedyBySize(buffers)
-                                                           : bestFit(buffers));
+    accept(options.algorithm == AllocAlgorithm::GreedySize
+               ? greedyBySize(buffers)
+               : bestFit(buffers));
     if (fitsCapacity()) {
       result.status = AllocResult::Status::Placed;
     } else if (result.lowerBound > *options.capacity) {
@@ -317,11 +319,10 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
                        std::to_string(result.lowerBound);
     } else {
       result.status = AllocResult::Status::NotFound;
-      result.message = std::string(allocAlgorithmName(options.algorithm)) +
-                       " needs " + std::to_string(result.arenaSize) +
-                       " bytes, more than capacity " +
-                       std::to_string(*options.capacity) +
-                       " (try --algorithm exact)";
+      result.message =
+          std::string(allocAlgorithmName(options.algorithm)) + " needs " +
+          std::to_string(result.arenaSize) + " bytes, more than capacity " +
+          std::to_string(*options.capacity) + " (try --algorithm exact)";
     }
     return result;
   }
@@ -340,8 +341,8 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
                      ": the lower bound (max live bytes) is " +
                      std::to_string(result.lowerBound);
     if (provenBelow > result.lowerBound)
-      result.message += ", " + std::to_string(provenBelow) +
-                        " with alignment gaps";
+      result.message +=
+          ", " + std::to_string(provenBelow) + " with alignment gaps";
     return result;
   }
 
@@ -385,12 +386,11 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
     if (o == Outcome::TimedOut) {
       result.status = AllocResult::Status::NotFound;
       result.provenOptimal = false;
-      result.message = "no placement within capacity " +
-                       std::to_string(*options.capacity) + " found in " +
-                       std::to_string(options.timeLimitSeconds) +
-                       " s (best heuristic arena " +
-                       std::to_string(result.arenaSize) + ", lower bound " +
-                       std::to_string(result.lowerBound) + ")";
+      result.message =
+          "no placement within capacity " + std::to_string(*options.capacity) +
+          " found in " + std::to_string(options.timeLimitSeconds) +
+          " s (best heuristic arena " + std::to_string(result.arenaSize) +
+          ", lower bound " + std::to_string(result.lowerBound) + ")";
       return result;
     }
   }

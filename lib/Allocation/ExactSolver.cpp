@@ -1,4 +1,4 @@
-//===- ExactSolver.cpp - Branch and bound for a fixed arena capacity -*- C++ -*-===//
+//===- ExactSolver.cpp - Branch and bound for one capacity ------*- C++ -*-===//
 //
 // Decides whether the buffers fit in `capacity` bytes, after the ideas of
 // MiniMalloc (Moffitt, ASPLOS 2024):
@@ -193,7 +193,8 @@ void Solver::buildSections() {
     sectionAlign[s] = m;
     for (int b : sectionBuffers[s]) {
       totalOf[s] += sizeIn(b, s);
-      sectionSlack[s] = std::max(sectionSlack[s], sizeIn(b, s) - buffers[b].size);
+      sectionSlack[s] =
+          std::max(sectionSlack[s], sizeIn(b, s) - buffers[b].size);
     }
   }
   overlaps.assign(n, {});
@@ -209,7 +210,7 @@ bool Solver::boundHolds(const Partition &p, int64_t offset) const {
   for (int s = p.secLo; s < p.secHi; ++s)
     if (floorOf[s] > capacity ||
         (totalOf[s] > 0 &&
-        alignUp(std::max(offset, floorOf[s]), sectionAlign[s]) + totalOf[s] -
+         alignUp(std::max(offset, floorOf[s]), sectionAlign[s]) + totalOf[s] -
                  sectionSlack[s] >
              capacity))
       return false;
@@ -286,7 +287,8 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
   std::sort(order.begin(), order.end());
   int64_t minHeight = std::numeric_limits<int64_t>::max();
   for (const Candidate &c : order)
-    minHeight = std::min(minHeight, c.offset + buffers[preorder[c.preorderIdx]].size);
+    minHeight =
+        std::min(minHeight, c.offset + buffers[preorder[c.preorderIdx]].size);
   for (const Candidate &c : order) {
     if (c.offset >= minHeight)
       break;
@@ -315,8 +317,8 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
 
 Status Solver::placeAndRecurse(const Partition &p,
                                const std::vector<int> &preorder,
-                               const std::vector<Candidate> &order,
-                               int64_t at, int preorderIdx, int b) {
+                               const std::vector<Candidate> &order, int64_t at,
+                               int preorderIdx, int b) {
   const int64_t top = at + buffers[b].size;
   offset[b] = at;
   const size_t minOffMark = minOffLog.size(), floorMark = floorLog.size();

@@ -1,4 +1,4 @@
-//===- StaticAlloc.cpp - Static arena allocation of memref.alloc -*- C++ -*-===//
+//===- StaticAlloc.cpp - Arena allocation of memref.alloc -------*- C++ -*-===//
 //
 // A thin adapter: IR -> buffers with live intervals -> SerenityAllocation ->
 // views into one arena. All placement decisions are the library's; this file
@@ -52,9 +52,8 @@ struct OpNumbering {
 
   explicit OpNumbering(func::FuncOp func) {
     int64_t next = 0;
-    func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-      index[op] = next++;
-    });
+    func.getBody().walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { index[op] = next++; });
     func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) {
       int64_t last = index[op];
       for (Region &region : op->getRegions())
@@ -155,8 +154,7 @@ void SerenityStaticAllocPass::runOnOperation() {
 
   SymbolTable symbols(module);
   llvm::json::Array reports;
-  for (func::FuncOp func :
-       llvm::to_vector(module.getOps<func::FuncOp>())) {
+  for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
       continue;
     FailureOr<std::optional<llvm::json::Object>> entry =
@@ -176,11 +174,10 @@ void SerenityStaticAllocPass::runOnOperation() {
                        << report << "': " << ec.message();
     return signalPassFailure();
   }
-  llvm::json::Value json =
-      reports.size() == 1
-          ? llvm::json::Value(std::move(reports[0]))
-          : llvm::json::Value(
-                llvm::json::Object{{"functions", std::move(reports)}});
+  llvm::json::Value json = reports.size() == 1
+                               ? llvm::json::Value(std::move(reports[0]))
+                               : llvm::json::Value(llvm::json::Object{
+                                     {"functions", std::move(reports)}});
   file.os() << llvm::formatv("{0:2}", json) << "\n";
   file.keep();
 }
@@ -205,8 +202,9 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       return skip("non-default memory space");
     PlannedAlloc plan;
     plan.alloc = alloc;
-    plan.bytes = type.getNumElements() *
-                 static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+    plan.bytes =
+        type.getNumElements() *
+        static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
     plan.alignment = alignment;
     if (std::optional<uint64_t> own = alloc.getAlignment())
       plan.alignment = std::max<int64_t>(plan.alignment, *own);
@@ -224,8 +222,8 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
     std::string name;
     llvm::raw_string_ostream os(name);
     plan.alloc.getResult().printAsOperand(os, asmState);
-    buffers.push_back({name, plan.first, plan.last + 1, plan.bytes,
-                       plan.alignment});
+    buffers.push_back(
+        {name, plan.first, plan.last + 1, plan.bytes, plan.alignment});
   }
   ::serenity::AllocOptions options;
   options.algorithm = algo;
@@ -243,7 +241,8 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   }
 
   MLIRContext *ctx = func.getContext();
-  auto arenaType = MemRefType::get({result.arenaSize}, IntegerType::get(ctx, 8));
+  auto arenaType =
+      MemRefType::get({result.arenaSize}, IntegerType::get(ctx, 8));
   OpBuilder builder(ctx);
   Value arenaValue;
   if (arena == "argument") {
@@ -304,13 +303,13 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                 builder.getI64IntegerAttr(result.arenaSize));
   func->setAttr("serenity.arena_lower_bound",
                 builder.getI64IntegerAttr(result.lowerBound));
-  return std::optional<llvm::json::Object>(llvm::json::Object{
-      {"function", func.getSymName().str()},
-      {"arena_bytes", result.arenaSize},
-      {"lower_bound", result.lowerBound},
-      {"proven_optimal", result.provenOptimal},
-      {"algorithm", ::serenity::allocAlgorithmName(algo)},
-      {"buffers", std::move(bufferReports)}});
+  return std::optional<llvm::json::Object>(
+      llvm::json::Object{{"function", func.getSymName().str()},
+                         {"arena_bytes", result.arenaSize},
+                         {"lower_bound", result.lowerBound},
+                         {"proven_optimal", result.provenOptimal},
+                         {"algorithm", ::serenity::allocAlgorithmName(algo)},
+                         {"buffers", std::move(bufferReports)}});
 }
 
 } // namespace

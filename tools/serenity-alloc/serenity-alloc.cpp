@@ -1,4 +1,4 @@
-//===- serenity-alloc.cpp - Static offset allocation from CSV ----*- C++ -*-===//
+//===- serenity-alloc.cpp - Offset allocation from CSV ----------*- C++ -*-===//
 //
 // Reads buffers with live intervals in the MiniMalloc CSV format, places them
 // in one arena and writes the rows back with an `offset` column. Every
@@ -29,7 +29,8 @@ cl::OptionCategory category("serenity-alloc options");
 
 cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                cl::desc("<input.csv>"), cl::cat(category));
-cl::opt<std::string> outputFile("o", cl::desc("Output CSV file (default: stdout)"),
+cl::opt<std::string> outputFile("o",
+                                cl::desc("Output CSV file (default: stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(category));
 cl::opt<int64_t> capacity("capacity",
@@ -85,8 +86,8 @@ int main(int argc, char **argv) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> input =
       MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!input)
-    return fail("cannot read '" + inputFile + "': " +
-                input.getError().message());
+    return fail("cannot read '" + inputFile +
+                "': " + input.getError().message());
   std::string error;
   std::optional<serenity::AllocCSV> csv =
       serenity::parseAllocCSV((*input)->getBuffer().str(), error);

@@ -1,4 +1,4 @@
-//===- AllocatorTest.cpp - Tests for the offset allocators -------*- C++ -*-===//
+//===- AllocatorTest.cpp - Tests for the offset allocators ------*- C++ -*-===//
 //
 // Oracles: hand-computed arenas for small cases, an independent brute force
 // (every offset tried) for random tiny instances, TFLite Micro's own planner
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Serenity/Allocation/AllocationCSV.h"
 #include "Serenity/Allocation/Allocator.h"
+#include "Serenity/Allocation/AllocationCSV.h"
 
 #include "gtest/gtest.h"
 
@@ -26,8 +26,8 @@ make(const std::vector<std::tuple<int64_t, int64_t, int64_t>> &rows,
      int64_t alignment = 1) {
   std::vector<AllocBuffer> buffers;
   for (const auto &[lower, upper, size] : rows)
-    buffers.push_back({"b" + std::to_string(buffers.size()), lower, upper,
-                       size, alignment});
+    buffers.push_back(
+        {"b" + std::to_string(buffers.size()), lower, upper, size, alignment});
   return buffers;
 }
 
@@ -57,7 +57,8 @@ int64_t bruteForceOptimum(const std::vector<AllocBuffer> &buffers) {
       bool ok = true;
       for (size_t j = 0; j < i && ok; ++j) {
         const AllocBuffer &c = buffers[j];
-        bool timeOverlap = std::max(b.lower, c.lower) < std::min(b.upper, c.upper);
+        bool timeOverlap =
+            std::max(b.lower, c.lower) < std::min(b.upper, c.upper);
         bool spaceOverlap = o < offsets[j] + c.size && offsets[j] < o + b.size;
         ok = !(timeOverlap && spaceOverlap && b.size > 0 && c.size > 0);
       }
@@ -155,7 +156,8 @@ TEST(AllocTFLM, GreedyMediumGreedyIs90OptimumIs80) {
   // b4 -> 0; b3 [3,5) misses b4 -> 0; b2 [2,4) sits on b3 -> 40; b1 [1,3)
   // meets b4 [0,50) and b2 [40,70) -> 70; b0 fits the gap [50,70) -> 50.
   // These are the offsets TFLM's test asserts, arena 90.
-  auto bufs = make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
+  auto bufs =
+      make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
   AllocResult greedy = run(bufs, AllocAlgorithm::GreedySize);
   EXPECT_EQ(greedy.offsets, (std::vector<int64_t>{50, 70, 40, 0, 0}));
   EXPECT_EQ(greedy.arenaSize, 90);
@@ -196,7 +198,8 @@ TEST(AllocRandom, ExactMatchesBruteForce) {
     ASSERT_EQ(exact.status, AllocResult::Status::Placed);
     EXPECT_EQ(exact.arenaSize, optimum) << "iteration " << iter;
     EXPECT_TRUE(exact.provenOptimal) << "iteration " << iter;
-    EXPECT_FALSE(validatePlacement(bufs, exact.offsets)) << "iteration " << iter;
+    EXPECT_FALSE(validatePlacement(bufs, exact.offsets))
+        << "iteration " << iter;
     EXPECT_LE(exact.lowerBound, optimum);
     for (auto a : {AllocAlgorithm::GreedySize, AllocAlgorithm::BestFit}) {
       AllocResult h = run(bufs, a);
@@ -278,7 +281,8 @@ TEST(AllocExact, InfeasibleBelowLowerBound) {
 TEST(AllocExact, HeuristicOverCapacityIsNotProvenInfeasible) {
   // Greedy needs 90 on TFLM's medium case; 80 fits, so greedy-size with
   // capacity 80 reports NotFound (it cannot prove anything).
-  auto bufs = make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
+  auto bufs =
+      make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
   AllocResult r = run(bufs, AllocAlgorithm::GreedySize, 80);
   EXPECT_EQ(r.status, AllocResult::Status::NotFound);
 }
@@ -286,7 +290,8 @@ TEST(AllocExact, HeuristicOverCapacityIsNotProvenInfeasible) {
 TEST(AllocExact, ZeroTimeLimitKeepsHeuristicUnproven) {
   // The lower bound is 80 but greedy and best fit both need 90; with no
   // time the exact algorithm returns the heuristic answer, flagged.
-  auto bufs = make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
+  auto bufs =
+      make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
   AllocOptions options;
   options.timeLimitSeconds = 0;
   AllocResult r = allocate(bufs, options);
@@ -310,8 +315,8 @@ TEST(AllocExact, AlignmentRespected) {
 TEST(AllocExact, IndependentGroupsAndTrivialBuffers) {
   // Two groups separated at t=2 (nothing crosses), an empty-interval buffer
   // of 9 bytes (never live, but its bytes must exist) and a zero-size one.
-  auto bufs = make({{0, 2, 4}, {0, 2, 6}, {2, 4, 8}, {2, 4, 1}, {1, 1, 9},
-                    {0, 4, 0}});
+  auto bufs =
+      make({{0, 2, 4}, {0, 2, 6}, {2, 4, 8}, {2, 4, 1}, {1, 1, 9}, {0, 4, 0}});
   AllocResult r = run(bufs, AllocAlgorithm::Exact);
   EXPECT_EQ(r.lowerBound, 10);
   EXPECT_EQ(r.arenaSize, 10);
@@ -349,7 +354,8 @@ TEST(AllocCSV, ReportsLineNumbers) {
   EXPECT_FALSE(parseAllocCSV("", error));
 }
 
-//===--- Shared benchmarks -------------------------------------------------===//
+//===--- Shared benchmarks
+//-------------------------------------------------===//
 
 TEST(AllocBench, TFLMPlannerOptima) {
   std::string dir = sharedBench();

@@ -1,4 +1,4 @@
-//===- AllocationCSV.h - MiniMalloc CSV reader and writer --------*- C++ -*-===//
+//===- AllocationCSV.h - MiniMalloc CSV reader and writer -------*- C++ -*-===//
 //
 // The MiniMalloc benchmark format: a header row naming the columns `id`,
 // `lower`, `upper`, `size` and optionally `alignment` and `offset` (any

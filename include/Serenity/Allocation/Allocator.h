@@ -1,4 +1,4 @@
-//===- Allocator.h - Static offset allocation over live intervals -*- C++ -*-===//
+//===- Allocator.h - Offset allocation over live intervals ------*- C++ -*-===//
 //
 // Places buffers with fixed live intervals at offsets in one arena so that no
 // two buffers live at the same time share a byte. Plain data only (no MLIR):
@@ -125,8 +125,8 @@ struct ExactProbe {
 /// Searches for a placement of `buffers` (sizes > 0, lower < upper) with
 /// every buffer ending at or below `capacity`, stopping at `deadlineSeconds`
 /// (seconds since the steady clock's epoch).
-ExactProbe solveExact(const std::vector<AllocBuffer> &buffers,
-                      int64_t capacity, double deadlineSeconds);
+ExactProbe solveExact(const std::vector<AllocBuffer> &buffers, int64_t capacity,
+                      double deadlineSeconds);
 
 /// Seconds on the steady clock, the time base of `solveExact` deadlines.
 double steadyNowSeconds();
