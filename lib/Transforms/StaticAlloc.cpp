@@ -186,6 +186,18 @@ FailureOr<std::optional<llvm::json::Object>>
 SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                                           ::serenity::AllocAlgorithm algo,
                                           SymbolTable &symbols) {
+  // Program order is a valid timeline only for structured control flow:
+  // with several blocks a branch back would revive "dead" buffers.
+  bool multiBlock = false;
+  func->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      multiBlock |= !region.empty() && !region.hasOneBlock();
+  });
+  if (multiBlock) {
+    func.emitRemark() << "serenity-static-alloc: function left unchanged: "
+                         "it has a region with several blocks";
+    return std::optional<llvm::json::Object>();
+  }
   OpNumbering numbering(func);
   DataLayout layout = DataLayout::closest(func);
   SmallVector<PlannedAlloc> plans;

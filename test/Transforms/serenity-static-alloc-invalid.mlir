@@ -54,3 +54,22 @@ func.func @layouts() {
   %s = memref.alloc() : memref<4xf32, 1>
   return
 }
+
+// -----
+
+// Unstructured control flow: program order is not a timeline (the branch
+// back would revive buffers), so nothing is planned.
+// CHECK-LABEL: func.func @blocks
+// CHECK-NOT: serenity.arena_bytes
+// CHECK: memref.alloc
+// expected-remark @below {{serenity-static-alloc: function left unchanged: it has a region with several blocks}}
+func.func @blocks(%c: i1) {
+  %a = memref.alloc() : memref<4xf32>
+  cf.br ^bb1
+^bb1:
+  %b = memref.alloc() : memref<4xf32>
+  memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb2:
+  return
+}

@@ -131,7 +131,8 @@ def SerenityStaticAllocPass
     [ {"name", "offset", "size", "first", "last"} ] }` (inclusive steps in
     the rewritten function), or `{"functions": [ ... ] }` of those when
     several functions have buffers. Functions without placeable allocs are
-    left unchanged (no arena).
+    left unchanged (no arena), and so are functions with a multi-block
+    region (with a remark), where program order is not a timeline.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"exact\"",
