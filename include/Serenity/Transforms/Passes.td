@@ -75,4 +75,50 @@ def SerenityMemoryReportPass
   ];
 }
 
+def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
+  let summary = "Identity graph rewriting around channel concatenations";
+  let description = [{
+    Rewrites the graph around `tosa.concat` without changing its math
+    (SERENITY's identity graph rewriting), so that a scheduler can keep one
+    branch live at a time:
+
+    - channel-wise partitioning: a channel concat feeding float `tosa.conv2d`
+      ops becomes a sum of partial convs over input-channel slices of the
+      weights (new constants), the bias added once;
+    - kernel-wise partitioning: a channel concat feeding
+      `tosa.depthwise_conv2d` ops becomes a concat of per-input depthwise
+      convs with sliced weights and bias;
+    - channel-independent ops (elementwise unary ops, max/avg pooling) are
+      pushed through a concat so the partitions above apply.
+
+    ```mlir
+    %c = tosa.concat %a, %b {axis = 3 : i32} : ... -> tensor<1x8x8x8xf32>
+    %y = tosa.conv2d %c, %w, %bias, %zp, %zp {...}
+    // becomes
+    %p0 = tosa.conv2d %a, %w_ic0_4, %bias, %zp, %zp {...}
+    %p1 = tosa.conv2d %b, %w_ic4_8, %zero, %zp, %zp {...}
+    %y = tosa.add %p0, %p1
+    ```
+
+    A rewrite is rooted at a concat and rewrites every user of it, or none.
+    One candidate is a concat together with the concats its rewrite creates
+    (pushing a ReLU creates the concat that is then partitioned).
+
+    `mode=all` applies every candidate. `mode=profitable` (default) applies,
+    one at a time, the candidate that lowers the scheduled peak of the
+    function the most, until none does; the scheduled peak is evaluated on a
+    clone of the function under the memory model of DESIGN.md. The pass does
+    not reorder ops: the gain is realized by the scheduler that runs after it.
+    Every applied rewrite gets a remark with the peak before and after; with
+    `explain=true`, rejected candidates get a remark with the reasons.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
+           "Which rewrites to apply: profitable or all">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark with the reasons for every concat left unchanged">,
+  ];
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
 #endif // SERENITY_TRANSFORMS_PASSES_TD
