@@ -137,7 +137,23 @@ struct SerenityRewritePass
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    populateSerenityRewritePatterns(set);
+    if (patternGroups.empty()) {
+      populateSerenityRewritePatterns(set);
+    } else {
+      for (const std::string &group : patternGroups) {
+        if (group == "channel-partition")
+          populateSerenityChannelPartitionPatterns(set);
+        else if (group == "kernel-partition")
+          populateSerenityKernelPartitionPatterns(set);
+        else if (group == "push-through-concat")
+          populateSerenityConcatPushPatterns(set);
+        else
+          return emitError(UnknownLoc::get(context))
+                 << "serenity-rewrite: unknown pattern group '" << group
+                 << "' (expected channel-partition, kernel-partition or "
+                    "push-through-concat)";
+      }
+    }
     patterns = std::move(set);
     return success();
   }

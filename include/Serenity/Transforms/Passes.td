@@ -111,12 +111,16 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
     not reorder ops: the gain is realized by the scheduler that runs after it.
     Every applied rewrite gets a remark with the peak before and after; with
     `explain=true`, rejected candidates get a remark with the reasons.
+    `patterns=` restricts the pattern groups (to test one pattern alone).
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
            "Which rewrites to apply: profitable or all">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark with the reasons for every concat left unchanged">,
+    ListOption<"patternGroups", "patterns", "std::string",
+               "Pattern groups to use (default: all): channel-partition, "
+               "kernel-partition, push-through-concat">,
   ];
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
