@@ -13,13 +13,12 @@ config.test_exec_root = os.path.join(config.serenity_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(
     ("%mlir_runner_utils",
-     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + ".so")))
 config.substitutions.append(
     ("%mlir_c_runner_utils",
-     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + ".so")))
 config.substitutions.append(("%serenity_src", config.serenity_src_root))
 # ../shared next to the checkout (present in CI, absent in a user's clone).
 shared = os.path.normpath(os.path.join(config.serenity_src_root, "..", "shared"))
@@ -34,4 +33,4 @@ tool_dirs = [config.serenity_tools_dir, config.llvm_tools_dir]
 tools = ["serenity-opt", "mlir-opt", "mlir-runner", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=True)
