@@ -216,6 +216,9 @@ struct SerenityRewritePass
 
     if (explain)
       for (tosa::ConcatOp concat : collectConcats(function)) {
+        // Concats that only feed returns, adds... are not candidates.
+        if (llvm::none_of(concat->getUsers(), isPartitionableUser))
+          continue;
         RewriteRecorder recorder;
         OwningOpRef<func::FuncOp> clone = function.clone();
         if (apply(collectConcats(*clone)[indexOf(function, concat)], recorder))

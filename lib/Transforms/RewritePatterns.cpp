@@ -306,16 +306,17 @@ struct ConcatIntoDepthwiseIsConcatOfDepthwise
       int64_t offset = 0;
       for (Value input : concat.getInput1()) {
         int64_t channels = dimSize(input, kChannelAxis);
+        Value weight =
+            createConst(rewriter, loc, sliceAlong(c.weight, 2, offset, channels));
+        Value bias = c.bias ? createConst(rewriter, loc,
+                                          sliceAlong(c.bias, 0,
+                                                     offset * multiplier,
+                                                     channels * multiplier))
+                            : conv.getBias();
         Operation *part = cloneWithoutAnnotations(rewriter, conv);
         part->setOperand(0, input);
-        part->setOperand(1, createConst(rewriter, loc,
-                                        sliceAlong(c.weight, 2, offset,
-                                                   channels)));
-        if (c.bias)
-          part->setOperand(
-              2, createConst(rewriter, loc,
-                             sliceAlong(c.bias, 0, offset * multiplier,
-                                        channels * multiplier)));
+        part->setOperand(1, weight);
+        part->setOperand(2, bias);
         part->getResult(0).setType(
             withDim(conv.getType(), kChannelAxis, channels * multiplier));
         parts.push_back(part->getResult(0));
@@ -411,6 +412,11 @@ struct PushChannelIndependentOpsThroughConcat
 };
 
 } // namespace
+
+bool mlir::serenity::isPartitionableUser(Operation *op) {
+  return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(op) ||
+         isElementwiseUnary(op) || isPerChannelPooling(op);
+}
 
 void mlir::serenity::populateSerenityChannelPartitionPatterns(
     RewritePatternSet &patterns) {

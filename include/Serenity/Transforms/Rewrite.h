@@ -41,6 +41,10 @@ void populateSerenityConcatPushPatterns(RewritePatternSet &patterns);
 /// All of the above.
 void populateSerenityRewritePatterns(RewritePatternSet &patterns);
 
+/// True when some pattern above could rewrite `op` as a user of a concat:
+/// conv2d, depthwise_conv2d, an elementwise unary op or a pooling.
+bool isPartitionableUser(Operation *op);
+
 /// The peak the rewrite pass compares before and after a candidate rewrite:
 /// the lower of the program-order peak and the peak of a memory-greedy
 /// topological order. This is the one place the pass depends on a
