@@ -175,8 +175,8 @@ struct ConcatIntoConv2DIsSumOfPartialConvs
   }
 
 private:
-  /// Conditions under which the sum of partial convs equals the conv up to
-  /// float summation order.
+  /// Conditions under which the sum of partial convs equals the conv: up to
+  /// float summation order, or exactly for i32 accumulators.
   static LogicalResult checkConv(tosa::Conv2DOp conv, DenseElementsAttr &weight,
                                  PatternRewriter &rewriter) {
     auto resultType = dyn_cast<RankedTensorType>(conv.getType());
@@ -184,18 +184,27 @@ private:
       return rewriter.notifyMatchFailure(conv, "conv2d result is not static");
     Type element = resultType.getElementType();
     Type inputElement = getElementTypeOrSelf(conv.getInput().getType());
-    if (!isa<FloatType>(element) || !isa<FloatType>(inputElement))
+    if (isa<FloatType>(element) && isa<FloatType>(inputElement)) {
+      if (conv.getAccType() != element)
+        return rewriter.notifyMatchFailure(conv, [&](Diagnostic &diag) {
+          diag << "acc_type " << conv.getAccType() << " is wider than result "
+               << element
+               << ": rounding each partial sum would change results";
+        });
+    } else if (isa<IntegerType>(inputElement) && element.isInteger(32) &&
+               conv.getAccType().isInteger(32)) {
+      // Integer convs accumulate in i32 two's-complement arithmetic, which is
+      // associative: the partial accumulators (each subtracting the same
+      // zero points) add up to the full one bit-exactly.
+    } else {
       return rewriter.notifyMatchFailure(conv, [&](Diagnostic &diag) {
-        diag << "channel-wise partitioning of a quantized/integer conv2d ("
-             << inputElement << " -> " << element
-             << ") is not supported: partial sums would need the exact "
-                "accumulator type";
+        diag << "channel-wise partitioning of a conv2d from " << inputElement
+             << " to " << element
+             << " is not supported: only float convs accumulating in their "
+                "result type and integer convs with i32 results add up "
+                "exactly with tosa.add";
       });
-    if (conv.getAccType() != element)
-      return rewriter.notifyMatchFailure(conv, [&](Diagnostic &diag) {
-        diag << "acc_type " << conv.getAccType() << " is wider than result "
-             << element << ": rounding each partial sum would change results";
-      });
+    }
     if (!matchPattern(conv.getWeight(), m_Constant(&weight)))
       return rewriter.notifyMatchFailure(
           conv, "conv2d weights are not a dense constant");

@@ -119,19 +119,43 @@ func.func @runtime_weights(%arg0: tensor<1x2x2x1xf32>, %arg1: tensor<1x2x2x1xf32
 
 // -----
 
-// Quantized conv2d (i8 x i8 -> i32) is rejected with its reason.
+// Quantized conv2d (i8 x i8 -> i32, input zero point -3): partitioned, since
+// i32 accumulation is associative; every partial keeps the zero points.
 
-// CHECK-LABEL: func.func @quantized
-// CHECK:       tosa.concat
-// CHECK:       tosa.conv2d %{{.*}} : (tensor<1x2x2x2xi8>
-func.func @quantized(%arg0: tensor<1x2x2x1xi8>, %arg1: tensor<1x2x2x1xi8>) -> tensor<1x2x2x1xi32> {
-  %w = "tosa.const"() <{values = dense<[[[[7, 8]]]]> : tensor<1x1x1x2xi8>}> : () -> tensor<1x1x1x2xi8>
-  %b = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
-  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  // expected-remark @+1 {{concat kept: [channel-partition] channel-wise partitioning of a quantized/integer conv2d ('i8' -> 'i32') is not supported}}
+// CHECK-LABEL: func.func @int8
+// CHECK-DAG:   %[[IZP:.*]] = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}>
+// CHECK-DAG:   %[[WZP:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi8>}>
+// CHECK:       %[[P0:.*]] = tosa.conv2d %arg0, %{{.*}}, %{{.*}}, %[[IZP]], %[[WZP]] {acc_type = i32, {{.*}}} : (tensor<1x2x2x1xi8>, tensor<1x1x1x1xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi32>
+// CHECK:       %[[P1:.*]] = tosa.conv2d %arg1, %{{.*}}, %{{.*}}, %[[IZP]], %[[WZP]] {acc_type = i32, {{.*}}} : (tensor<1x2x2x1xi8>, tensor<1x1x1x1xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi32>
+// CHECK:       tosa.add %[[P0]], %[[P1]] : (tensor<1x2x2x1xi32>, tensor<1x2x2x1xi32>) -> tensor<1x2x2x1xi32>
+func.func @int8(%arg0: tensor<1x2x2x1xi8>, %arg1: tensor<1x2x2x1xi8>) -> tensor<1x2x2x1xi32> {
+  %w = "tosa.const"() <{values = dense<[[[[7, -8]]]]> : tensor<1x1x1x2xi8>}> : () -> tensor<1x1x1x2xi8>
+  %b = "tosa.const"() <{values = dense<100> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %izp = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-remark @+1 {{applied channel-partition x1}}
   %c = tosa.concat %arg0, %arg1 {axis = 3 : i32} : (tensor<1x2x2x1xi8>, tensor<1x2x2x1xi8>) -> tensor<1x2x2x2xi8>
-  %y = tosa.conv2d %c, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x2xi8>, tensor<1x1x1x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi32>
+  %y = tosa.conv2d %c, %w, %b, %izp, %wzp {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x2xi8>, tensor<1x1x1x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2x1xi32>
   return %y : tensor<1x2x2x1xi32>
+}
+
+// -----
+
+// i16 x i8 -> i48: there is no i48 tosa.add to sum the partials; rejected
+// with its reason.
+
+// CHECK-LABEL: func.func @int16
+// CHECK:       tosa.concat
+// CHECK:       tosa.conv2d %{{.*}} : (tensor<1x2x2x2xi16>
+func.func @int16(%arg0: tensor<1x2x2x1xi16>, %arg1: tensor<1x2x2x1xi16>) -> tensor<1x2x2x1xi48> {
+  %w = "tosa.const"() <{values = dense<[[[[7, 8]]]]> : tensor<1x1x1x2xi8>}> : () -> tensor<1x1x1x2xi8>
+  %b = "tosa.const"() <{values = dense<0> : tensor<1xi48>}> : () -> tensor<1xi48>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi16>}> : () -> tensor<1xi16>
+  %wzp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  // expected-remark @+1 {{concat kept: [channel-partition] channel-wise partitioning of a conv2d from 'i16' to 'i48' is not supported}}
+  %c = tosa.concat %arg0, %arg1 {axis = 3 : i32} : (tensor<1x2x2x1xi16>, tensor<1x2x2x1xi16>) -> tensor<1x2x2x2xi16>
+  %y = tosa.conv2d %c, %w, %b, %izp, %wzp {acc_type = i48, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x2x2x2xi16>, tensor<1x1x1x2xi8>, tensor<1xi48>, tensor<1xi16>, tensor<1xi8>) -> tensor<1x2x2x1xi48>
+  return %y : tensor<1x2x2x1xi48>
 }
 
 // -----

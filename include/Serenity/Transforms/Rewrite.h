@@ -18,10 +18,12 @@ namespace mlir {
 namespace serenity {
 
 /// Channel-wise partitioning: a `tosa.concat` on the channel axis whose users
-/// are all float `tosa.conv2d` ops reading it as input becomes, per conv, one
+/// are all `tosa.conv2d` ops reading it as input becomes, per conv, one
 /// partial conv2d per concat input (weights sliced along IC into new
 /// constants) summed with `tosa.add`; the bias is added by the first partial
-/// only. Debug name: "channel-partition".
+/// only. Float convs must accumulate in their result type (equal up to
+/// summation order); integer convs must have i32 results (bit-exact).
+/// Debug name: "channel-partition".
 void populateSerenityChannelPartitionPatterns(RewritePatternSet &patterns);
 
 /// Kernel-wise partitioning: a channel concat whose users are all
