@@ -26,6 +26,16 @@ if os.path.isdir(shared):
     config.available_features.add("shared")
 config.substitutions.append(("%shared", shared))
 
+# Debian's interpreter sees the python3-* packages (numpy, networkx, ...);
+# python/ is importable so RUN lines can call `%python -m serenity gen ...`.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.environment["PYTHONPATH"] = os.path.join(config.serenity_src_root, "python")
+config.substitutions.append(("%integration", os.path.join(config.serenity_src_root, "test", "Integration")))
+
+import shutil
+if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"):
+    config.available_features.add("cortex-m")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
