@@ -25,6 +25,28 @@ bool mlir::serenity::isViewLike(Operation *op) {
              memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
 }
 
+std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
+  if (text == "copy")
+    return ConcatMode::Copy;
+  if (text == "inplace")
+    return ConcatMode::InPlace;
+  return std::nullopt;
+}
+
+bool mlir::serenity::canProduceInPlace(Operation *op) {
+  return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
+             tosa::AvgPool2dOp, tosa::MulOp>(op) ||
+         op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
+}
+
+/// True when `operand` of `concat` is produced into its slice of the
+/// concat's output under ConcatMode::InPlace.
+static bool isInPlaceOperand(Value operand, Block &block) {
+  Operation *def = operand.getDefiningOp();
+  return def && def->getBlock() == &block && operand.hasOneUse() &&
+         canProduceInPlace(def);
+}
+
 /// Bits of one element, rounded up to whole bytes; nullopt when unknown.
 static std::optional<int64_t> getElementBytes(Type element) {
   if (auto quant = dyn_cast<quant::QuantizedType>(element))
@@ -93,7 +115,8 @@ static LogicalResult checkValueType(Value value, Location loc,
 }
 
 FailureOr<FunctionMemoryModel>
-FunctionMemoryModel::build(FunctionOpInterface function) {
+FunctionMemoryModel::build(FunctionOpInterface function,
+                           const MemoryModelOptions &options) {
   Region &body = function.getFunctionBody();
   if (body.empty())
     return function.emitError("serenity memory model: function has no body");
@@ -140,8 +163,20 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
       if (buffer >= 0)
         graph.addUse(node, buffer);
     };
-    for (Value operand : op.getOperands())
+    // In-place concat operands are not read by the concat: their producer
+    // wrote them into the concat's output already.
+    SmallVector<Value> inPlace;
+    if (options.concat == ConcatMode::InPlace && isa<tosa::ConcatOp>(op))
+      for (Value operand : op.getOperands())
+        if (isInPlaceOperand(operand, block))
+          inPlace.push_back(operand);
+    for (Value operand : op.getOperands()) {
+      if (llvm::is_contained(inPlace, operand)) {
+        graph.addDependence(node, producerNode.lookup(operand));
+        continue;
+      }
       recordUse(operand);
+    }
     if (op.getNumRegions() != 0)
       op.walk([&](Operation *nested) {
         if (nested == &op)
@@ -166,6 +201,14 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
       int buffer = graph.addResult(node, *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);
       model.rootBuffer[result] = buffer;
+      // Each in-place operand becomes a slice of this buffer: its own
+      // buffer keeps 0 bytes and its producer allocates the whole output
+      // when it runs first.
+      for (Value operand : inPlace) {
+        graph.buffers[model.getBuffer(operand)].bytes = 0;
+        graph.addPartialProducer(buffer, producerNode.lookup(operand));
+        model.rootBuffer[operand] = buffer;
+      }
     }
   }
 

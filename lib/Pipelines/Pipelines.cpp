@@ -33,6 +33,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("arena", options.arena, {"global", "argument"},
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
+                         errorHandler)) ||
+      failed(checkChoice("concat", options.concat, {"copy", "inplace"},
                          errorHandler)))
     return failure();
   if (options.alignment == 0 ||
@@ -49,10 +51,18 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
         "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
-        "canonicalize,"
-        "one-shot-bufferize{bufferize-function-boundaries "
+        "canonicalize,";
+  // In-place concatenation: the tensor.empty each concat operand's producer
+  // writes into becomes a slice of the concat's destination, so bufferization
+  // writes it in place; cse merges the equal subviews so the then self-copies
+  // fold away.
+  bool inPlaceConcat = options.concat == "inplace";
+  if (inPlaceConcat)
+    os << "eliminate-empty-tensors,";
+  os << "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map},"
-        "canonicalize,"
+     << (inPlaceConcat ? "cse," : "")
+     << "canonicalize,"
         "buffer-results-to-out-params{hoist-static-allocs "
         "modify-public-functions},"
         "func.func(serenity-copy-to-linalg)";

@@ -43,6 +43,17 @@ std::vector<int> memoryGreedyOrder(const ::serenity::MemoryGraph &graph) {
   for (const auto &node : graph.nodes)
     for (int buffer : node.uses)
       ++remainingUsers[buffer];
+  // Buffers a node may allocate: its results and the in-place concat
+  // outputs it writes a slice of (allocated by the first writer).
+  std::vector<std::vector<int>> writes(n);
+  for (int buffer = 0, e = graph.buffers.size(); buffer < e; ++buffer) {
+    const auto &info = graph.buffers[buffer];
+    if (info.producer >= 0)
+      writes[info.producer].push_back(buffer);
+    for (int node : info.partialProducers)
+      writes[node].push_back(buffer);
+  }
+  std::vector<bool> allocated(graph.buffers.size(), false);
 
   int64_t live = 0;
   for (const auto &buffer : graph.buffers)
@@ -60,8 +71,9 @@ std::vector<int> memoryGreedyOrder(const ::serenity::MemoryGraph &graph) {
     for (size_t i = 0; i < ready.size(); ++i) {
       const auto &node = graph.nodes[ready[i]];
       int64_t during = live, after;
-      for (int buffer : node.defs)
-        during += graph.buffers[buffer].bytes;
+      for (int buffer : writes[ready[i]])
+        if (!allocated[buffer])
+          during += graph.buffers[buffer].bytes;
       after = during;
       for (int buffer : node.uses)
         if (remainingUsers[buffer] == 1 && !graph.buffers[buffer].returned)
@@ -77,6 +89,8 @@ std::vector<int> memoryGreedyOrder(const ::serenity::MemoryGraph &graph) {
     ready.erase(ready.begin() + best);
     order.push_back(chosen);
     live = bestAfter;
+    for (int buffer : writes[chosen])
+      allocated[buffer] = true;
     for (int buffer : graph.nodes[chosen].uses)
       --remainingUsers[buffer];
     for (int succ : successors[chosen])
@@ -165,6 +179,13 @@ struct SerenityRewritePass
                            << "' (expected 'profitable' or 'all')";
       return signalPassFailure();
     }
+    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
+    if (!concatMode) {
+      function.emitError() << "serenity-rewrite: unknown concat '" << concat
+                           << "' (expected 'copy' or 'inplace')";
+      return signalPassFailure();
+    }
+    modelOptions.concat = *concatMode;
     if (function.isExternal())
       return;
     std::optional<int64_t> peak = peakOf(function);
@@ -234,7 +255,7 @@ private:
   /// Scheduled peak of `function`; nullopt (after an error) outside the
   /// memory model.
   std::optional<int64_t> peakOf(func::FuncOp function) {
-    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function);
+    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
       return std::nullopt;
     return scheduledPeak(model->graph);
@@ -266,13 +287,15 @@ private:
     RewriteRecorder recorder;
     if (!apply(collectConcats(*clone)[index], recorder))
       return std::nullopt;
-    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(*clone);
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(*clone, modelOptions);
     if (failed(model))
       return std::nullopt;
     return scheduledPeak(model->graph);
   }
 
   FrozenRewritePatternSet patterns;
+  MemoryModelOptions modelOptions;
 };
 
 } // namespace

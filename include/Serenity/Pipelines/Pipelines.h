@@ -39,6 +39,12 @@ struct SerenityPipelineOptions
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
       llvm::cl::init("host")};
+  Option<std::string> concat{
+      *this, "concat",
+      llvm::cl::desc("copy (DESIGN.md) or inplace: concat operands are "
+                     "produced directly into their slice of the output "
+                     "(upstream eliminate-empty-tensors before bufferization)"),
+      llvm::cl::init("copy")};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "

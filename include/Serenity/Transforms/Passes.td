@@ -43,6 +43,11 @@ def SerenityAnnotateLifetimesPass
     unchanged. An op with regions (tosa.cond_if, tosa.while_loop) is one
     opaque step; uses inside its regions are uses by the op.
   }];
+  let options = [
+    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+  ];
   let dependentDialects = ["mlir::serenity::SerenityDialect"];
 }
 
@@ -71,7 +76,9 @@ def SerenityMemoryReportPass
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
            "Output format: table or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stdout)">,
+           "File to write the report to ('-' for stdout)">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
   ];
 }
 
@@ -120,7 +127,9 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
            "Emit a remark with the reasons for every concat left unchanged">,
     ListOption<"patternGroups", "patterns", "std::string",
                "Pattern groups to use (default: all): channel-partition, "
-               "kernel-partition, push-through-concat">,
+               "kernel-partition, push-through-concat">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
   ];
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }

@@ -3,10 +3,11 @@
 
 Each network is a small float32 NHWC graph with non-uniform weights from a
 seeded generator (so a wrong channel slice changes the results), in the
-shape of a well-known irregular network: a DARTS normal cell pair, a
+shape of a well-known irregular network: three DARTS normal cells, a
 DenseNet block, an Inception module, RandWire-like random stages, SqueezeNet
 fire modules and a mixed-op graph. Each file carries the RUN lines that
-compare it before and after serenity-rewrite (compare_rewrite.py).
+compare it before and after serenity-rewrite (compare_rewrite.py), the last
+one with in-place concatenation (peaks and lowering).
 
 Usage: gen_networks.py [OUTPUT_DIR]   (default: this script's directory)
 Deterministic: running it again rewrites identical files.
@@ -171,6 +172,7 @@ def run_lines(min_all, min_profitable):
     compare = "python3 %S/../compare_rewrite.py %s"
     return [f"// RUN: {compare} --mode all --min-rewrites {min_all} | FileCheck %s",
             f"// RUN: {compare} --mode profitable --min-rewrites {min_profitable} | FileCheck %s",
+            f"// RUN: {compare} --mode profitable --concat inplace --min-rewrites 1 | FileCheck %s",
             "// CHECK: 0 beyond tolerance",
             "// CHECK: PASS"]
 
