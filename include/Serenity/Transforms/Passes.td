@@ -42,6 +42,11 @@ def SerenityAnnotateLifetimesPass
     unsizable element types) gets an error at the offending value and is left
     unchanged. An op with regions (tosa.cond_if, tosa.while_loop) is one
     opaque step; uses inside its regions are uses by the op.
+
+    `concat=inplace` evaluates the model with in-place concatenation
+    (docs/Rewriting.md): a concat operand produced directly into its slice
+    of the output has `bytes = 0`, and the output is defined by the first
+    step writing any slice of it.
   }];
   let options = [
     Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
@@ -70,7 +75,8 @@ def SerenityMemoryReportPass
 
     The report goes to stdout (or `output=FILE`); the IR itself is unchanged,
     so `serenity-opt --serenity-memory-report=format=json -o /dev/null` yields
-    only the JSON.
+    only the JSON. `concat=inplace` reports under in-place concatenation (see
+    serenity-annotate-lifetimes).
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
@@ -118,7 +124,8 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
     not reorder ops: the gain is realized by the scheduler that runs after it.
     Every applied rewrite gets a remark with the peak before and after; with
     `explain=true`, rejected candidates get a remark with the reasons.
-    `patterns=` restricts the pattern groups (to test one pattern alone).
+    `patterns=` restricts the pattern groups (to test one pattern alone);
+    `concat=inplace` measures peaks with in-place concatenation.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
