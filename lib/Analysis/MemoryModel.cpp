@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -45,6 +46,43 @@ static bool isInPlaceOperand(Value operand, Block &block) {
   Operation *def = operand.getDefiningOp();
   return def && def->getBlock() == &block && operand.hasOneUse() &&
          canProduceInPlace(def);
+}
+
+/// True for a constant whose elements are all zero.
+static bool isZeroConstant(Value value) {
+  DenseElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  Type element = attr.getElementType();
+  if (isa<FloatType>(element))
+    return attr.getSplatValue<APFloat>().isZero();
+  if (isa<IntegerType>(element))
+    return attr.getSplatValue<APInt>().isZero();
+  return false;
+}
+
+DenseMap<Operation *, Value>
+mlir::serenity::findInPlaceAccumulations(Block &block) {
+  DenseMap<Operation *, Value> accumulations;
+  for (auto add : block.getOps<tosa::AddOp>()) {
+    for (auto [convOperand, accOperand] :
+         {std::pair(add.getInput2(), add.getInput1()),
+          std::pair(add.getInput1(), add.getInput2())}) {
+      auto conv = convOperand.getDefiningOp<tosa::Conv2DOp>();
+      Operation *accDef = accOperand.getDefiningOp();
+      if (!conv || conv->getBlock() != &block || !convOperand.hasOneUse() ||
+          !isZeroConstant(conv.getBias()) || !accDef ||
+          accDef->getBlock() != &block || isConstantLike(accDef) ||
+          isViewLike(accDef) || !accOperand.hasOneUse() ||
+          convOperand == accOperand || accOperand.getType() != add.getType() ||
+          convOperand.getType() != add.getType() ||
+          !accDef->isBeforeInBlock(conv) || accumulations.count(conv))
+        continue;
+      accumulations[conv] = accOperand;
+      break;
+    }
+  }
+  return accumulations;
 }
 
 /// Bits of one element, rounded up to whole bytes; nullopt when unknown.
@@ -142,6 +180,13 @@ FunctionMemoryModel::build(FunctionOpInterface function,
   // Nodes that define each value (-1 for arguments and constants), so that
   // uses through aliases still order after the alias op itself.
   DenseMap<Value, int> producerNode;
+  DenseMap<Operation *, Value> accumulations;
+  if (options.accumulateInPlace)
+    accumulations = findInPlaceAccumulations(block);
+  // The adds whose result aliases their accumulator operand.
+  DenseMap<Operation *, Value> accumulatingAdds;
+  for (auto [conv, acc] : accumulations)
+    accumulatingAdds[*conv->getResult(0).getUsers().begin()] = acc;
   Operation *terminator = block.mightHaveTerminator() ? block.getTerminator()
                                                       : nullptr;
   for (Operation &op : block) {
@@ -170,6 +215,10 @@ FunctionMemoryModel::build(FunctionOpInterface function,
       for (Value operand : op.getOperands())
         if (isInPlaceOperand(operand, block))
           inPlace.push_back(operand);
+    // A conv accumulating in place reads the accumulator it writes into.
+    auto accumulation = accumulations.find(&op);
+    if (accumulation != accumulations.end())
+      recordUse(accumulation->second);
     for (Value operand : op.getOperands()) {
       if (llvm::is_contained(inPlace, operand)) {
         graph.addDependence(node, producerNode.lookup(operand));
@@ -190,6 +239,14 @@ FunctionMemoryModel::build(FunctionOpInterface function,
                                 "result #" + Twine(result.getResultNumber()))))
         return failure();
       producerNode[result] = node;
+      // The accumulating conv and its add write the accumulator's buffer.
+      Value accumulator = accumulation != accumulations.end()
+                              ? accumulation->second
+                              : accumulatingAdds.lookup(&op);
+      if (accumulator) {
+        model.rootBuffer[result] = model.getBuffer(accumulator);
+        continue;
+      }
       if (isViewLike(&op)) {
         // A view of an activation aliases it; a view of a constant stays in
         // ROM like the constant itself.

@@ -52,6 +52,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
         "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
         "canonicalize,";
+  if (options.accumulateInPlace)
+    os << "func.func(serenity-accumulate-partial-sums),";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place; cse merges the equal subviews so the then self-copies

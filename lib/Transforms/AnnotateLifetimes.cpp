@@ -52,6 +52,7 @@ struct SerenityAnnotateLifetimesPass
     }
     MemoryModelOptions modelOptions;
     modelOptions.concat = *concatMode;
+    modelOptions.accumulateInPlace = accumulateInPlace;
     FailureOr<FunctionMemoryModel> model =
         FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))

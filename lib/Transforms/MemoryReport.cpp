@@ -126,6 +126,7 @@ struct SerenityMemoryReportPass
         return;
       MemoryModelOptions modelOptions;
       modelOptions.concat = *parseConcatMode(concat);
+      modelOptions.accumulateInPlace = accumulateInPlace;
       FailureOr<FunctionMemoryModel> model =
           FunctionMemoryModel::build(function, modelOptions);
       if (failed(model)) {

@@ -186,6 +186,7 @@ struct SerenityRewritePass
       return signalPassFailure();
     }
     modelOptions.concat = *concatMode;
+    modelOptions.accumulateInPlace = accumulateInPlace;
     if (function.isExternal())
       return;
     std::optional<int64_t> peak = peakOf(function);

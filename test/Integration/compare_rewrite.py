@@ -5,12 +5,13 @@ rewritten network with the upstream pipeline of ../shared/MLIR22.md, runs both
 with mlir-runner on the same seeded non-uniform inputs, and compares.
 
 Usage: compare_rewrite.py NET.mlir [--mode all|profitable] [--func net]
-           [--concat copy|inplace] [--min-rewrites N] [--atol 1e-4]
-           [--rtol 1e-4] [--seed 1]
-With --concat inplace the rewrite measures peaks with in-place concats and
-the rewritten network is lowered by `serenity-pipeline` with concat=inplace
-(no scheduling or arena), so the execution also checks the in-place
-lowering; the number of copies left in each lowering is printed.
+           [--concat copy|inplace] [--accumulate] [--min-rewrites N]
+           [--atol 1e-4] [--rtol 1e-4] [--seed 1]
+With --concat inplace and/or --accumulate the rewrite measures peaks under
+those memory model options and the rewritten network is lowered by
+`serenity-pipeline` with the matching options (no scheduling or arena), so
+the execution also checks those lowerings; the number of copies left in
+each lowering is printed.
 Prints the applied rewrites, the scheduled peaks the pass reported, the
 number of concats before/after and, per output, the max abs difference.
 Exit 0 (and a final PASS line) when every output matches within tolerance,
@@ -30,13 +31,14 @@ from compare_lowering import (LLVM_BIN, REFERENCE_TO_MEMREF, execute, run,  # no
                               signature)
 
 
-def rewrite(serenity_opt, path, mode, concat):
+def rewrite(serenity_opt, path, mode, concat, accumulate):
     """Returns (rewritten IR, remarks) of serenity-rewrite on `path`."""
-    proc = subprocess.run([serenity_opt, path, f"--serenity-rewrite=mode={mode} concat={concat}"],
+    options = f"mode={mode} concat={concat} accumulate-in-place={int(accumulate)}"
+    proc = subprocess.run([serenity_opt, path, f"--serenity-rewrite={options}"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"error: serenity-rewrite failed ({proc.returncode}):\n{proc.stderr[:3000]}")
-    remarks = [line for line in proc.stderr.splitlines() if "remark: serenity-rewrite: applied" in line]
+    remarks = [line for line in proc.stderr.splitlines() if "serenity-rewrite: applied" in line]
     return proc.stdout, remarks
 
 
@@ -46,6 +48,8 @@ def main():
     parser.add_argument("--mode", default="all", choices=["all", "profitable"])
     parser.add_argument("--func", default="net")
     parser.add_argument("--concat", default="copy", choices=["copy", "inplace"])
+    parser.add_argument("--accumulate", action="store_true",
+                        help="partial sums accumulate in place (model and lowering)")
     parser.add_argument("--min-rewrites", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=1e-4)
@@ -63,7 +67,8 @@ def main():
         original = os.path.join(workdir, "original.mlir")
         with open(original, "w") as f:
             f.write(source)
-        rewritten_ir, remarks = rewrite(args.serenity_opt, original, args.mode, args.concat)
+        rewritten_ir, remarks = rewrite(args.serenity_opt, original, args.mode, args.concat,
+                                          args.accumulate)
         rewritten = os.path.join(workdir, "rewritten.mlir")
         with open(rewritten, "w") as f:
             f.write(rewritten_ir)
@@ -80,9 +85,10 @@ def main():
 
         results = []
         for tag, path in (("original", original), ("rewritten", rewritten)):
-            if tag == "rewritten" and args.concat == "inplace":
+            if tag == "rewritten" and (args.concat == "inplace" or args.accumulate):
                 memref = run([args.serenity_opt, path, "--serenity-pipeline=schedule=none alloc=none "
-                              "lower-to-llvm=0 concat=inplace"])
+                              f"lower-to-llvm=0 concat={args.concat} "
+                              f"accumulate-in-place={int(args.accumulate)}"])
             else:
                 memref = run([f"{LLVM_BIN}/mlir-opt", path, f"--pass-pipeline={REFERENCE_TO_MEMREF}"])
             copies = memref.count("memref.copy") + memref.count("linalg.copy")

@@ -55,7 +55,18 @@ std::optional<ConcatMode> parseConcatMode(StringRef text);
 /// Options of the memory model; the defaults are DESIGN.md's contract.
 struct MemoryModelOptions {
   ConcatMode concat = ConcatMode::Copy;
+  /// Partial sums accumulate in place: a `tosa.add(a, conv)` where the conv
+  /// has an all-zero constant bias, both operands have no other user and
+  /// `a` is an op result defined before the conv, is lowered as the conv
+  /// accumulating into `a`'s buffer (serenity-accumulate-partial-sums). The
+  /// conv then reads `a` and defines no bytes, and the add is an alias of
+  /// `a`. See `findInPlaceAccumulations`.
+  bool accumulateInPlace = false;
 };
+
+/// The conv -> accumulator pairs that `accumulateInPlace` counts as
+/// accumulating in place, for the adds of `block` (keyed by the conv).
+DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
 
 /// True for ops whose lowering writes their result into a destination
 /// tensor that empty-tensor elimination can replace by a slice of a concat:

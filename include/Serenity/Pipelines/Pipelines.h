@@ -45,6 +45,11 @@ struct SerenityPipelineOptions
                      "produced directly into their slice of the output "
                      "(upstream eliminate-empty-tensors before bufferization)"),
       llvm::cl::init("copy")};
+  Option<bool> accumulateInPlace{
+      *this, "accumulate-in-place",
+      llvm::cl::desc("Convs with a zero bias accumulate into the partial sum "
+                     "they are added to (serenity-accumulate-partial-sums)"),
+      llvm::cl::init(false)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "

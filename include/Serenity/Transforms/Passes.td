@@ -52,6 +52,10 @@ def SerenityAnnotateLifetimesPass
     Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
            "How concatenations are counted: copy (DESIGN.md) or inplace "
            "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
   ];
   let dependentDialects = ["mlir::serenity::SerenityDialect"];
 }
@@ -85,6 +89,10 @@ def SerenityMemoryReportPass
            "File to write the report to ('-' for stdout)">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
            "How concatenations are counted: copy (DESIGN.md) or inplace "
            "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
   ];
 }
 
@@ -137,8 +145,40 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
                "kernel-partition, push-through-concat">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
            "How concatenations are counted: copy (DESIGN.md) or inplace "
            "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
   ];
   let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
+def SerenityAccumulatePartialSumsPass
+    : Pass<"serenity-accumulate-partial-sums", "func::FuncOp"> {
+  let summary = "Let a conv accumulate into the partial sum it is added to";
+  let description = [{
+    On linalg on tensors (after tosa-to-linalg): an elementwise add
+    `linalg.generic` of a value `%acc` and the result of a convolution whose
+    init is all zeros (the lowering of a `tosa.conv2d` with a zero bias, as
+    serenity-rewrite's channel-wise partitioning produces) becomes the
+    convolution with `%acc` as its init: `conv(x, w) outs(%acc)` computes
+    `%acc + conv(x, w)`. Bufferization then writes the conv into `%acc`'s
+    buffer instead of allocating the partial result and the sum, which is
+    what the memory model counts with `accumulate-in-place`.
+
+    ```mlir
+    %z = linalg.generic ... ins(%zero_bias) outs(%empty)   // broadcast 0
+    %p = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%z)
+    %s = linalg.generic {addf} ins(%acc, %p) outs(%empty2)
+    // becomes
+    %s = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%acc)
+    ```
+
+    Applies only when `%acc` and the conv result have no other user and
+    `%acc` is defined before the conv in the same block. Float results are
+    equal up to summation order; integer (i32) results are exact.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
 def SerenityCopyToLinalgPass
