@@ -18,6 +18,7 @@
 
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace mlir {
 namespace serenity {
@@ -78,8 +79,9 @@ std::vector<int> memoryGreedyOrder(const ::serenity::MemoryGraph &graph) {
       for (int buffer : node.uses)
         if (remainingUsers[buffer] == 1 && !graph.buffers[buffer].returned)
           after -= graph.buffers[buffer].bytes;
-      if (after < bestAfter || (after == bestAfter && during < bestDuring) ||
-          (after == bestAfter && during == bestDuring && ready[i] < ready[best])) {
+      bool better = std::tie(after, during, ready[i]) <
+                    std::tie(bestAfter, bestDuring, ready[best]);
+      if (better) {
         best = i;
         bestAfter = after;
         bestDuring = during;
@@ -193,8 +195,9 @@ struct SerenityRewritePass
     if (!peak)
       return signalPassFailure();
 
-    // Every accepted rewrite removes a concat or strictly lowers the peak;
-    // the bound only protects against pattern sets that cycle.
+    // A profitable rewrite strictly lowers the peak and every rewrite moves
+    // concats towards the outputs; the bound only protects against pattern
+    // sets that would cycle.
     int64_t budget = 4 * static_cast<int64_t>(
                              function.getBody().front().getOperations().size());
     while (budget-- > 0) {
@@ -256,7 +259,8 @@ private:
   /// Scheduled peak of `function`; nullopt (after an error) outside the
   /// memory model.
   std::optional<int64_t> peakOf(func::FuncOp function) {
-    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function, modelOptions);
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
       return std::nullopt;
     return scheduledPeak(model->graph);

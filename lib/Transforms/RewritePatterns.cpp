@@ -155,8 +155,9 @@ struct ConcatIntoConv2DIsSumOfPartialConvs
     SmallVector<tosa::Conv2DOp> convs = usersOfType<tosa::Conv2DOp>(concat);
     if (convs.empty())
       return rewriter.notifyMatchFailure(concat, "no user is a tosa.conv2d");
-    if (!llvm::all_of(concat->getUsers(),
-                      [](Operation *user) { return isa<tosa::Conv2DOp>(user); }))
+    if (!llvm::all_of(concat->getUsers(), [](Operation *user) {
+          return isa<tosa::Conv2DOp>(user);
+        }))
       return rewriter.notifyMatchFailure(
           concat, "not every user is a tosa.conv2d; partitioning only some "
                   "would keep the concat alive");
@@ -315,8 +316,8 @@ struct ConcatIntoDepthwiseIsConcatOfDepthwise
       int64_t offset = 0;
       for (Value input : concat.getInput1()) {
         int64_t channels = dimSize(input, kChannelAxis);
-        Value weight =
-            createConst(rewriter, loc, sliceAlong(c.weight, 2, offset, channels));
+        Value weight = createConst(rewriter, loc,
+                                   sliceAlong(c.weight, 2, offset, channels));
         Value bias = c.bias ? createConst(rewriter, loc,
                                           sliceAlong(c.bias, 0,
                                                      offset * multiplier,
@@ -333,7 +334,8 @@ struct ConcatIntoDepthwiseIsConcatOfDepthwise
       }
       Value oldWeight = conv.getWeight(), oldBias = conv.getBias();
       rewriter.replaceOpWithNewOp<tosa::ConcatOp>(
-          conv, conv.getType(), parts, rewriter.getI32IntegerAttr(kChannelAxis));
+          conv, conv.getType(), parts,
+          rewriter.getI32IntegerAttr(kChannelAxis));
       eraseIfDeadConstant(rewriter, oldWeight);
       eraseIfDeadConstant(rewriter, oldBias);
     }
@@ -396,7 +398,8 @@ struct PushChannelIndependentOpsThroughConcat
           diag << "user '" << user->getName()
                << "' is not a channel-independent op";
         });
-      auto resultType = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      auto resultType =
+          dyn_cast<RankedTensorType>(user->getResult(0).getType());
       if (!resultType || !resultType.hasStaticShape())
         return rewriter.notifyMatchFailure(user, "result is not static");
       users.push_back(user);
