@@ -219,24 +219,39 @@ struct SerenityRewritePass
           rejected.push_back({index, *candidatePeak});
         }
       }
-      if (!chosen) {
-        for (auto [index, candidatePeak] : rejected)
-          concats[index].emitRemark()
-              << "serenity-rewrite: not applied: scheduled peak " << *peak
-              << " -> " << candidatePeak << " bytes does not go down";
-        break;
+      if (chosen) {
+        if (failed(applyAndReport(concats[*chosen], *peak)))
+          return signalPassFailure();
+        continue;
       }
-      tosa::ConcatOp concat = concats[*chosen];
-      Location loc = concat.getLoc();
-      RewriteRecorder recorder;
-      apply(concat, recorder);
-      std::optional<int64_t> newPeak = peakOf(function);
-      if (!newPeak)
-        return signalPassFailure();
-      emitRemark(loc) << "serenity-rewrite: applied "
-                      << recorder.appliedSummary() << "; scheduled peak "
-                      << *peak << " -> " << *newPeak << " bytes";
-      peak = newPeak;
+      // Rewrites that pay off only together (each alone moves the peak
+      // elsewhere): apply the remaining candidates in order on a clone and
+      // keep the prefix with the lowest peak.
+      if (!rejected.empty()) {
+        OwningOpRef<func::FuncOp> clone = function.clone();
+        SmallVector<int64_t> prefixPeaks;
+        applyCandidatesInOrder(*clone, std::numeric_limits<int64_t>::max(),
+                               nullptr, &prefixPeaks);
+        auto best = llvm::min_element(prefixPeaks);
+        if (best != prefixPeaks.end() && *best < *peak) {
+          int64_t before = *peak;
+          int64_t count = applyCandidatesInOrder(
+              function, best - prefixPeaks.begin() + 1, &*peak, nullptr);
+          if (count < 0)
+            return signalPassFailure();
+          function.emitRemark()
+              << "serenity-rewrite: applied " << count
+              << " rewrites together, none of which lowers the peak alone; "
+                 "scheduled peak "
+              << before << " -> " << *peak << " bytes";
+          continue;
+        }
+      }
+      for (auto [index, candidatePeak] : rejected)
+        concats[index].emitRemark()
+            << "serenity-rewrite: not applied: scheduled peak " << *peak
+            << " -> " << candidatePeak << " bytes does not go down";
+      break;
     }
 
     if (explain)
@@ -278,6 +293,63 @@ private:
     (void)applyOpPatternsGreedily({concat.getOperation()}, patterns, config,
                                   &changed);
     return changed;
+  }
+
+  /// Applies the candidate rooted at `concat`, reports it with a remark and
+  /// updates `peak`.
+  LogicalResult applyAndReport(tosa::ConcatOp concat, int64_t &peak) {
+    Location loc = concat.getLoc();
+    auto function = concat->getParentOfType<func::FuncOp>();
+    RewriteRecorder recorder;
+    apply(concat, recorder);
+    std::optional<int64_t> newPeak = peakOf(function);
+    if (!newPeak)
+      return failure();
+    emitRemark(loc) << "serenity-rewrite: applied "
+                    << recorder.appliedSummary() << "; scheduled peak " << peak
+                    << " -> " << *newPeak << " bytes";
+    peak = *newPeak;
+    return success();
+  }
+
+  /// Applies up to `limit` candidates, each time the first one in program
+  /// order that applies. With `peak`, reports each one (and updates it);
+  /// with `peaks`, records the scheduled peak after each. Returns how many
+  /// were applied, -1 when the function left the memory model.
+  int64_t applyCandidatesInOrder(func::FuncOp function, int64_t limit,
+                                 int64_t *peak,
+                                 SmallVectorImpl<int64_t> *peaks) {
+    int64_t count = 0;
+    bool changed = true;
+    while (changed && count < limit) {
+      changed = false;
+      for (tosa::ConcatOp concat : collectConcats(function)) {
+        if (peak) {
+          // Probe on a clone so that a candidate that does not apply leaves
+          // no trace and the report names only real rewrites.
+          OwningOpRef<func::FuncOp> probe = function.clone();
+          RewriteRecorder unused;
+          if (!apply(collectConcats(*probe)[indexOf(function, concat)], unused))
+            continue;
+          if (failed(applyAndReport(concat, *peak)))
+            return -1;
+        } else {
+          RewriteRecorder unused;
+          if (!apply(concat, unused))
+            continue;
+        }
+        if (peaks) {
+          std::optional<int64_t> after = peakOf(function);
+          if (!after)
+            return -1;
+          peaks->push_back(*after);
+        }
+        ++count;
+        changed = true;
+        break;
+      }
+    }
+    return count;
   }
 
   static size_t indexOf(func::FuncOp function, tosa::ConcatOp concat) {

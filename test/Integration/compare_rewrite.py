@@ -38,7 +38,8 @@ def rewrite(serenity_opt, path, mode, concat, accumulate):
                           capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"error: serenity-rewrite failed ({proc.returncode}):\n{proc.stderr[:3000]}")
-    remarks = [line for line in proc.stderr.splitlines() if "serenity-rewrite: applied" in line]
+    remarks = [line for line in proc.stderr.splitlines()
+               if "serenity-rewrite: applied" in line and "rewrites together" not in line]
     return proc.stdout, remarks
 
 

@@ -65,3 +65,32 @@ func.func @dynamic(%a: tensor<?x4x4x2xf32>) -> tensor<?x4x4x2xf32> {
   %e = tosa.exp %a : (tensor<?x4x4x2xf32>) -> tensor<?x4x4x2xf32>
   return %e : tensor<?x4x4x2xf32>
 }
+
+// -----
+
+// Two regions with the same peak (8192 at each concat, as in @profitable):
+// partitioning one alone leaves the other's peak, so no single rewrite
+// lowers the function's peak; both together bring it to 3072.
+
+// CHECK-LABEL: func.func @only_together
+// CHECK-NOT:   tosa.concat
+// CHECK-COUNT-2: tosa.add
+// expected-remark @+1 {{serenity-rewrite: applied 2 rewrites together, none of which lowers the peak alone; scheduled peak 8192 -> 3072 bytes}}
+func.func @only_together(%x: tensor<1x8x8x2xf32>) -> tensor<1x8x8x2xf32> {
+  %wa = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]], [[[5.0, 6.0]]], [[[7.0, 8.0]]], [[[1.5, 2.5]]], [[[3.5, 4.5]]], [[[5.5, 6.5]]], [[[7.5, 8.5]]]]> : tensor<8x1x1x2xf32>}> : () -> tensor<8x1x1x2xf32>
+  %w = "tosa.const"() <{values = dense<0.125> : tensor<2x1x1x16xf32>}> : () -> tensor<2x1x1x16xf32>
+  %b8 = "tosa.const"() <{values = dense<0.0> : tensor<8xf32>}> : () -> tensor<8xf32>
+  %b2 = "tosa.const"() <{values = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %a = tosa.conv2d %x, %wa, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<8x1x1x2xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x8xf32>
+  %b = tosa.conv2d %x, %wa, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<8x1x1x2xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x8xf32>
+  // expected-remark @+1 {{serenity-rewrite: applied channel-partition x1; scheduled peak 8192 -> 8192 bytes}}
+  %c = tosa.concat %a, %b {axis = 3 : i32} : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x16xf32>
+  %y = tosa.conv2d %c, %w, %b2, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xf32>, tensor<2x1x1x16xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x2xf32>
+  %a2 = tosa.conv2d %y, %wa, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<8x1x1x2xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x8xf32>
+  %b2b = tosa.conv2d %y, %wa, %b8, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x2xf32>, tensor<8x1x1x2xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x8xf32>
+  // expected-remark @+1 {{serenity-rewrite: applied channel-partition x1; scheduled peak 8192 -> 3072 bytes}}
+  %c2 = tosa.concat %a2, %b2b {axis = 3 : i32} : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x16xf32>
+  %y2 = tosa.conv2d %c2, %w, %b2, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xf32>, tensor<2x1x1x16xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x2xf32>
+  return %y2 : tensor<1x8x8x2xf32>
+}
