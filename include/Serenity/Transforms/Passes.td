@@ -127,8 +127,10 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
 
     `mode=all` applies every candidate. `mode=profitable` (default) applies,
     one at a time, the candidate that lowers the scheduled peak of the
-    function the most, until none does; the scheduled peak is evaluated on a
-    clone of the function under the memory model of DESIGN.md. The pass does
+    function the most; when none does alone, the best prefix of the remaining
+    candidates applied in program order, if it lowers the peak; until neither
+    does. The scheduled peak is evaluated on a clone of the function under
+    the memory model of DESIGN.md. The pass does
     not reorder ops: the gain is realized by the scheduler that runs after it.
     Every applied rewrite gets a remark with the peak before and after; with
     `explain=true`, rejected candidates get a remark with the reasons.
