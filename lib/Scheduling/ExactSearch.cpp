@@ -1,0 +1,299 @@
+//===- ExactSearch.cpp - Search over scheduled-set signatures ---*- C++ -*-===//
+//
+// Two searches share one state table keyed by the scheduled-set bitset:
+// best-first (A* on the bottleneck cost max(peak so far, bound of the rest))
+// and a budgeted depth-first search used by adaptive soft budgeting.
+//
+// Pruning that keeps the searches exact:
+//  - remainingBound(S) = max over unscheduled v of nodeBound[v] is a lower
+//    bound on the peak of any completion of S, so states with
+//    max(peak so far, remainingBound) at or above the budget are dropped.
+//  - Eager execution (the reduction that turns single-entry single-exit
+//    chains into segments): if a ready node v does not grow the live bytes
+//    (persistBytes[v] <= freed bytes) and its step usage is at most
+//    max(peak so far, remainingBound(S), floor), then some best completion
+//    of S starts with v. Proof: in any completion, moving v to the front only
+//    lowers the usage of the steps it overtakes (for every T ⊇ S, live(T+v)
+//    - live(T) = persistBytes[v] - freed_T(v) <= persistBytes[v] - freed_S(v)
+//    <= 0, since freed only grows with T), leaves later steps unchanged, and
+//    v's own step stays within a value the completion reaches anyway.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExactSearch.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace serenity {
+namespace detail {
+
+ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
+                         Clock::time_point deadline)
+    : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
+      stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
+      scheduled(problem.numNodes, 0), scratchBits(words, 0) {}
+
+void ExactSearch::reset() {
+  signatures.clear();
+  bestPeak.clear();
+  liveBytes.clear();
+  parent.clear();
+  lastNode.clear();
+  depth.clear();
+  table.assign(1024, -1);
+  created = 0;
+  limitHit = false;
+}
+
+uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
+  uint64_t h = 0x243F6A8885A308D3ULL;
+  for (int w = 0; w < words; ++w) {
+    h ^= bits[w] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+void ExactSearch::growTable() {
+  table.assign(table.size() * 2, -1);
+  const size_t mask = table.size() - 1;
+  for (int s = 0, e = static_cast<int>(bestPeak.size()); s < e; ++s) {
+    size_t slot = hashOf(signature(s)) & mask;
+    while (table[slot] != -1)
+      slot = (slot + 1) & mask;
+    table[slot] = s;
+  }
+}
+
+int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
+  inserted = false;
+  const size_t mask = table.size() - 1;
+  size_t slot = hashOf(bits) & mask;
+  while (table[slot] != -1) {
+    const uint64_t *other = signature(table[slot]);
+    if (std::equal(bits, bits + words, other))
+      return table[slot];
+    slot = (slot + 1) & mask;
+  }
+  int state = static_cast<int>(bestPeak.size());
+  table[slot] = state;
+  signatures.insert(signatures.end(), bits, bits + words);
+  bestPeak.push_back(0);
+  liveBytes.push_back(0);
+  parent.push_back(-1);
+  lastNode.push_back(-1);
+  depth.push_back(0);
+  ++created;
+  inserted = true;
+  if (bestPeak.size() * 2 > table.size())
+    growTable();
+  return state;
+}
+
+bool ExactSearch::outOfBudget() {
+  if (created >= stateLimit)
+    limitHit = true;
+  if (!limitHit && (++ticks & 63) == 0 && Clock::now() >= deadline)
+    limitHit = true;
+  return limitHit;
+}
+
+int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
+  for (int v : problem.byBound)
+    if (!isScheduled(bits, v))
+      return problem.nodeBound[v];
+  return 0;
+}
+
+void ExactSearch::expand(int state, int64_t floor,
+                         std::vector<Expansion> &children) {
+  children.clear();
+  const uint64_t *bits = signature(state);
+  for (int v = 0; v < problem.numNodes; ++v)
+    scheduled[v] = isScheduled(bits, v);
+  const int64_t peak = bestPeak[state], live = liveBytes[state];
+  const int64_t threshold =
+      std::max({peak, remainingBound(bits), floor});
+  for (int v = 0; v < problem.numNodes; ++v) {
+    if (scheduled[v])
+      continue;
+    bool ready = true;
+    for (int p : problem.preds[v])
+      if (!scheduled[p]) {
+        ready = false;
+        break;
+      }
+    if (!ready)
+      continue;
+    int64_t usage = live + problem.defBytes[v];
+    int64_t freed = problem.freedBytes(v, scheduled);
+    Expansion child{v, std::max(peak, usage),
+                    live - freed + problem.persistBytes[v]};
+    if (usage <= threshold && problem.persistBytes[v] <= freed) {
+      children.assign(1, child);
+      return;
+    }
+    children.push_back(child);
+  }
+  std::sort(children.begin(), children.end(),
+            [](const Expansion &a, const Expansion &b) {
+              if (a.peak != b.peak)
+                return a.peak < b.peak;
+              if (a.live != b.live)
+                return a.live < b.live;
+              return a.node < b.node;
+            });
+}
+
+std::vector<int> ExactSearch::pathTo(int state) const {
+  std::vector<int> order;
+  for (int s = state; parent[s] != -1; s = parent[s])
+    order.push_back(lastNode[s]);
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
+  reset();
+  SearchResult result;
+  std::fill(scratchBits.begin(), scratchBits.end(), 0);
+  bool inserted;
+  int root = findOrInsert(scratchBits.data(), inserted);
+  liveBytes[root] = problem.initialLive;
+
+  struct Entry {
+    int64_t key;
+    int64_t peak;
+    int depth;
+    int state;
+  };
+  auto later = [](const Entry &a, const Entry &b) {
+    if (a.key != b.key)
+      return a.key > b.key;
+    if (a.depth != b.depth)
+      return a.depth < b.depth;
+    return a.state > b.state;
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(later)> open(later);
+  int64_t rootBound = std::max(floor, remainingBound(scratchBits.data()));
+  if (rootBound < budget)
+    open.push({rootBound, 0, 0, root});
+
+  int64_t proven = problem.staticBound;
+  std::vector<Expansion> children;
+  while (!open.empty()) {
+    Entry top = open.top();
+    open.pop();
+    if (top.peak > bestPeak[top.state])
+      continue;
+    if (top.key > floor)
+      proven = std::max(proven, top.key);
+    if (depth[top.state] == problem.numNodes) {
+      result.outcome = SearchOutcome::Found;
+      result.order = pathTo(top.state);
+      result.peak = top.peak;
+      result.lowerBound = top.peak > floor ? top.peak : problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    if (outOfBudget()) {
+      result.outcome = SearchOutcome::Limit;
+      result.lowerBound = std::min(proven, budget);
+      result.states = created;
+      return result;
+    }
+    expand(top.state, floor, children);
+    const uint64_t *bits = signature(top.state);
+    std::copy(bits, bits + words, scratchBits.begin());
+    const int childDepth = depth[top.state] + 1;
+    for (const Expansion &child : children) {
+      scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
+      int next = findOrInsert(scratchBits.data(), inserted);
+      if (inserted || child.peak < bestPeak[next]) {
+        bestPeak[next] = child.peak;
+        liveBytes[next] = child.live;
+        parent[next] = top.state;
+        lastNode[next] = child.node;
+        depth[next] = childDepth;
+        int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
+        if (f < budget)
+          open.push({std::max(f, floor), child.peak, childDepth, next});
+      }
+      scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
+    }
+  }
+  result.outcome = SearchOutcome::Exhausted;
+  result.lowerBound = budget;
+  result.states = created;
+  return result;
+}
+
+SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
+  reset();
+  SearchResult result;
+  std::fill(scratchBits.begin(), scratchBits.end(), 0);
+  bool inserted;
+  int root = findOrInsert(scratchBits.data(), inserted);
+  liveBytes[root] = problem.initialLive;
+
+  struct Entry {
+    int state;
+    int64_t peak;
+  };
+  std::vector<Entry> stack;
+  if (remainingBound(scratchBits.data()) <= tau)
+    stack.push_back({root, 0});
+  std::vector<Expansion> children;
+  while (!stack.empty()) {
+    Entry top = stack.back();
+    stack.pop_back();
+    if (top.peak > bestPeak[top.state])
+      continue;
+    if (depth[top.state] == problem.numNodes) {
+      result.outcome = SearchOutcome::Found;
+      result.order = pathTo(top.state);
+      result.peak = top.peak;
+      result.lowerBound = problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    if (outOfBudget()) {
+      result.outcome = SearchOutcome::Limit;
+      result.lowerBound = problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    expand(top.state, std::min(floor, tau), children);
+    const uint64_t *bits = signature(top.state);
+    std::copy(bits, bits + words, scratchBits.begin());
+    const int childDepth = depth[top.state] + 1;
+    // Push in reverse so the child with the lowest usage is explored first.
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      const Expansion &child = *it;
+      if (child.peak > tau)
+        continue;
+      scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
+      if (remainingBound(scratchBits.data()) <= tau) {
+        int next = findOrInsert(scratchBits.data(), inserted);
+        if (inserted || child.peak < bestPeak[next]) {
+          bestPeak[next] = child.peak;
+          liveBytes[next] = child.live;
+          parent[next] = top.state;
+          lastNode[next] = child.node;
+          depth[next] = childDepth;
+          stack.push_back({next, child.peak});
+        }
+      }
+      scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
+    }
+  }
+  result.outcome = SearchOutcome::Exhausted;
+  result.lowerBound = tau + 1;
+  result.states = created;
+  return result;
+}
+
+} // namespace detail
+} // namespace serenity

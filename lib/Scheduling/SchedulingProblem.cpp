@@ -1,0 +1,339 @@
+//===- SchedulingProblem.cpp - Normalized graph for the schedulers -*- C++ -*-===//
+
+#include "SchedulingProblem.h"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+namespace serenity {
+namespace detail {
+
+namespace {
+
+/// A fixed-size bitset over positions of the topological order.
+class Bits {
+public:
+  explicit Bits(int size = 0) : words((size + 63) / 64, 0) {}
+  void set(int i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
+  bool test(int i) const { return (words[i >> 6] >> (i & 63)) & 1; }
+  void unite(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] |= other.words[w];
+  }
+  /// First clear bit below `limit`, or `limit` when all are set.
+  int firstClear(int limit) const {
+    for (int w = 0; w * 64 < limit; ++w) {
+      uint64_t clear = ~words[w];
+      if (clear) {
+        int i = w * 64 + __builtin_ctzll(clear);
+        return std::min(i, limit);
+      }
+    }
+    return limit;
+  }
+
+private:
+  std::vector<uint64_t> words;
+};
+
+} // namespace
+
+bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
+  numNodes = graph.size();
+  const int numBuffers = static_cast<int>(graph.buffers.size());
+  preds.assign(numNodes, {});
+  succs.assign(numNodes, {});
+  uses.assign(numNodes, {});
+  users.assign(numBuffers, {});
+  bytes.resize(numBuffers);
+  producer.resize(numBuffers);
+  returned.resize(numBuffers);
+  for (int b = 0; b < numBuffers; ++b) {
+    bytes[b] = graph.buffers[b].bytes;
+    producer[b] = graph.buffers[b].producer;
+    returned[b] = graph.buffers[b].returned;
+    if (producer[b] >= numNodes) {
+      error = "buffer " + std::to_string(b) + " has an invalid producer";
+      return false;
+    }
+  }
+
+  auto addPred = [&](int node, int pred) {
+    if (node == pred)
+      return;
+    if (std::find(preds[node].begin(), preds[node].end(), pred) ==
+        preds[node].end())
+      preds[node].push_back(pred);
+  };
+  for (int v = 0; v < numNodes; ++v) {
+    for (int p : graph.nodes[v].preds) {
+      if (p < 0 || p >= numNodes) {
+        error = "node " + std::to_string(v) + " has an invalid predecessor";
+        return false;
+      }
+      addPred(v, p);
+    }
+    for (int b : graph.nodes[v].uses) {
+      if (b < 0 || b >= numBuffers) {
+        error = "node " + std::to_string(v) + " uses an invalid buffer";
+        return false;
+      }
+      if (producer[b] == v)
+        continue;
+      if (std::find(uses[v].begin(), uses[v].end(), b) != uses[v].end())
+        continue;
+      uses[v].push_back(b);
+      users[b].push_back(v);
+      if (producer[b] >= 0)
+        addPred(v, producer[b]);
+    }
+  }
+  for (int v = 0; v < numNodes; ++v) {
+    std::sort(preds[v].begin(), preds[v].end());
+    for (int p : preds[v])
+      succs[p].push_back(v);
+  }
+  for (int v = 0; v < numNodes; ++v)
+    std::sort(succs[v].begin(), succs[v].end());
+
+  defBytes.assign(numNodes, 0);
+  persistBytes.assign(numNodes, 0);
+  initialLive = 0;
+  for (int b = 0; b < numBuffers; ++b) {
+    bool outlivesStep = returned[b] || !users[b].empty();
+    if (producer[b] >= 0) {
+      defBytes[producer[b]] += bytes[b];
+      if (outlivesStep)
+        persistBytes[producer[b]] += bytes[b];
+    } else if (outlivesStep) {
+      initialLive += bytes[b];
+    }
+  }
+
+  topo = kahnOrder();
+  if (static_cast<int>(topo.size()) != numNodes) {
+    error = "the dependences (including uses of buffers) form a cycle";
+    return false;
+  }
+  position.assign(numNodes, 0);
+  for (int i = 0; i < numNodes; ++i)
+    position[topo[i]] = i;
+
+  // Ancestors and descendants as position bitsets.
+  std::vector<Bits> ancestors(numNodes, Bits(numNodes));
+  std::vector<Bits> descendants(numNodes, Bits(numNodes));
+  for (int v : topo)
+    for (int p : preds[v]) {
+      ancestors[v].unite(ancestors[p]);
+      ancestors[v].set(position[p]);
+    }
+  for (int i = numNodes - 1; i >= 0; --i) {
+    int v = topo[i];
+    for (int s : succs[v]) {
+      descendants[v].unite(descendants[s]);
+      descendants[v].set(position[s]);
+    }
+  }
+
+  // A buffer is live while v executes in every order when v defines or
+  // reads it, or when it exists before v (an input or an ancestor's result)
+  // and is needed after v (returned, or read by a descendant of v).
+  nodeBound.assign(numNodes, 0);
+  for (int v = 0; v < numNodes; ++v) {
+    int64_t sum = defBytes[v];
+    for (int b : uses[v])
+      sum += bytes[b];
+    for (int b = 0; b < numBuffers; ++b) {
+      if (producer[b] == v)
+        continue;
+      bool before = producer[b] < 0
+                        ? (returned[b] || !users[b].empty())
+                        : ancestors[v].test(position[producer[b]]);
+      if (!before)
+        continue;
+      if (std::find(uses[v].begin(), uses[v].end(), b) != uses[v].end())
+        continue;
+      bool after = returned[b];
+      for (int u : users[b])
+        after = after || descendants[v].test(position[u]);
+      if (after)
+        sum += bytes[b];
+    }
+    nodeBound[v] = sum;
+  }
+  byBound.resize(numNodes);
+  std::iota(byBound.begin(), byBound.end(), 0);
+  std::sort(byBound.begin(), byBound.end(), [&](int a, int b) {
+    return nodeBound[a] > nodeBound[b] || (nodeBound[a] == nodeBound[b] && a < b);
+  });
+  staticBound = numNodes ? nodeBound[byBound[0]] : 0;
+  return true;
+}
+
+int64_t
+SchedulingProblem::freedBytes(int node,
+                              const std::vector<char> &scheduled) const {
+  int64_t freed = 0;
+  for (int b : uses[node]) {
+    if (returned[b])
+      continue;
+    bool last = true;
+    for (int u : users[b])
+      if (u != node && !scheduled[u]) {
+        last = false;
+        break;
+      }
+    if (last)
+      freed += bytes[b];
+  }
+  return freed;
+}
+
+std::vector<int> SchedulingProblem::kahnOrder() const {
+  std::vector<int> indegree(numNodes);
+  std::deque<int> ready;
+  for (int v = 0; v < numNodes; ++v) {
+    indegree[v] = static_cast<int>(preds[v].size());
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  }
+  std::vector<int> order;
+  order.reserve(numNodes);
+  while (!ready.empty()) {
+    int v = ready.front();
+    ready.pop_front();
+    order.push_back(v);
+    for (int s : succs[v])
+      if (--indegree[s] == 0)
+        ready.push_back(s);
+  }
+  return order;
+}
+
+std::vector<int> SchedulingProblem::greedyOrder() const {
+  std::vector<int> indegree(numNodes);
+  std::vector<int> ready;
+  for (int v = 0; v < numNodes; ++v) {
+    indegree[v] = static_cast<int>(preds[v].size());
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  }
+  std::vector<char> scheduled(numNodes, 0);
+  std::vector<int> order;
+  order.reserve(numNodes);
+  while (!ready.empty()) {
+    size_t best = 0;
+    int64_t bestGain = 0;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      int v = ready[i];
+      int64_t gain = freedBytes(v, scheduled) - defBytes[v];
+      if (i == 0 || gain > bestGain || (gain == bestGain && v < ready[best])) {
+        best = i;
+        bestGain = gain;
+      }
+    }
+    int v = ready[best];
+    ready.erase(ready.begin() + best);
+    scheduled[v] = 1;
+    order.push_back(v);
+    for (int s : succs[v])
+      if (--indegree[s] == 0)
+        ready.push_back(s);
+  }
+  return order;
+}
+
+int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
+  std::vector<char> scheduled(numNodes, 0);
+  int64_t live = initialLive, peak = 0;
+  for (int v : order) {
+    peak = std::max(peak, live + defBytes[v]);
+    live += persistBytes[v] - freedBytes(v, scheduled);
+    scheduled[v] = 1;
+  }
+  return peak;
+}
+
+std::vector<std::vector<int>> SchedulingProblem::forcedSegments() const {
+  // The first k nodes of `topo` form a forced prefix iff every later node
+  // has all of them as ancestors: for each node, the first position that is
+  // not one of its ancestors (skipping itself) must be >= k.
+  std::vector<Bits> ancestors(numNodes, Bits(numNodes));
+  for (int v : topo)
+    for (int p : preds[v]) {
+      ancestors[v].unite(ancestors[p]);
+      ancestors[v].set(position[p]);
+    }
+  std::vector<int> suffixMin(numNodes + 1, numNodes);
+  for (int i = numNodes - 1; i >= 0; --i) {
+    int v = topo[i];
+    int first = ancestors[v].firstClear(i);
+    if (first == i)
+      first = i + 1;
+    suffixMin[i] = std::min(suffixMin[i + 1], first);
+  }
+  std::vector<std::vector<int>> segments;
+  std::vector<int> current;
+  for (int i = 0; i < numNodes; ++i) {
+    if (i > 0 && suffixMin[i] >= i) {
+      std::sort(current.begin(), current.end());
+      segments.push_back(std::move(current));
+      current.clear();
+    }
+    current.push_back(topo[i]);
+  }
+  if (!current.empty()) {
+    std::sort(current.begin(), current.end());
+    segments.push_back(std::move(current));
+  }
+  return segments;
+}
+
+MemoryGraph SchedulingProblem::subGraph(const std::vector<int> &segmentOf,
+                                        int segment,
+                                        const std::vector<int> &nodes) const {
+  MemoryGraph sub;
+  std::vector<int> local(numNodes, -1);
+  for (int v : nodes)
+    local[v] = sub.addNode();
+  const int numBuffers = static_cast<int>(bytes.size());
+  std::vector<int> localBuffer(numBuffers, -1);
+  auto neededLater = [&](int b) {
+    if (returned[b])
+      return true;
+    for (int u : users[b])
+      if (segmentOf[u] > segment)
+        return true;
+    return false;
+  };
+  // Buffers that exist when the segment starts and are still needed.
+  for (int b = 0; b < numBuffers; ++b) {
+    bool before = producer[b] < 0 || segmentOf[producer[b]] < segment;
+    if (!before)
+      continue;
+    bool needed = returned[b];
+    for (int u : users[b])
+      needed = needed || segmentOf[u] >= segment;
+    if (!needed)
+      continue;
+    localBuffer[b] = sub.addInput(bytes[b]);
+    sub.buffers[localBuffer[b]].returned = neededLater(b);
+  }
+  for (int b = 0; b < numBuffers; ++b)
+    if (producer[b] >= 0 && segmentOf[producer[b]] == segment) {
+      localBuffer[b] = sub.addResult(local[producer[b]], bytes[b]);
+      sub.buffers[localBuffer[b]].returned = neededLater(b);
+    }
+  for (int v : nodes) {
+    for (int p : preds[v])
+      if (segmentOf[p] == segment)
+        sub.addDependence(local[v], local[p]);
+    for (int b : uses[v])
+      sub.addUse(local[v], localBuffer[b]);
+  }
+  return sub;
+}
+
+} // namespace detail
+} // namespace serenity

@@ -1,0 +1,84 @@
+//===- SchedulingProblem.h - Normalized graph for the schedulers -*- C++ -*-===//
+//
+// Internal to lib/Scheduling. A MemoryGraph normalized for search: uses imply
+// dependences on producers, buffers that simulate() never counts are dropped,
+// and the per-node byte counts the incremental liveness needs are
+// precomputed. live(S), the bytes live between steps once the set S has run,
+// follows simulate() exactly:
+//   live(S ∪ {v}) = live(S) + persistBytes[v]
+//                   - bytes of v's uses that are not returned and whose
+//                     other users are all in S,
+// and executing v after S uses live(S) + defBytes[v].
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H
+#define SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H
+
+#include "Serenity/Analysis/MemoryGraph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+/// A graph prepared for scheduling.
+struct SchedulingProblem {
+  int numNodes = 0;
+  /// Dependences including producer -> user edges implied by uses.
+  std::vector<std::vector<int>> preds, succs;
+  /// Per node: counted buffers it reads, never its own results.
+  std::vector<std::vector<int>> uses;
+  /// Per buffer: nodes reading it (excluding its producer).
+  std::vector<std::vector<int>> users;
+  std::vector<int64_t> bytes;
+  std::vector<int> producer;
+  std::vector<char> returned;
+  /// Per node: bytes of all its results (allocated while it executes).
+  std::vector<int64_t> defBytes;
+  /// Per node: bytes of its results that outlive its step (used or returned).
+  std::vector<int64_t> persistBytes;
+  /// live(empty set): graph inputs that are used or returned.
+  int64_t initialLive = 0;
+  /// A topological order (Kahn, ties by index) and each node's position in it.
+  std::vector<int> topo, position;
+  /// Per node: bytes live while it executes in every order (admissible).
+  std::vector<int64_t> nodeBound;
+  /// Nodes by decreasing nodeBound (ties by index).
+  std::vector<int> byBound;
+  /// Largest nodeBound, 0 without nodes.
+  int64_t staticBound = 0;
+
+  /// Builds the problem; returns false and sets `error` on a cycle.
+  bool build(const MemoryGraph &graph, std::string &error);
+
+  /// Bytes freed by executing `node` when `scheduled` (indexed by node) have
+  /// run: its non-returned uses whose other users have all run.
+  int64_t freedBytes(int node, const std::vector<char> &scheduled) const;
+
+  /// Kahn's order: FIFO over ready nodes, ties by index.
+  std::vector<int> kahnOrder() const;
+  /// XLA-style list schedule: max (freed - defined), ties by index.
+  std::vector<int> greedyOrder() const;
+  /// Peak of `order` using the incremental liveness (equals simulate()).
+  int64_t peakOf(const std::vector<int> &order) const;
+
+  /// Splits the nodes into segments that every topological order executes
+  /// one after the other (each segment's nodes are ancestors of all later
+  /// ones). Segments are returned in execution order, nodes by index.
+  std::vector<std::vector<int>> forcedSegments() const;
+
+  /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
+  /// simulate() equals the full graph's usage at those steps: buffers of
+  /// earlier segments still needed become inputs, buffers needed by later
+  /// segments are returned. Node i of the result is `nodes[i]`.
+  MemoryGraph subGraph(const std::vector<int> &segmentOf, int segment,
+                       const std::vector<int> &nodes) const;
+};
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H
