@@ -13,19 +13,28 @@ config.test_exec_root = os.path.join(config.serenity_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(
     ("%mlir_runner_utils",
-     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + config.llvm_shlib_ext)))
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + ".so")))
 config.substitutions.append(
     ("%mlir_c_runner_utils",
-     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.llvm_shlib_ext)))
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + ".so")))
 config.substitutions.append(("%serenity_src", config.serenity_src_root))
 # ../shared next to the checkout (present in CI, absent in a user's clone).
 shared = os.path.normpath(os.path.join(config.serenity_src_root, "..", "shared"))
 if os.path.isdir(shared):
     config.available_features.add("shared")
 config.substitutions.append(("%shared", shared))
+
+# Debian's interpreter sees the python3-* packages (numpy, networkx, ...);
+# python/ is importable so RUN lines can call `%python -m serenity gen ...`.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.environment["PYTHONPATH"] = os.path.join(config.serenity_src_root, "python")
+config.substitutions.append(("%integration", os.path.join(config.serenity_src_root, "test", "Integration")))
+
+import shutil
+if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"):
+    config.available_features.add("cortex-m")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -34,4 +43,4 @@ tool_dirs = [config.serenity_tools_dir, config.llvm_tools_dir]
 tools = ["serenity-opt", "mlir-opt", "mlir-runner", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=True)

@@ -94,18 +94,23 @@ struct SerenityMemoryReportPass
     : public mlir::serenity::impl::SerenityMemoryReportPassBase<SerenityMemoryReportPass> {
   using Base::Base;
 
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    if (format != "table" && format != "json")
+      return errorHandler("serenity-memory-report: unknown format '" +
+                          format + "' (expected 'table' or 'json')");
+    return success();
+  }
+
   void runOnOperation() override {
-    if (format != "table" && format != "json") {
-      getOperation().emitError()
-          << "serenity-memory-report: unknown format '" << format
-          << "' (expected 'table' or 'json')";
-      return signalPassFailure();
-    }
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
     if (!file) {
-      getOperation().emitError()
+      emitError(getOperation().getLoc())
           << "serenity-memory-report: cannot open '" << output
           << "': " << errorMessage;
       return signalPassFailure();

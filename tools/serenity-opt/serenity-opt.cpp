@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
+#include "Serenity/Pipelines/Pipelines.h"
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::serenity::registerSerenityPasses();
+  mlir::serenity::registerSerenityPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -114,4 +114,25 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
   ];
 }
 
+def SerenityCopyToLinalgPass
+    : Pass<"serenity-copy-to-linalg", "func::FuncOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy so copies lower to loops";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` between non-contiguous
+    memrefs (the subviews that bufferized `tensor.pad`/`tensor.concat`
+    produce) to a call of `memrefCopy` from the MLIR C runner utils, a
+    library a microcontroller image does not have. This pass rewrites every
+    `memref.copy` whose operands are ranked into the equivalent
+    `linalg.copy`, which `convert-linalg-to-loops` turns into plain loads and
+    stores, so the lowered code needs no runtime library.
+
+    ```mlir
+    memref.copy %a, %sub : memref<4xf32> to memref<4xf32, strided<[1], offset: 2>>
+    // becomes
+    linalg.copy ins(%a : memref<4xf32>) outs(%sub : memref<4xf32, strided<[1], offset: 2>>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // SERENITY_TRANSFORMS_PASSES_TD

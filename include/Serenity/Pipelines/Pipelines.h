@@ -1,0 +1,61 @@
+//===- Pipelines.h - Serenity pass pipelines --------------------*- C++ -*-===//
+//
+// The end-to-end pipeline from TOSA to the LLVM dialect, as a builder that
+// other tools (IREE-like stacks) can call and as `--serenity-pipeline`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_PIPELINES_PIPELINES_H
+#define SERENITY_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace serenity {
+
+/// Options of `serenity-pipeline`.
+struct SerenityPipelineOptions
+    : public PassPipelineOptions<SerenityPipelineOptions> {
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Scheduling algorithm: dp, kahn, greedy, program-order, "
+                     "or none (keep the order as written)"),
+      llvm::cl::init("dp")};
+  Option<std::string> alloc{
+      *this, "alloc",
+      llvm::cl::desc("Arena allocation algorithm: exact, best-fit, "
+                     "greedy-size, or none (keep memref.alloc)"),
+      llvm::cl::init("exact")};
+  Option<std::string> arena{
+      *this, "arena",
+      llvm::cl::desc("Arena storage: global (a private memref.global) or "
+                     "argument (a leading memref<Nxi8> argument)"),
+      llvm::cl::init("global")};
+  Option<unsigned> alignment{*this, "alignment",
+                             llvm::cl::desc("Buffer alignment in the arena"),
+                             llvm::cl::init(64)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
+      llvm::cl::init("host")};
+  Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "
+                     "allocation, on memref)"),
+      llvm::cl::init(true)};
+};
+
+/// Adds the Serenity pipeline to `pm` (anchored on builtin.module). Returns
+/// failure, after reporting through `errorHandler`, on invalid options.
+LogicalResult
+buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
+                      function_ref<LogicalResult(const Twine &)> errorHandler);
+
+/// Registers `serenity-pipeline` (requires registerSerenityPasses()).
+void registerSerenityPipelines();
+
+} // namespace serenity
+} // namespace mlir
+
+#endif // SERENITY_PIPELINES_PIPELINES_H

@@ -1,0 +1,97 @@
+//===- Pipelines.cpp - Serenity pass pipelines -----------------*- C++ -*-===//
+
+#include "Serenity/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+/// Checks that `value` is one of `allowed`.
+static LogicalResult
+checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
+            function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  return errorHandler(llvm::formatv(
+      "serenity-pipeline: invalid {0}='{1}' (expected one of: {2})", option,
+      value, llvm::join(allowed, ", ")));
+}
+
+LogicalResult mlir::serenity::buildSerenityPipeline(
+    OpPassManager &pm, const SerenityPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (failed(checkChoice("schedule", options.schedule,
+                         {"dp", "kahn", "greedy", "program-order", "none"},
+                         errorHandler)) ||
+      failed(checkChoice("alloc", options.alloc,
+                         {"exact", "best-fit", "greedy-size", "none"},
+                         errorHandler)) ||
+      failed(checkChoice("arena", options.arena, {"global", "argument"},
+                         errorHandler)) ||
+      failed(checkChoice("target", options.target, {"host", "cortex-m"},
+                         errorHandler)))
+    return failure();
+  if (options.alignment == 0 ||
+      (options.alignment & (options.alignment - 1)) != 0)
+    return errorHandler("serenity-pipeline: alignment must be a power of two");
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Graph level: order the TOSA ops for the least peak memory.
+  if (options.schedule != "none")
+    os << "func.func(serenity-schedule{algorithm=" << options.schedule
+       << "}),";
+  // TOSA -> linalg on tensors -> memref; results become out-parameters so
+  // the caller owns the output buffers.
+  os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
+        "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
+        "canonicalize,"
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map},"
+        "canonicalize,"
+        "buffer-results-to-out-params{hoist-static-allocs "
+        "modify-public-functions},"
+        "func.func(serenity-copy-to-linalg)";
+  // One arena for every intermediate buffer.
+  if (options.alloc != "none")
+    os << ",func.func(serenity-static-alloc{algorithm=" << options.alloc
+       << " alignment=" << options.alignment << " arena=" << options.arena
+       << "})";
+  if (options.lowerToLLVM) {
+    std::string index =
+        options.target == "cortex-m" ? "{index-bitwidth=32}" : "";
+    os << ",convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+          "lower-affine,finalize-memref-to-llvm"
+       << index
+       << ",convert-math-to-llvm,convert-arith-to-llvm" << index
+       << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
+       << ",reconcile-unrealized-casts";
+  }
+
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    return errorHandler("serenity-pipeline: cannot build '" + text +
+                        "': " + parseErrors);
+  return success();
+}
+
+void mlir::serenity::registerSerenityPipelines() {
+  registerPassPipeline(
+      "serenity-pipeline",
+      "TOSA -> scheduled, bufferized, statically allocated -> LLVM dialect",
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        SerenityPipelineOptions options;
+        if (failed(options.parseFromString(optionsText)))
+          return failure();
+        return buildSerenityPipeline(pm, options, errorHandler);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(SerenityPipelineOptions());
+      });
+}

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Runs a TOSA network through serenity-pipeline and through the upstream
+reference lowering of ../shared/MLIR22.md, executes both with mlir-runner on
+the same seeded inputs, and compares the outputs numerically.
+
+Usage: compare_lowering.py NET.mlir [--options "schedule=dp alloc=exact"]
+           [--func main] [--seed 1] [--atol 1e-4] [--rtol 1e-4]
+Exit 0 when every output matches within tolerance and the Serenity-lowered
+network contains no memref.alloc (all intermediates live in the arena, the
+outputs are caller-owned out-parameters); 1 otherwise.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+LLVM_LIB = "/usr/lib/llvm-22/lib"
+
+REFERENCE_TO_MEMREF = (
+    "builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,"
+    "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},canonicalize,"
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions})")
+MEMREF_TO_LLVM = (
+    "builtin.module(convert-linalg-to-loops,convert-scf-to-cf,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+    "convert-func-to-llvm,reconcile-unrealized-casts)")
+
+PRINTERS = {"f32": "printMemrefF32", "f64": "printMemrefF64", "i8": "printMemrefI8",
+            "i16": "printMemrefI16", "i32": "printMemrefI32", "i64": "printMemrefI64"}
+
+
+def run(cmd, stdin=None):
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd[:2])} failed ({proc.returncode}):\n{proc.stderr[:3000]}")
+    return proc.stdout
+
+
+def split_types(text):
+    """Splits 'memref<1x2xf32>, memref<3xi8>' at top-level commas."""
+    types, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            types.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        types.append(current.strip())
+    return types
+
+
+def signature(module, name):
+    """Argument types of `func.func @name(...)` in printed IR."""
+    match = re.search(r"func\.func (?:public )?@" + re.escape(name) + r"\((.*?)\)\s*(?:->|attributes|\{)",
+                      module)
+    if not match:
+        sys.exit(f"error: no function @{name} in the lowered module")
+    args = re.findall(r"%[\w#]+: ((?:memref|tensor)<[^>]*>)", match.group(1))
+    return args
+
+
+def shape_and_element(memref_type):
+    inner = re.match(r"(?:memref|tensor)<(.*)>", memref_type).group(1)
+    parts = inner.split("x")
+    element = parts[-1]
+    dims = [int(d) for d in parts[:-1]]
+    return dims, element
+
+
+def lcg_values(count, element, seed):
+    state = (seed * 2654435761 + 12345) & 0xFFFFFFFF
+    values = []
+    for _ in range(count):
+        state = (state * 1664525 + 1013904223) & 0xFFFFFFFF
+        unit = state / 2**32
+        if element.startswith("f"):
+            values.append(f"{unit * 2 - 1:.6f}")
+        else:
+            values.append(str(int(unit * 256) - 128))
+    return values
+
+
+def nested(values, dims):
+    """Formats a flat list as a nested dense literal of shape `dims`."""
+    if not dims:
+        return values[0]
+    if len(dims) == 1:
+        return "[" + ", ".join(values) + "]"
+    step = len(values) // dims[0]
+    return "[" + ", ".join(nested(values[i * step:(i + 1) * step], dims[1:])
+                           for i in range(dims[0])) + "]"
+
+
+def wrap(module, inputs, outputs, arena_bytes, seed):
+    """Appends a @main that feeds seeded inputs to @net and prints outputs."""
+    lines, globals_ = [], []
+    args = []
+    if arena_bytes is not None:
+        lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : memref<{arena_bytes}xi8>")
+        args.append(("%arena", f"memref<{arena_bytes}xi8>"))
+    for i, ty in enumerate(inputs):
+        dims, element = shape_and_element(ty)
+        count = 1
+        for d in dims:
+            count *= d
+        literal = nested(lcg_values(count, element, seed + i), dims)
+        globals_.append(f'  memref.global "private" constant @__serenity_input{i} : {ty} = '
+                        f"dense<{literal}>")
+        lines.append(f"    %g{i} = memref.get_global @__serenity_input{i} : {ty}")
+        lines.append(f"    %in{i} = memref.alloc() : {ty}")
+        lines.append(f"    memref.copy %g{i}, %in{i} : {ty} to {ty}")
+        args.append((f"%in{i}", ty))
+    for i, ty in enumerate(outputs):
+        lines.append(f"    %out{i} = memref.alloc() : {ty}")
+        args.append((f"%out{i}", ty))
+    call_args = ", ".join(a for a, _ in args)
+    call_types = ", ".join(t for _, t in args)
+    lines.append(f"    call @net({call_args}) : ({call_types}) -> ()")
+    decls = set()
+    for i, ty in enumerate(outputs):
+        _, element = shape_and_element(ty)
+        printer = PRINTERS[element]
+        decls.add(f"  func.func private @{printer}(memref<*x{element}>)")
+        lines.append(f"    %u{i} = memref.cast %out{i} : {ty} to memref<*x{element}>")
+        lines.append(f"    call @{printer}(%u{i}) : (memref<*x{element}>) -> ()")
+    body = "\n".join(globals_ + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
+    end = module.rstrip().rfind("}")
+    return module[:end] + body + "\n}\n"
+
+
+def execute(memref_module, inputs, outputs, arena_bytes, seed, workdir, tag):
+    wrapped = wrap(memref_module, inputs, outputs, arena_bytes, seed)
+    path = os.path.join(workdir, f"{tag}.mlir")
+    with open(path, "w") as f:
+        f.write(wrapped)
+    llvm = run([f"{LLVM_BIN}/mlir-opt", path, f"--pass-pipeline={MEMREF_TO_LLVM}"])
+    libs = f"{LLVM_LIB}/libmlir_c_runner_utils.so,{LLVM_LIB}/libmlir_runner_utils.so"
+    out = run([f"{LLVM_BIN}/mlir-runner", "-e", "main", "-entry-point-result=void",
+               f"-shared-libs={libs}"], stdin=llvm)
+    results = []
+    for chunk in out.split("Unranked Memref")[1:]:
+        data = chunk.split("data =", 1)[1]
+        results.append([float(x) for x in re.findall(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", data)])
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("network")
+    parser.add_argument("--options", default="", help="serenity-pipeline options")
+    parser.add_argument("--func", default="main")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--rtol", type=float, default=1e-4)
+    parser.add_argument("--serenity-opt", default=shutil.which("serenity-opt") or "serenity-opt")
+    args = parser.parse_args()
+
+    with open(args.network) as f:
+        source = f.read()
+    source = re.sub(r"@" + re.escape(args.func) + r"\b", "@net", source)
+    tensor_args = signature(source, "net")
+
+    with tempfile.TemporaryDirectory() as workdir:
+        net = os.path.join(workdir, "net.mlir")
+        with open(net, "w") as f:
+            f.write(source)
+        options = f"lower-to-llvm=0 {args.options}".strip()
+        ours = run([args.serenity_opt, net, f"--serenity-pipeline={options}"])
+        reference = run([f"{LLVM_BIN}/mlir-opt", net, f"--pass-pipeline={REFERENCE_TO_MEMREF}"])
+
+        net_body = ours[ours.index("@net("):]
+        net_body = net_body[:net_body.find("\n  }\n") if "\n  }\n" in net_body else len(net_body)]
+        allocs = net_body.count("memref.alloc")
+        arena = re.search(r"serenity\.arena_bytes = (\d+)", ours)
+        print(f"serenity-pipeline: {allocs} memref.alloc left in @net"
+              + (f", arena {arena.group(1)} bytes" if arena else ""))
+
+        ours_sig = signature(ours, "net")
+        ref_sig = signature(reference, "net")
+        num_inputs = len(tensor_args)
+        outputs = ref_sig[num_inputs:]
+        arena_bytes = None
+        if len(ours_sig) == len(ref_sig) + 1:
+            arena_bytes = int(re.match(r"memref<(\d+)xi8>", ours_sig[0]).group(1))
+        inputs = ref_sig[:num_inputs]
+
+        got = execute(ours, inputs, outputs, arena_bytes, args.seed, workdir, "serenity")
+        want = execute(reference, inputs, outputs, None, args.seed, workdir, "reference")
+
+    ok = allocs == 0
+    if len(got) != len(want) or len(got) != len(outputs):
+        print(f"FAIL: {len(got)} outputs printed, reference {len(want)}, expected {len(outputs)}")
+        return 1
+    for i, (a, b) in enumerate(zip(got, want)):
+        if len(a) != len(b):
+            print(f"FAIL: output {i} has {len(a)} elements, reference {len(b)}")
+            return 1
+        diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+        bad = sum(1 for x, y in zip(a, b) if abs(x - y) > args.atol + args.rtol * abs(y))
+        print(f"output {i}: {len(a)} elements, max abs diff {diff:.3g}, {bad} beyond tolerance")
+        ok = ok and bad == 0
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
