@@ -107,15 +107,56 @@ int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
   return 0;
 }
 
-void ExactSearch::expand(int state, int64_t floor,
-                         std::vector<Expansion> &children) {
-  children.clear();
+int64_t ExactSearch::load(int state) {
   const uint64_t *bits = signature(state);
   for (int v = 0; v < problem.numNodes; ++v)
     scheduled[v] = isScheduled(bits, v);
+  // Buffers of scheduled nodes that are still needed.
+  liveList.clear();
+  int64_t liveProduced = 0;
+  for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+    int producer = problem.producer[b];
+    if (producer < 0 || !scheduled[producer] || problem.bytes[b] == 0)
+      continue;
+    bool needed = problem.returned[b];
+    for (int u : problem.users[b])
+      needed = needed || !scheduled[u];
+    if (needed) {
+      liveList.push_back(b);
+      liveProduced += problem.bytes[b];
+    }
+  }
+  // nodeBound[v] already counts v's uses and its ancestors' buffers needed
+  // after it; add live buffers of other nodes needed by v's descendants.
+  int64_t best = 0;
+  for (int v : problem.byBound) {
+    if (scheduled[v])
+      continue;
+    if (problem.nodeBound[v] + liveProduced <= best)
+      break;
+    int64_t extra = 0;
+    for (int b : liveList) {
+      if (problem.isAncestor(problem.producer[b], v))
+        continue;
+      const std::vector<int> &uses = problem.uses[v];
+      if (std::find(uses.begin(), uses.end(), b) != uses.end())
+        continue;
+      bool needed = problem.returned[b];
+      for (int u : problem.users[b])
+        needed = needed || problem.isAncestor(v, u);
+      if (needed)
+        extra += problem.bytes[b];
+    }
+    best = std::max(best, problem.nodeBound[v] + extra);
+  }
+  return best;
+}
+
+void ExactSearch::expand(int state, int64_t bound, int64_t floor,
+                         std::vector<Expansion> &children) {
+  children.clear();
   const int64_t peak = bestPeak[state], live = liveBytes[state];
-  const int64_t threshold =
-      std::max({peak, remainingBound(bits), floor});
+  const int64_t threshold = std::max({peak, bound, floor});
   for (int v = 0; v < problem.numNodes; ++v) {
     if (scheduled[v])
       continue;
@@ -177,9 +218,9 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
     return a.state > b.state;
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(later)> open(later);
-  int64_t rootBound = std::max(floor, remainingBound(scratchBits.data()));
+  int64_t rootBound = remainingBound(scratchBits.data());
   if (rootBound < budget)
-    open.push({rootBound, 0, 0, root});
+    open.push({std::max(rootBound, floor), 0, 0, root});
 
   int64_t proven = problem.staticBound;
   std::vector<Expansion> children;
@@ -204,7 +245,16 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       result.states = created;
       return result;
     }
-    expand(top.state, floor, children);
+    int64_t bound = load(top.state);
+    int64_t f = std::max(top.peak, bound);
+    if (f >= budget)
+      continue;
+    // The stronger bound moves the state back in the queue once.
+    if (std::max(f, floor) > top.key) {
+      open.push({std::max(f, floor), top.peak, top.depth, top.state});
+      continue;
+    }
+    expand(top.state, bound, floor, children);
     const uint64_t *bits = signature(top.state);
     std::copy(bits, bits + words, scratchBits.begin());
     const int childDepth = depth[top.state] + 1;
@@ -265,7 +315,10 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
       result.states = created;
       return result;
     }
-    expand(top.state, std::min(floor, tau), children);
+    int64_t bound = load(top.state);
+    if (bound > tau)
+      continue;
+    expand(top.state, bound, std::min(floor, tau), children);
     const uint64_t *bits = signature(top.state);
     std::copy(bits, bits + words, scratchBits.begin());
     const int childDepth = depth[top.state] + 1;

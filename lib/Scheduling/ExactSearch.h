@@ -78,11 +78,18 @@ private:
   bool isScheduled(const uint64_t *bits, int node) const {
     return (bits[node >> 6] >> (node & 63)) & 1;
   }
-  /// Admissible bound on the peak of any completion from `bits`.
+  /// Admissible bound on the peak of any completion from `bits`, from the
+  /// static node bounds only (cheap, used when a state is created).
   int64_t remainingBound(const uint64_t *bits) const;
-  /// The children worth exploring from `state` (one when a node can be run
-  /// eagerly without loss), in order of increasing step usage.
-  void expand(int state, int64_t floor, std::vector<Expansion> &children);
+  /// Loads `state` into `scheduled` and returns a stronger admissible bound
+  /// on the peak of its completions: each unscheduled node's static bound
+  /// plus the live buffers of unrelated nodes that must survive its step.
+  int64_t load(int state);
+  /// The children worth exploring from the loaded `state` whose completions
+  /// are bounded below by `bound` (one child when a node can run eagerly
+  /// without loss), in order of increasing step usage.
+  void expand(int state, int64_t bound, int64_t floor,
+              std::vector<Expansion> &children);
   std::vector<int> pathTo(int state) const;
   bool outOfBudget();
 
@@ -103,6 +110,7 @@ private:
   // Scratch.
   std::vector<char> scheduled;
   std::vector<uint64_t> scratchBits;
+  std::vector<int> liveList;
 };
 
 } // namespace detail

@@ -261,14 +261,41 @@ ScheduleResult schedule(const MemoryGraph &graph,
     result.order = problem.greedyOrder();
     break;
   case ScheduleAlgorithm::DP: {
-    // Program order first: on ties it is kept, which makes the pass
-    // idempotent.
-    std::vector<std::vector<int>> heuristics;
+    // Search the graph with contracted chains; its orders expand to orders
+    // of the same peak, and its optimum is the original one.
+    MemoryGraph contracted;
+    std::vector<std::vector<int>> members;
+    problem.contractChains(contracted, members);
+    SchedulingProblem reduced;
+    [[maybe_unused]] bool built = reduced.build(contracted, result.error);
+    assert(built && "contracting chains keeps the graph acyclic");
+    std::vector<std::vector<int>> heuristics{programOrder(contracted),
+                                             reduced.kahnOrder(),
+                                             reduced.greedyOrder()};
+    ScheduleResult search;
+    scheduleExact(reduced, options, heuristics, start, search);
+    result.statesExplored = search.statesExplored;
+    result.lowerBound = search.lowerBound;
+    std::vector<int> expanded;
+    for (int node : search.order)
+      expanded.insert(expanded.end(), members[node].begin(),
+                      members[node].end());
+    // Never worse than the heuristics on the original graph; on ties the
+    // program order is kept, which makes the pass idempotent.
+    std::vector<std::vector<int>> candidates;
     if (programValid)
-      heuristics.push_back(program);
-    heuristics.push_back(problem.kahnOrder());
-    heuristics.push_back(problem.greedyOrder());
-    scheduleExact(problem, options, heuristics, start, result);
+      candidates.push_back(program);
+    candidates.push_back(std::move(expanded));
+    candidates.push_back(problem.kahnOrder());
+    candidates.push_back(problem.greedyOrder());
+    int64_t best = 0;
+    for (std::vector<int> &candidate : candidates) {
+      int64_t peak = problem.peakOf(candidate);
+      if (result.order.empty() || peak < best) {
+        result.order = std::move(candidate);
+        best = peak;
+      }
+    }
     break;
   }
   }

@@ -9,35 +9,6 @@
 namespace serenity {
 namespace detail {
 
-namespace {
-
-/// A fixed-size bitset over positions of the topological order.
-class Bits {
-public:
-  explicit Bits(int size = 0) : words((size + 63) / 64, 0) {}
-  void set(int i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
-  bool test(int i) const { return (words[i >> 6] >> (i & 63)) & 1; }
-  void unite(const Bits &other) {
-    for (size_t w = 0; w < words.size(); ++w)
-      words[w] |= other.words[w];
-  }
-  /// First clear bit below `limit`, or `limit` when all are set.
-  int firstClear(int limit) const {
-    for (int w = 0; w * 64 < limit; ++w) {
-      uint64_t clear = ~words[w];
-      if (clear) {
-        int i = w * 64 + __builtin_ctzll(clear);
-        return std::min(i, limit);
-      }
-    }
-    return limit;
-  }
-
-private:
-  std::vector<uint64_t> words;
-};
-
-} // namespace
 
 bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
   numNodes = graph.size();
@@ -121,8 +92,8 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
     position[topo[i]] = i;
 
   // Ancestors and descendants as position bitsets.
-  std::vector<Bits> ancestors(numNodes, Bits(numNodes));
-  std::vector<Bits> descendants(numNodes, Bits(numNodes));
+  ancestors.assign(numNodes, Bits(numNodes));
+  descendants.assign(numNodes, Bits(numNodes));
   for (int v : topo)
     for (int p : preds[v]) {
       ancestors[v].unite(ancestors[p]);
@@ -255,16 +226,123 @@ int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
   return peak;
 }
 
+// Chain contraction (the hill-valley idea of Liu's tree pebbling applied to
+// single-entry single-exit chains). A chain U (nodes run back to back) whose
+// external inputs are read by U alone has a fixed profile: executing it from
+// any state adds `hill` bytes at its worst step and changes the live bytes by
+// `change`. U may absorb V when V's only predecessor is U, U's only successor
+// is V, V reads only U's results and V does not grow memory (change(V) <= 0).
+// Then for any order P U O V Q, one of P U V O Q and P O U V Q is no worse:
+//  - moving V up lowers every step of O by -change(V) >= 0, and V's own step
+//    live(P+U) + hill(V) is no worse when live(P+O) >= live(P);
+//  - otherwise live(P+O) < live(P): moving U down makes U's step cheaper and
+//    changes O's steps by -change(U), fine when change(U) >= 0; when
+//    change(U) < 0, moving V up is fine as long as change(U) + hill(V) <=
+//    hill(U), since V's step then stays under U's.
+// Merged hill = max(hill(U), change(U) + hill(V)), change = sum.
+void SchedulingProblem::contractChains(
+    MemoryGraph &contracted, std::vector<std::vector<int>> &members) const {
+  std::vector<int> chainOf(numNodes, -1);
+  struct Chain {
+    std::vector<int> nodes;
+    int64_t hill = 0, change = 0;
+    /// Bytes of results that outlive the chain (returned internal results
+    /// and all results of the last node).
+    int64_t keptBytes = 0, returnedInternal = 0;
+    bool exclusiveInputs = true;
+  };
+  std::vector<Chain> chains;
+  auto changeOf = [&](int v) {
+    int64_t change = persistBytes[v];
+    for (int b : uses[v])
+      if (!returned[b])
+        change -= bytes[b];
+    return change;
+  };
+  auto returnedDefBytes = [&](int v) {
+    int64_t sum = 0;
+    for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
+      if (producer[b] == v && returned[b])
+        sum += bytes[b];
+    return sum;
+  };
+  for (int v : topo) {
+    if (preds[v].size() == 1) {
+      int u = preds[v][0];
+      Chain &chain = chains[chainOf[u]];
+      bool readsOnlyU = true;
+      for (int b : uses[v])
+        readsOnlyU = readsOnlyU && producer[b] == u;
+      int64_t changeV = changeOf(v);
+      int64_t hill = std::max(chain.hill, chain.change + defBytes[v]);
+      int64_t returnedInternal = chain.returnedInternal + returnedDefBytes(u);
+      if (chain.exclusiveInputs && succs[u].size() == 1 && readsOnlyU &&
+          changeV <= 0 &&
+          (chain.change >= 0 || chain.change + defBytes[v] <= chain.hill) &&
+          hill >= returnedInternal + defBytes[v]) {
+        chain.nodes.push_back(v);
+        chain.hill = hill;
+        chain.change += changeV;
+        chain.returnedInternal = returnedInternal;
+        chain.keptBytes = returnedInternal + defBytes[v];
+        chainOf[v] = chainOf[u];
+        continue;
+      }
+    }
+    Chain chain;
+    chain.nodes.push_back(v);
+    chain.hill = defBytes[v];
+    chain.change = changeOf(v);
+    chain.keptBytes = defBytes[v];
+    for (int b : uses[v])
+      chain.exclusiveInputs = chain.exclusiveInputs && users[b].size() == 1;
+    chainOf[v] = static_cast<int>(chains.size());
+    chains.push_back(std::move(chain));
+  }
+
+  // Contracted nodes in order of their first member, which is topological.
+  std::vector<int> chainOrder(chains.size());
+  std::iota(chainOrder.begin(), chainOrder.end(), 0);
+  std::sort(chainOrder.begin(), chainOrder.end(), [&](int a, int b) {
+    return chains[a].nodes.front() < chains[b].nodes.front();
+  });
+  std::vector<int> nodeOfChain(chains.size());
+  contracted = MemoryGraph();
+  members.clear();
+  for (int c : chainOrder) {
+    nodeOfChain[c] = contracted.addNode();
+    members.push_back(chains[c].nodes);
+  }
+  std::vector<int> newBuffer(bytes.size(), -1);
+  for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b) {
+    if (producer[b] < 0) {
+      newBuffer[b] = contracted.addInput(bytes[b]);
+      contracted.buffers[newBuffer[b]].returned = returned[b];
+      continue;
+    }
+    const Chain &chain = chains[chainOf[producer[b]]];
+    if (producer[b] != chain.nodes.back() && !returned[b])
+      continue;
+    newBuffer[b] = contracted.addResult(nodeOfChain[chainOf[producer[b]]],
+                                        bytes[b]);
+    contracted.buffers[newBuffer[b]].returned = returned[b];
+  }
+  for (int c : chainOrder) {
+    const Chain &chain = chains[c];
+    int node = nodeOfChain[c];
+    if (chain.hill > chain.keptBytes)
+      contracted.addResult(node, chain.hill - chain.keptBytes);
+    for (int p : preds[chain.nodes.front()])
+      contracted.addDependence(node, nodeOfChain[chainOf[p]]);
+    for (int b : uses[chain.nodes.front()])
+      contracted.addUse(node, newBuffer[b]);
+  }
+}
+
 std::vector<std::vector<int>> SchedulingProblem::forcedSegments() const {
   // The first k nodes of `topo` form a forced prefix iff every later node
   // has all of them as ancestors: for each node, the first position that is
   // not one of its ancestors (skipping itself) must be >= k.
-  std::vector<Bits> ancestors(numNodes, Bits(numNodes));
-  for (int v : topo)
-    for (int p : preds[v]) {
-      ancestors[v].unite(ancestors[p]);
-      ancestors[v].set(position[p]);
-    }
   std::vector<int> suffixMin(numNodes + 1, numNodes);
   for (int i = numNodes - 1; i >= 0; --i) {
     int v = topo[i];

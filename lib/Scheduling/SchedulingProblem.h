@@ -17,12 +17,37 @@
 
 #include "Serenity/Analysis/MemoryGraph.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace serenity {
 namespace detail {
+
+/// A fixed-size bitset (over positions of a topological order).
+class Bits {
+public:
+  explicit Bits(int size = 0) : words((size + 63) / 64, 0) {}
+  void set(int i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
+  bool test(int i) const { return (words[i >> 6] >> (i & 63)) & 1; }
+  void unite(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] |= other.words[w];
+  }
+  /// First clear bit below `limit`, or `limit` when all are set.
+  int firstClear(int limit) const {
+    for (int w = 0; w * 64 < limit; ++w) {
+      uint64_t clear = ~words[w];
+      if (clear)
+        return std::min(w * 64 + __builtin_ctzll(clear), limit);
+    }
+    return limit;
+  }
+
+private:
+  std::vector<uint64_t> words;
+};
 
 /// A graph prepared for scheduling.
 struct SchedulingProblem {
@@ -44,6 +69,12 @@ struct SchedulingProblem {
   int64_t initialLive = 0;
   /// A topological order (Kahn, ties by index) and each node's position in it.
   std::vector<int> topo, position;
+  /// Per node: positions (in `topo`) of its ancestors and descendants.
+  std::vector<Bits> ancestors, descendants;
+  /// True when `a` must run before `b`.
+  bool isAncestor(int a, int b) const {
+    return ancestors[b].test(position[a]);
+  }
   /// Per node: bytes live while it executes in every order (admissible).
   std::vector<int64_t> nodeBound;
   /// Nodes by decreasing nodeBound (ties by index).
@@ -64,6 +95,15 @@ struct SchedulingProblem {
   std::vector<int> greedyOrder() const;
   /// Peak of `order` using the incremental liveness (equals simulate()).
   int64_t peakOf(const std::vector<int> &order) const;
+
+  /// Contracts chains whose ops can always run back to back without loss
+  /// (see SchedulingProblem.cpp) into single nodes. The result's node i runs
+  /// the original nodes `members[i]` in order; its results are the chain's
+  /// buffers that outlive it plus one unused buffer that makes its step use
+  /// exactly the chain's internal peak, so simulate() of the contracted graph
+  /// equals simulate() of the expanded order.
+  void contractChains(MemoryGraph &contracted,
+                      std::vector<std::vector<int>> &members) const;
 
   /// Splits the nodes into segments that every topological order executes
   /// one after the other (each segment's nodes are ancestors of all later
