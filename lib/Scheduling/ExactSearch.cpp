@@ -32,7 +32,8 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
                          Clock::time_point deadline)
     : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
       stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
-      scheduled(problem.numNodes, 0), scratchBits(words, 0) {}
+      scheduled(problem.numNodes, 0), scratchBits(words, 0),
+      extraBytes(problem.numNodes, 0) {}
 
 void ExactSearch::reset() {
   signatures.clear();
@@ -41,7 +42,7 @@ void ExactSearch::reset() {
   parent.clear();
   lastNode.clear();
   depth.clear();
-  table.assign(1024, -1);
+  table.assign(1024, Slot{-1, 0});
   created = 0;
   limitHit = false;
 }
@@ -57,28 +58,36 @@ uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
 }
 
 void ExactSearch::growTable() {
-  table.assign(table.size() * 2, -1);
+  table.assign(table.size() * 2, Slot{-1, 0});
   const size_t mask = table.size() - 1;
   for (int s = 0, e = static_cast<int>(bestPeak.size()); s < e; ++s) {
-    size_t slot = hashOf(signature(s)) & mask;
-    while (table[slot] != -1)
+    uint64_t hash = hashOf(signature(s));
+    size_t slot = hash & mask;
+    while (table[slot].state != -1)
       slot = (slot + 1) & mask;
-    table[slot] = s;
+    table[slot] = Slot{s, static_cast<uint32_t>(hash >> 32)};
   }
 }
 
 int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
   inserted = false;
   const size_t mask = table.size() - 1;
-  size_t slot = hashOf(bits) & mask;
-  while (table[slot] != -1) {
-    const uint64_t *other = signature(table[slot]);
-    if (std::equal(bits, bits + words, other))
-      return table[slot];
+  const uint64_t hash = hashOf(bits);
+  const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+  size_t slot = hash & mask;
+  while (table[slot].state != -1) {
+    if (table[slot].tag == tag) {
+      const uint64_t *other = signature(table[slot].state);
+      int w = 0;
+      while (w < words && bits[w] == other[w])
+        ++w;
+      if (w == words)
+        return table[slot].state;
+    }
     slot = (slot + 1) & mask;
   }
   int state = static_cast<int>(bestPeak.size());
-  table[slot] = state;
+  table[slot] = Slot{state, tag};
   signatures.insert(signatures.end(), bits, bits + words);
   bestPeak.push_back(0);
   liveBytes.push_back(0);
@@ -107,7 +116,7 @@ int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
   return 0;
 }
 
-int64_t ExactSearch::load(int state) {
+int64_t ExactSearch::load(int state, int64_t atMost) {
   const uint64_t *bits = signature(state);
   for (int v = 0; v < problem.numNodes; ++v)
     scheduled[v] = isScheduled(bits, v);
@@ -127,28 +136,19 @@ int64_t ExactSearch::load(int state) {
     }
   }
   // nodeBound[v] already counts v's uses and its ancestors' buffers needed
-  // after it; add live buffers of other nodes needed by v's descendants.
-  int64_t best = 0;
-  for (int v : problem.byBound) {
-    if (scheduled[v])
-      continue;
-    if (problem.nodeBound[v] + liveProduced <= best)
-      break;
-    int64_t extra = 0;
-    for (int b : liveList) {
-      if (problem.isAncestor(problem.producer[b], v))
-        continue;
-      const std::vector<int> &uses = problem.uses[v];
-      if (std::find(uses.begin(), uses.end(), b) != uses.end())
-        continue;
-      bool needed = problem.returned[b];
-      for (int u : problem.users[b])
-        needed = needed || problem.isAncestor(v, u);
-      if (needed)
-        extra += problem.bytes[b];
-    }
-    best = std::max(best, problem.nodeBound[v] + extra);
+  // after it; add the live buffers of other nodes that must survive v.
+  const int64_t staticBound = remainingBound(bits);
+  if (staticBound + liveProduced <= atMost)
+    return staticBound;
+  std::fill(extraBytes.begin(), extraBytes.end(), 0);
+  for (int b : liveList) {
+    int64_t size = problem.bytes[b];
+    problem.survives[b].forEach([&](int v) { extraBytes[v] += size; });
   }
+  int64_t best = 0;
+  for (int v = 0; v < problem.numNodes; ++v)
+    if (!scheduled[v])
+      best = std::max(best, problem.nodeBound[v] + extraBytes[v]);
   return best;
 }
 
@@ -245,7 +245,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       result.states = created;
       return result;
     }
-    int64_t bound = load(top.state);
+    int64_t bound = load(top.state, top.key);
     int64_t f = std::max(top.peak, bound);
     if (f >= budget)
       continue;
@@ -315,7 +315,7 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
       result.states = created;
       return result;
     }
-    int64_t bound = load(top.state);
+    int64_t bound = load(top.state, std::max(top.peak, floor));
     if (bound > tau)
       continue;
     expand(top.state, bound, std::min(floor, tau), children);

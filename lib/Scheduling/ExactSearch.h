@@ -81,10 +81,11 @@ private:
   /// Admissible bound on the peak of any completion from `bits`, from the
   /// static node bounds only (cheap, used when a state is created).
   int64_t remainingBound(const uint64_t *bits) const;
-  /// Loads `state` into `scheduled` and returns a stronger admissible bound
-  /// on the peak of its completions: each unscheduled node's static bound
-  /// plus the live buffers of unrelated nodes that must survive its step.
-  int64_t load(int state);
+  /// Loads `state` into `scheduled` and returns an admissible bound on the
+  /// peak of its completions: each unscheduled node's static bound plus the
+  /// live buffers of unrelated nodes that must survive its step. When that
+  /// cannot exceed `atMost`, returns the cheaper static bound instead.
+  int64_t load(int state, int64_t atMost);
   /// The children worth exploring from the loaded `state` whose completions
   /// are bounded below by `bound` (one child when a node can run eagerly
   /// without loss), in order of increasing step usage.
@@ -105,12 +106,18 @@ private:
   std::vector<uint64_t> signatures;
   std::vector<int64_t> bestPeak, liveBytes;
   std::vector<int> parent, lastNode, depth;
-  // Open-addressing hash table of state indices (-1 empty).
-  std::vector<int> table;
+  // Open-addressing hash table of state indices (-1 empty), with the high
+  // hash bits as a tag to skip most signature comparisons.
+  struct Slot {
+    int state;
+    uint32_t tag;
+  };
+  std::vector<Slot> table;
   // Scratch.
   std::vector<char> scheduled;
   std::vector<uint64_t> scratchBits;
   std::vector<int> liveList;
+  std::vector<int64_t> extraBytes;
 };
 
 } // namespace detail

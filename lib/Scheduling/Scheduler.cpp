@@ -109,12 +109,15 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       return states;
   }
 
-  // Adaptive soft budgeting: binary search on tau in [lowerBound, peak - 1].
-  // 'No solution' raises the low end (a proven bound), a found order lowers
-  // the high end below its peak, and a timeout lowers tau, since a smaller
+  // Adaptive soft budgeting on tau in [lowerBound, peak - 1]. First tau
+  // just below the best peak, while that keeps finding orders (cheap when
+  // the budget is loose); after the first timeout, binary search. 'No
+  // solution' raises the low end (a proven bound), a found order lowers the
+  // high end below its peak, and a timeout lowers tau, since a smaller
   // budget prunes more and is decided faster.
   ExactSearch search(problem, stateLimit, deadline);
   int64_t low = segment.lowerBound, high = segment.peak - 1;
+  bool descending = true;
   while (low <= high && segment.peak > floor) {
     now = Clock::now();
     if (now >= deadline)
@@ -123,8 +126,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     int steps = 1;
     for (int64_t span = high - searchLow + 1; span > 1; span >>= 1)
       ++steps;
-    search.setDeadline(now + (deadline - now) / steps);
-    int64_t tau = searchLow + (high - searchLow) / 2;
+    int64_t tau = descending ? high : searchLow + (high - searchLow) / 2;
+    search.setDeadline(now + (deadline - now) / (descending ? 4 : steps));
     SearchResult step = search.depthFirst(tau, floor);
     states += step.states;
     switch (step.outcome) {
@@ -138,6 +141,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       break;
     case SearchOutcome::Limit:
       high = tau - 1;
+      descending = false;
       break;
     }
   }

@@ -133,6 +133,22 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
     }
     nodeBound[v] = sum;
   }
+  survives.assign(numBuffers, Bits(0));
+  for (int b = 0; b < numBuffers; ++b) {
+    if (producer[b] < 0 || bytes[b] == 0)
+      continue;
+    survives[b] = Bits(numNodes);
+    for (int v = 0; v < numNodes; ++v) {
+      if (v == producer[b] || isAncestor(producer[b], v) ||
+          std::find(users[b].begin(), users[b].end(), v) != users[b].end())
+        continue;
+      bool needed = returned[b];
+      for (int u : users[b])
+        needed = needed || isAncestor(v, u);
+      if (needed)
+        survives[b].set(v);
+    }
+  }
   byBound.resize(numNodes);
   std::iota(byBound.begin(), byBound.end(), 0);
   std::sort(byBound.begin(), byBound.end(), [&](int a, int b) {

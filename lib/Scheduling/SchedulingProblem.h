@@ -35,6 +35,12 @@ public:
     for (size_t w = 0; w < words.size(); ++w)
       words[w] |= other.words[w];
   }
+  /// Calls `fn(i)` for every set bit i in increasing order.
+  template <typename Fn> void forEach(Fn fn) const {
+    for (size_t w = 0; w < words.size(); ++w)
+      for (uint64_t bits = words[w]; bits; bits &= bits - 1)
+        fn(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+  }
   /// First clear bit below `limit`, or `limit` when all are set.
   int firstClear(int limit) const {
     for (int w = 0; w * 64 < limit; ++w) {
@@ -77,6 +83,11 @@ struct SchedulingProblem {
   }
   /// Per node: bytes live while it executes in every order (admissible).
   std::vector<int64_t> nodeBound;
+  /// Per buffer with a producer: the nodes (by index) whose step it must
+  /// survive in every order once it exists although nodeBound omits it: v is
+  /// not a descendant of the producer, does not read it, and a reader of it
+  /// descends from v (or it is returned).
+  std::vector<Bits> survives;
   /// Nodes by decreasing nodeBound (ties by index).
   std::vector<int> byBound;
   /// Largest nodeBound, 0 without nodes.
