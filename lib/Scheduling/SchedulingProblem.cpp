@@ -255,7 +255,11 @@ int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
 //    changes O's steps by -change(U), fine when change(U) >= 0; when
 //    change(U) < 0, moving V up is fine as long as change(U) + hill(V) <=
 //    hill(U), since V's step then stays under U's.
-// Merged hill = max(hill(U), change(U) + hill(V)), change = sum.
+// Merged hill = max(hill(U), change(U) + hill(V)), change = sum. The merged
+// node must also be representable: its hill may not be below the bytes of
+// the results it keeps (the last node's results and returned ones), which
+// the contracted graph allocates at its step; this requirement alone
+// already implies the change(U) < 0 condition above.
 void SchedulingProblem::contractChains(
     MemoryGraph &contracted, std::vector<std::vector<int>> &members) const {
   std::vector<int> chainOf(numNodes, -1);

@@ -109,6 +109,36 @@ TEST(Scheduler, DiamondConcatBeatsProgramOrder) {
   EXPECT_EQ(dp.order, (std::vector<int>{0, 2, 1, 3, 4}));
 }
 
+TEST(Scheduler, ChainThatMustBeSplit) {
+  // u (reads b exclusively, 100 -> 10 bytes) -> v (10 -> 10, plus a 200-byte
+  // temporary): v peaks higher than u although it shrinks nothing, so
+  // running other work between them can pay off and the chain must not be
+  // contracted. Order p1 p2 u o1 o2 v f:
+  //   p1 100; p2 100+50 = 150; u 150+10 = 160 (frees b);
+  //   o1 50+10+100 = 160 (frees y); o2 10+100+1 = 111 (frees q);
+  //   v 10+1+210 = 221; f 1+10+1 = 12                     -> peak 221.
+  // Keeping u, v together costs 270 (v while y is live: 50+10+210) or
+  // 250 (o1 before u: b 100 + y 50 + q 100).
+  MemoryGraph g;
+  Value b = addJoin(g, {}, 100);
+  Value y = addJoin(g, {}, 50);
+  int u = addOp(g, {b});
+  g.addDependence(u, y.node);
+  Value s{g.addResult(u, 10), u};
+  int v = addOp(g, {s});
+  Value t{g.addResult(v, 10), v};
+  g.addResult(v, 200);
+  Value q = addJoin(g, {y}, 100);
+  Value z = addJoin(g, {q}, 1);
+  Value out = addJoin(g, {t, z}, 1);
+  g.buffers[out.buffer].returned = true;
+  ASSERT_EQ(bruteForcePeak(g), 221);
+  ScheduleResult dp = run(g, ScheduleAlgorithm::DP);
+  expectValid(g, dp);
+  EXPECT_EQ(dp.peak, 221);
+  EXPECT_TRUE(dp.provenOptimal);
+}
+
 TEST(Scheduler, EmptyGraph) {
   MemoryGraph g;
   for (ScheduleAlgorithm algorithm : kAllAlgorithms) {
