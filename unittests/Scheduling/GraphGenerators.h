@@ -100,30 +100,43 @@ inline Value addJoin(MemoryGraph &graph, const std::vector<Value> &operands,
   return {graph.addResult(node, bytes), node};
 }
 
-/// A RandWire stage (Xie et al. 2019): a Watts-Strogatz WS(n, k, p) graph
-/// made acyclic by node index; every node is sum -> relu -> dwconv ->
-/// pwconv of `bytes` each; sources read the stage input, the sinks are
-/// averaged into the output. n nodes give 4n + 1 ops.
+/// A RandWire stage (Xie et al. 2019): a Watts-Strogatz WS(n, k, p) ring
+/// lattice whose edges are rewired with probability p (as networkx's
+/// watts_strogatz_graph does), made acyclic by orienting edges from lower to
+/// higher index. Every node is sum -> relu -> dwconv -> pwconv; sources read
+/// the stage input (`inputScale` times a node's `bytes`: twice the channels
+/// ratio at stride 2) and their dwconv has stride 2; the sinks are averaged
+/// into the output. n nodes give 4n + 1 ops.
 inline MemoryGraph randWireStage(unsigned seed, int n = 32, int k = 4,
-                                 double p = 0.75, int64_t bytes = 4 * 78 * 28 * 28) {
+                                 double p = 0.75,
+                                 int64_t bytes = 4 * 78 * 28 * 28,
+                                 int64_t inputScale = 2) {
   std::mt19937 rng(seed);
   std::set<std::pair<int, int>> edges;
+  auto edge = [](int a, int b) {
+    return std::make_pair(std::min(a, b), std::max(a, b));
+  };
   for (int i = 0; i < n; ++i)
     for (int j = 1; j <= k / 2; ++j)
-      edges.insert({std::min(i, (i + j) % n), std::max(i, (i + j) % n)});
+      edges.insert(edge(i, (i + j) % n));
   std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::uniform_int_distribution<int> anyNode(0, n - 1);
   for (int j = 1; j <= k / 2; ++j)
     for (int i = 0; i < n; ++i) {
-      std::pair<int, int> edge{std::min(i, (i + j) % n),
-                               std::max(i, (i + j) % n)};
-      if (coin(rng) >= p || !edges.count(edge))
+      if (coin(rng) >= p || !edges.count(edge(i, (i + j) % n)))
         continue;
-      int target = std::uniform_int_distribution<int>(0, n - 1)(rng);
-      std::pair<int, int> rewired{std::min(i, target), std::max(i, target)};
-      if (target == i || edges.count(rewired))
+      int target = anyNode(rng);
+      // networkx retries until the new edge is no self-loop or duplicate,
+      // and keeps the edge when node i is already connected to all others.
+      int degree = 0;
+      for (int other = 0; other < n; ++other)
+        degree += other != i && edges.count(edge(i, other));
+      if (degree >= n - 1)
         continue;
-      edges.erase(edge);
-      edges.insert(rewired);
+      while (target == i || edges.count(edge(i, target)))
+        target = anyNode(rng);
+      edges.erase(edge(i, (i + j) % n));
+      edges.insert(edge(i, target));
     }
   std::vector<std::vector<int>> preds(n);
   std::vector<bool> hasSucc(n, false);
@@ -132,15 +145,19 @@ inline MemoryGraph randWireStage(unsigned seed, int n = 32, int k = 4,
     hasSucc[a] = true;
   }
   MemoryGraph graph;
-  Value input{graph.addInput(bytes), -1};
+  Value input{graph.addInput(inputScale * bytes), -1};
   std::vector<Value> outputs(n);
   for (int i = 0; i < n; ++i) {
     std::vector<Value> operands;
     for (int pred : preds[i])
       operands.push_back(outputs[pred]);
-    if (operands.empty())
+    int64_t inBytes = bytes;
+    if (operands.empty()) {
       operands.push_back(input);
-    outputs[i] = addChain(graph, addJoin(graph, operands, bytes), 3, bytes);
+      inBytes = inputScale * bytes;
+    }
+    Value relu = addChain(graph, addJoin(graph, operands, inBytes), 1, inBytes);
+    outputs[i] = addChain(graph, relu, 2, bytes);
   }
   std::vector<Value> sinks;
   for (int i = 0; i < n; ++i)
