@@ -168,11 +168,37 @@ inline MemoryGraph randWireStage(unsigned seed, int n = 32, int k = 4,
   return graph;
 }
 
-/// The DARTS (V2) normal cell: two preprocessed inputs, four nodes each the
-/// sum of two operations (sep_conv_3x3 = two relu-dw-pw-bn chains, dil_conv
-/// = one, skip_connect = the state itself), outputs concatenated. `c` is the
-/// bytes of one state; the concat is 4c. `cells` cells are stacked.
-inline MemoryGraph dartsCells(int cells = 1, int64_t c = 4 * 36 * 32 * 32) {
+/// One DARTS operation applied to a cell state.
+enum class DartsOp { SepConv3x3, DilConv3x3, SkipConnect };
+
+/// A DARTS normal-cell genotype: node i (2..5) sums ops[2i-4] and ops[2i-3],
+/// each applied to the state of the given index.
+using DartsGenotype = std::vector<std::pair<DartsOp, int>>;
+
+/// DARTS_V2 normal cell (quark0/darts cnn/genotypes.py).
+inline DartsGenotype dartsV2() {
+  return {{DartsOp::SepConv3x3, 0}, {DartsOp::SepConv3x3, 1},
+          {DartsOp::SepConv3x3, 0}, {DartsOp::SepConv3x3, 1},
+          {DartsOp::SepConv3x3, 1}, {DartsOp::SkipConnect, 0},
+          {DartsOp::SkipConnect, 0}, {DartsOp::DilConv3x3, 2}};
+}
+
+/// DARTS_V1 normal cell (quark0/darts cnn/genotypes.py).
+inline DartsGenotype dartsV1() {
+  return {{DartsOp::SepConv3x3, 1}, {DartsOp::SepConv3x3, 0},
+          {DartsOp::SkipConnect, 0}, {DartsOp::SepConv3x3, 1},
+          {DartsOp::SkipConnect, 0}, {DartsOp::SepConv3x3, 1},
+          {DartsOp::SepConv3x3, 0}, {DartsOp::SkipConnect, 2}};
+}
+
+/// `cells` stacked DARTS normal cells: two inputs preprocessed by
+/// relu -> 1x1 conv -> bn, four nodes each the sum of two operations
+/// (sep_conv_3x3 = (relu, dw, pw, bn) twice, dil_conv_3x3 = once,
+/// skip_connect = the state itself), nodes 2..5 concatenated (4c bytes).
+/// `c` is the bytes of one state.
+inline MemoryGraph dartsCells(int cells = 1,
+                              const DartsGenotype &genotype = dartsV2(),
+                              int64_t c = 4 * 36 * 32 * 32) {
   MemoryGraph graph;
   Value prevPrev{graph.addInput(c), -1};
   Value prev{graph.addInput(c), -1};
@@ -180,16 +206,21 @@ inline MemoryGraph dartsCells(int cells = 1, int64_t c = 4 * 36 * 32 * 32) {
   for (int cell = 0; cell < cells; ++cell) {
     std::vector<Value> states{addChain(graph, prevPrev, 3, c),
                               addChain(graph, prev, 3, c)};
-    auto sepConv = [&](int s) {
-      return addChain(graph, addChain(graph, states[s], 4, c), 4, c);
+    auto apply = [&](std::pair<DartsOp, int> op) {
+      switch (op.first) {
+      case DartsOp::SepConv3x3:
+        return addChain(graph, states[op.second], 8, c);
+      case DartsOp::DilConv3x3:
+        return addChain(graph, states[op.second], 4, c);
+      case DartsOp::SkipConnect:
+        return states[op.second];
+      }
+      return states[op.second];
     };
-    auto dilConv = [&](int s) { return addChain(graph, states[s], 4, c); };
-    // DARTS_V2 normal: (sep 0, sep 1), (sep 0, sep 1), (sep 1, skip 0),
-    // (skip 0, dil 2).
-    states.push_back(addJoin(graph, {sepConv(0), sepConv(1)}, c));
-    states.push_back(addJoin(graph, {sepConv(0), sepConv(1)}, c));
-    states.push_back(addJoin(graph, {sepConv(1), states[0]}, c));
-    states.push_back(addJoin(graph, {states[0], dilConv(2)}, c));
+    for (int node = 0; node < 4; ++node)
+      states.push_back(addJoin(
+          graph, {apply(genotype[2 * node]), apply(genotype[2 * node + 1])},
+          c));
     out = addJoin(graph, {states[2], states[3], states[4], states[5]}, 4 * c);
     prevPrev = prev;
     prev = out;
