@@ -46,7 +46,7 @@ struct ScheduleOptions {
   /// state tables stay under `memoryLimitBytes`.
   int64_t maxStates = 2000000;
   /// Approximate cap on the memory used by the dp's state tables.
-  int64_t memoryLimitBytes = int64_t(512) << 20;
+  int64_t memoryLimitBytes = int64_t(256) << 20;
 };
 
 /// The outcome of `schedule`.
