@@ -33,7 +33,7 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
     : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
       stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
       scheduled(problem.numNodes, 0), scratchBits(words, 0),
-      extraBytes(problem.numNodes, 0) {}
+      extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {}
 
 void ExactSearch::reset() {
   signatures.clear();
@@ -140,15 +140,24 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
   const int64_t staticBound = remainingBound(bits);
   if (staticBound + liveProduced <= atMost)
     return staticBound;
-  std::fill(extraBytes.begin(), extraBytes.end(), 0);
+  unscheduledPositions.clear();
+  for (int pos = 0; pos < problem.numNodes; ++pos)
+    if (!scheduled[problem.topo[pos]]) {
+      unscheduledPositions.set(pos);
+      extraBytes[pos] = 0;
+    }
   for (int b : liveList) {
+    if (problem.survives[b].empty())
+      return staticBound;
     int64_t size = problem.bytes[b];
-    problem.survives[b].forEach([&](int v) { extraBytes[v] += size; });
+    problem.survives[b].forEachIn(unscheduledPositions,
+                                  [&](int pos) { extraBytes[pos] += size; });
   }
   int64_t best = 0;
-  for (int v = 0; v < problem.numNodes; ++v)
-    if (!scheduled[v])
-      best = std::max(best, problem.nodeBound[v] + extraBytes[v]);
+  unscheduledPositions.forEach([&](int pos) {
+    best = std::max(best, problem.nodeBound[problem.topo[pos]] +
+                              extraBytes[pos]);
+  });
   return best;
 }
 

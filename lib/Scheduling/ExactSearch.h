@@ -118,6 +118,7 @@ private:
   std::vector<uint64_t> scratchBits;
   std::vector<int> liveList;
   std::vector<int64_t> extraBytes;
+  Bits unscheduledPositions;
 };
 
 } // namespace detail

@@ -155,8 +155,10 @@ void scheduleExact(const SchedulingProblem &problem,
                    const std::vector<std::vector<int>> &heuristics,
                    Clock::time_point start, ScheduleResult &result) {
   const int numNodes = problem.numNodes;
+  // Clamped (to about 35 years) so that the deadline cannot overflow.
   const Clock::time_point deadline =
-      start + std::chrono::milliseconds(options.timeLimitMs);
+      start + std::chrono::milliseconds(std::clamp<int64_t>(
+                  options.timeLimitMs, 0, int64_t(1) << 40));
   const int64_t words = std::max(1, (numNodes + 63) / 64);
   // Signature, peak, live bytes, parent/node/depth, hash slots, queue entry.
   const int64_t bytesPerState = 8 * words + 80;
@@ -241,7 +243,9 @@ ScheduleResult schedule(const MemoryGraph &graph,
   const Clock::time_point start = Clock::now();
   ScheduleResult result;
   SchedulingProblem problem;
-  if (!problem.build(graph, result.error))
+  const bool isDP = options.algorithm == ScheduleAlgorithm::DP;
+  // The dp computes its bounds on the contracted graph.
+  if (!problem.build(graph, result.error, /*withBounds=*/!isDP))
     return result;
 
   std::vector<int> program = programOrder(graph);

@@ -10,7 +10,8 @@ namespace serenity {
 namespace detail {
 
 
-bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
+bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
+                              bool withBounds) {
   numNodes = graph.size();
   const int numBuffers = static_cast<int>(graph.buffers.size());
   preds.assign(numNodes, {});
@@ -90,6 +91,8 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
   position.assign(numNodes, 0);
   for (int i = 0; i < numNodes; ++i)
     position[topo[i]] = i;
+  if (!withBounds)
+    return true;
 
   // Ancestors and descendants as position bitsets.
   ancestors.assign(numNodes, Bits(numNodes));
@@ -109,45 +112,44 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error) {
 
   // A buffer is live while v executes in every order when v defines or
   // reads it, or when it exists before v (an input or an ancestor's result)
-  // and is needed after v (returned, or read by a descendant of v).
+  // and is needed after v (returned, or read by a descendant of v). Sets
+  // of nodes are position bitsets.
   nodeBound.assign(numNodes, 0);
   for (int v = 0; v < numNodes; ++v) {
-    int64_t sum = defBytes[v];
+    nodeBound[v] = defBytes[v];
     for (int b : uses[v])
-      sum += bytes[b];
-    for (int b = 0; b < numBuffers; ++b) {
-      if (producer[b] == v)
-        continue;
-      bool before = producer[b] < 0
-                        ? (returned[b] || !users[b].empty())
-                        : ancestors[v].test(position[producer[b]]);
-      if (!before)
-        continue;
-      if (std::find(uses[v].begin(), uses[v].end(), b) != uses[v].end())
-        continue;
-      bool after = returned[b];
-      for (int u : users[b])
-        after = after || descendants[v].test(position[u]);
-      if (after)
-        sum += bytes[b];
-    }
-    nodeBound[v] = sum;
+      nodeBound[v] += bytes[b];
   }
+  int64_t producedBuffers = 0;
+  for (int b = 0; b < numBuffers; ++b)
+    producedBuffers += producer[b] >= 0 && bytes[b] != 0;
+  const bool withSurvives =
+      producedBuffers * ((numNodes + 63) / 64) * 8 <= kSurvivesBudget;
   survives.assign(numBuffers, Bits(0));
+  Bits needers(numNodes), readers(numNodes);
   for (int b = 0; b < numBuffers; ++b) {
-    if (producer[b] < 0 || bytes[b] == 0)
+    if (bytes[b] == 0 || (producer[b] < 0 && !returned[b] && users[b].empty()))
       continue;
-    survives[b] = Bits(numNodes);
-    for (int v = 0; v < numNodes; ++v) {
-      if (v == producer[b] || isAncestor(producer[b], v) ||
-          std::find(users[b].begin(), users[b].end(), v) != users[b].end())
-        continue;
-      bool needed = returned[b];
-      for (int u : users[b])
-        needed = needed || isAncestor(v, u);
-      if (needed)
-        survives[b].set(v);
+    // Nodes that run before some reader (or all nodes when returned).
+    needers = Bits(numNodes);
+    if (returned[b])
+      needers.setAll(numNodes);
+    readers = Bits(numNodes);
+    for (int u : users[b]) {
+      needers.unite(ancestors[u]);
+      readers.set(position[u]);
     }
+    needers.subtract(readers);
+    Bits counted = needers;
+    if (producer[b] >= 0) {
+      counted.intersect(descendants[producer[b]]);
+      if (withSurvives) {
+        survives[b] = needers;
+        survives[b].subtract(descendants[producer[b]]);
+        survives[b].reset(position[producer[b]]);
+      }
+    }
+    counted.forEach([&](int pos) { nodeBound[topo[pos]] += bytes[b]; });
   }
   byBound.resize(numNodes);
   std::iota(byBound.begin(), byBound.end(), 0);

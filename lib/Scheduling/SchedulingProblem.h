@@ -31,14 +31,36 @@ public:
   explicit Bits(int size = 0) : words((size + 63) / 64, 0) {}
   void set(int i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
   bool test(int i) const { return (words[i >> 6] >> (i & 63)) & 1; }
+  void reset(int i) { words[i >> 6] &= ~(uint64_t(1) << (i & 63)); }
+  void clear() { std::fill(words.begin(), words.end(), 0); }
+  void setAll(int size) {
+    std::fill(words.begin(), words.end(), ~uint64_t(0));
+    if (size % 64)
+      words.back() = (uint64_t(1) << (size % 64)) - 1;
+  }
   void unite(const Bits &other) {
     for (size_t w = 0; w < words.size(); ++w)
       words[w] |= other.words[w];
   }
+  void intersect(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] &= other.words[w];
+  }
+  void subtract(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] &= ~other.words[w];
+  }
+  bool empty() const { return words.empty(); }
   /// Calls `fn(i)` for every set bit i in increasing order.
   template <typename Fn> void forEach(Fn fn) const {
     for (size_t w = 0; w < words.size(); ++w)
       for (uint64_t bits = words[w]; bits; bits &= bits - 1)
+        fn(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+  }
+  /// Calls `fn(i)` for every i set in both this and `mask`.
+  template <typename Fn> void forEachIn(const Bits &mask, Fn fn) const {
+    for (size_t w = 0; w < words.size(); ++w)
+      for (uint64_t bits = words[w] & mask.words[w]; bits; bits &= bits - 1)
         fn(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
   }
   /// First clear bit below `limit`, or `limit` when all are set.
@@ -83,18 +105,24 @@ struct SchedulingProblem {
   }
   /// Per node: bytes live while it executes in every order (admissible).
   std::vector<int64_t> nodeBound;
-  /// Per buffer with a producer: the nodes (by index) whose step it must
-  /// survive in every order once it exists although nodeBound omits it: v is
-  /// not a descendant of the producer, does not read it, and a reader of it
-  /// descends from v (or it is returned).
+  /// Per buffer with a producer: the nodes (as positions in `topo`) whose
+  /// step it must survive in every order once it exists although nodeBound
+  /// omits it: v is not a descendant of the producer, does not read it, and
+  /// a reader of it descends from v (or it is returned). Left empty for
+  /// graphs so large that the bitsets would not fit in kSurvivesBudget.
   std::vector<Bits> survives;
+  static constexpr int64_t kSurvivesBudget = int64_t(64) << 20;
   /// Nodes by decreasing nodeBound (ties by index).
   std::vector<int> byBound;
   /// Largest nodeBound, 0 without nodes.
   int64_t staticBound = 0;
 
-  /// Builds the problem; returns false and sets `error` on a cycle.
-  bool build(const MemoryGraph &graph, std::string &error);
+  /// Builds the problem; returns false and sets `error` on a cycle. Without
+  /// `withBounds`, ancestors, descendants and the bounds are left empty
+  /// (they cost O(n^2) bits): only the heuristics, peakOf and
+  /// contractChains may be used then.
+  bool build(const MemoryGraph &graph, std::string &error,
+             bool withBounds = true);
 
   /// Bytes freed by executing `node` when `scheduled` (indexed by node) have
   /// run: its non-returned uses whose other users have all run.
