@@ -240,6 +240,76 @@ TEST(Scheduler, TinyLimitsFallBackToHeuristics) {
   EXPECT_GT(notProven, 0);
 }
 
+TEST(Scheduler, SmallStateLimitsStaySound) {
+  // Few states make the best-first search give up, so the adaptive soft
+  // budgeting (depth-first searches on tau) runs: whatever it proves must
+  // hold, and what it returns must be valid.
+  int proven = 0, runs = 0;
+  for (unsigned seed = 0; seed < 200; ++seed) {
+    std::mt19937 rng(seed + 200000);
+    MemoryGraph g = randomGraph(rng, 9, seed % 2);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    int64_t optimum = bruteForcePeak(g);
+    for (int64_t states : {2, 4, 8, 16, 32, 64}) {
+      ScheduleResult dp = run(g, ScheduleAlgorithm::DP, 3000, states);
+      expectValid(g, dp);
+      EXPECT_GE(dp.peak, optimum);
+      EXPECT_LE(dp.lowerBound, optimum);
+      EXPECT_LE(dp.statesExplored, 64 * states);
+      proven += dp.provenOptimal;
+      ++runs;
+    }
+  }
+  EXPECT_GT(proven, 0);
+  EXPECT_LT(proven, runs);
+}
+
+/// Cells of random nodes stacked through single join nodes, with buffers
+/// that skip over cells (inputs read late, returned intermediate results):
+/// exercises the divide and conquer at cut points against brute force.
+MemoryGraph stackedCells(std::mt19937 &rng, int cells) {
+  auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  MemoryGraph g;
+  Value late{g.addInput(uniform(1, 4) * 8), -1};
+  Value cut{g.addInput(uniform(1, 4) * 8), -1};
+  std::vector<Value> skips;
+  for (int cell = 0; cell < cells; ++cell) {
+    std::vector<Value> values{cut};
+    int nodes = uniform(2, 3);
+    for (int i = 0; i < nodes; ++i) {
+      std::vector<Value> operands{values[uniform(0, values.size() - 1)]};
+      if (uniform(0, 3) == 0)
+        operands.push_back(late);
+      if (!skips.empty() && uniform(0, 3) == 0)
+        operands.push_back(skips[uniform(0, skips.size() - 1)]);
+      Value value = addJoin(g, operands, uniform(1, 12) * 8);
+      if (uniform(0, 4) == 0)
+        g.buffers[value.buffer].returned = true;
+      if (uniform(0, 3) == 0)
+        skips.push_back(value);
+      values.push_back(value);
+    }
+    values.erase(values.begin());
+    cut = addJoin(g, values, uniform(1, 6) * 8);
+  }
+  g.buffers[cut.buffer].returned = true;
+  return g;
+}
+
+TEST(Scheduler, StackedCellsEqualBruteForce) {
+  for (unsigned seed = 0; seed < 150; ++seed) {
+    std::mt19937 rng(seed + 300000);
+    MemoryGraph g = stackedCells(rng, 3);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ScheduleResult dp = run(g, ScheduleAlgorithm::DP);
+    expectValid(g, dp);
+    EXPECT_EQ(dp.peak, bruteForcePeak(g));
+    EXPECT_TRUE(dp.provenOptimal);
+  }
+}
+
 TEST(Scheduler, LargeRandomGraphStaysValid) {
   // 1000 nodes: far beyond exact search; the default limits must return a
   // valid order no worse than the heuristics.
