@@ -155,8 +155,8 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
   }
   int64_t best = 0;
   unscheduledPositions.forEach([&](int pos) {
-    best = std::max(best, problem.nodeBound[problem.topo[pos]] +
-                              extraBytes[pos]);
+    best =
+        std::max(best, problem.nodeBound[problem.topo[pos]] + extraBytes[pos]);
   });
   return best;
 }

@@ -222,8 +222,7 @@ void scheduleExact(const SchedulingProblem &problem,
     for (size_t j = i; j < pending.size(); ++j)
       left += segments[pending[j]].peak > floor;
     Clock::time_point share = now + (deadline - now) / left;
-    result.statesExplored +=
-        improveSegment(segment, floor, share, stateLimit);
+    result.statesExplored += improveSegment(segment, floor, share, stateLimit);
     floor = std::max(floor, segment.lowerBound);
   }
 
@@ -277,9 +276,8 @@ ScheduleResult schedule(const MemoryGraph &graph,
     SchedulingProblem reduced;
     [[maybe_unused]] bool built = reduced.build(contracted, result.error);
     assert(built && "contracting chains keeps the graph acyclic");
-    std::vector<std::vector<int>> heuristics{programOrder(contracted),
-                                             reduced.kahnOrder(),
-                                             reduced.greedyOrder()};
+    std::vector<std::vector<int>> heuristics{
+        programOrder(contracted), reduced.kahnOrder(), reduced.greedyOrder()};
     ScheduleResult search;
     scheduleExact(reduced, options, heuristics, start, search);
     result.statesExplored = search.statesExplored;

@@ -1,4 +1,4 @@
-//===- SchedulingProblem.cpp - Normalized graph for the schedulers -*- C++ -*-===//
+//===- SchedulingProblem.cpp - Normalized graph for scheduling -*- C++ -*-===//
 
 #include "SchedulingProblem.h"
 
@@ -8,7 +8,6 @@
 
 namespace serenity {
 namespace detail {
-
 
 bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
                               bool withBounds) {
@@ -154,7 +153,8 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
   byBound.resize(numNodes);
   std::iota(byBound.begin(), byBound.end(), 0);
   std::sort(byBound.begin(), byBound.end(), [&](int a, int b) {
-    return nodeBound[a] > nodeBound[b] || (nodeBound[a] == nodeBound[b] && a < b);
+    return nodeBound[a] > nodeBound[b] ||
+           (nodeBound[a] == nodeBound[b] && a < b);
   });
   staticBound = numNodes ? nodeBound[byBound[0]] : 0;
   return true;
@@ -345,8 +345,8 @@ void SchedulingProblem::contractChains(
     const Chain &chain = chains[chainOf[producer[b]]];
     if (producer[b] != chain.nodes.back() && !returned[b])
       continue;
-    newBuffer[b] = contracted.addResult(nodeOfChain[chainOf[producer[b]]],
-                                        bytes[b]);
+    newBuffer[b] =
+        contracted.addResult(nodeOfChain[chainOf[producer[b]]], bytes[b]);
     contracted.buffers[newBuffer[b]].returned = returned[b];
   }
   for (int c : chainOrder) {

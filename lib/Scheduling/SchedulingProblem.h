@@ -1,4 +1,4 @@
-//===- SchedulingProblem.h - Normalized graph for the schedulers -*- C++ -*-===//
+//===- SchedulingProblem.h - Normalized graph for scheduling ---*- C++ -*-===//
 //
 // Internal to lib/Scheduling. A MemoryGraph normalized for search: uses imply
 // dependences on producers, buffers that simulate() never counts are dropped,
@@ -100,9 +100,7 @@ struct SchedulingProblem {
   /// Per node: positions (in `topo`) of its ancestors and descendants.
   std::vector<Bits> ancestors, descendants;
   /// True when `a` must run before `b`.
-  bool isAncestor(int a, int b) const {
-    return ancestors[b].test(position[a]);
-  }
+  bool isAncestor(int a, int b) const { return ancestors[b].test(position[a]); }
   /// Per node: bytes live while it executes in every order (admissible).
   std::vector<int64_t> nodeBound;
   /// Per buffer with a producer: the nodes (as positions in `topo`) whose

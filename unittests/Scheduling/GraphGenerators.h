@@ -1,4 +1,4 @@
-//===- GraphGenerators.h - Seeded MemoryGraphs for scheduler tests -*- C++ -*-===//
+//===- GraphGenerators.h - Seeded graphs for scheduler tests ---*- C++ -*-===//
 //
 // Random DAGs with every feature of the memory model (multi-result nodes,
 // unused results, aliases, graph inputs, returned buffers) and networks of
@@ -61,7 +61,8 @@ inline MemoryGraph randomGraph(std::mt19937 &rng, int numNodes,
         operands.push_back(values[uniform(0, values.size() - 1)]);
     }
     // An alias (view) of its first operand when it has one.
-    bool alias = !operands.empty() && operands[0].node >= 0 && uniform(0, 7) == 0;
+    bool alias =
+        !operands.empty() && operands[0].node >= 0 && uniform(0, 7) == 0;
     int node = addOp(graph, operands);
     if (n > 0 && uniform(0, 9) == 0)
       graph.addDependence(node, uniform(0, n - 1));
@@ -84,8 +85,7 @@ inline MemoryGraph randomGraph(std::mt19937 &rng, int numNodes,
 }
 
 /// Adds `ops` unary ops of `bytes` after `value`; returns the last value.
-inline Value addChain(MemoryGraph &graph, Value value, int ops,
-                      int64_t bytes) {
+inline Value addChain(MemoryGraph &graph, Value value, int ops, int64_t bytes) {
   for (int i = 0; i < ops; ++i) {
     int node = addOp(graph, {value});
     value = {graph.addResult(node, bytes), node};
@@ -177,18 +177,18 @@ using DartsGenotype = std::vector<std::pair<DartsOp, int>>;
 
 /// DARTS_V2 normal cell (quark0/darts cnn/genotypes.py).
 inline DartsGenotype dartsV2() {
-  return {{DartsOp::SepConv3x3, 0}, {DartsOp::SepConv3x3, 1},
-          {DartsOp::SepConv3x3, 0}, {DartsOp::SepConv3x3, 1},
-          {DartsOp::SepConv3x3, 1}, {DartsOp::SkipConnect, 0},
+  return {{DartsOp::SepConv3x3, 0},  {DartsOp::SepConv3x3, 1},
+          {DartsOp::SepConv3x3, 0},  {DartsOp::SepConv3x3, 1},
+          {DartsOp::SepConv3x3, 1},  {DartsOp::SkipConnect, 0},
           {DartsOp::SkipConnect, 0}, {DartsOp::DilConv3x3, 2}};
 }
 
 /// DARTS_V1 normal cell (quark0/darts cnn/genotypes.py).
 inline DartsGenotype dartsV1() {
-  return {{DartsOp::SepConv3x3, 1}, {DartsOp::SepConv3x3, 0},
+  return {{DartsOp::SepConv3x3, 1},  {DartsOp::SepConv3x3, 0},
           {DartsOp::SkipConnect, 0}, {DartsOp::SepConv3x3, 1},
           {DartsOp::SkipConnect, 0}, {DartsOp::SepConv3x3, 1},
-          {DartsOp::SepConv3x3, 0}, {DartsOp::SkipConnect, 2}};
+          {DartsOp::SepConv3x3, 0},  {DartsOp::SkipConnect, 2}};
 }
 
 /// `cells` stacked DARTS normal cells: two inputs preprocessed by

@@ -1,4 +1,4 @@
-//===- SchedulerBenchmark.cpp - Scheduler table for docs/Scheduling.md -*- C++ -*-===//
+//===- SchedulerBenchmark.cpp - Scheduler benchmark table -----*- C++ -*-===//
 //
 // Disabled by default (its time depends on the machine). Run:
 //   build/unittests/SerenitySchedulingUnitTests \
@@ -41,8 +41,8 @@ MemoryGraph inceptionBlocks() {
                        block.b2 * unit);
     Value b3 = addJoin(graph, {addJoin(graph, {x}, block.b3a * unit)},
                        block.b3 * unit);
-    Value b4 = addJoin(graph, {addJoin(graph, {x}, block.in * unit)},
-                       block.b4 * unit);
+    Value b4 =
+        addJoin(graph, {addJoin(graph, {x}, block.in * unit)}, block.b4 * unit);
     x = addJoin(graph, {b1, b2, b3, b4},
                 (block.b1 + block.b2 + block.b3 + block.b4) * unit);
   }

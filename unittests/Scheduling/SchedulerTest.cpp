@@ -343,9 +343,9 @@ TEST(Scheduler, DartsCellsProvenOptimal) {
   for (int cells : {1, 2, 3})
     for (bool v2 : {false, true}) {
       MemoryGraph g = dartsCells(cells, v2 ? dartsV2() : dartsV1());
-      ScheduleResult dp = runUnlimited(
-          g, std::string(v2 ? "DARTS_V2" : "DARTS_V1") + " x" +
-                 std::to_string(cells));
+      ScheduleResult dp =
+          runUnlimited(g, std::string(v2 ? "DARTS_V2" : "DARTS_V1") + " x" +
+                              std::to_string(cells));
       expectValid(g, dp);
       EXPECT_TRUE(dp.provenOptimal);
     }
