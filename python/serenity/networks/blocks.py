@@ -1,0 +1,61 @@
+"""Concat-heavy blocks: DenseNet dense block, Inception-v1 module, SqueezeNet
+fire module.  BatchNorm is folded into conv biases; layer order follows the
+torchvision reference implementations."""
+
+from . import network
+
+
+@network("densenet-block", "DenseNet-BC dense block: per layer concat -> ReLU -> 1x1 (4k) -> ReLU -> 3x3 (k)",
+         channels=64, resolution=56, layers=6, growth=32)
+def densenet_block(b, channels, resolution, layers, growth, seed):
+    """torchvision ``_DenseBlock``: layer i concatenates the block input and
+    the i previous layer outputs (no concat for layer 0), the block output is
+    the concat of all of them (DenseNet-121 block 1 by default)."""
+    x = b.input((1, resolution, resolution, channels))
+    features = [x]
+    for i in range(layers):
+        b.push_scope("layer%d" % i)
+        h = b.concat(features)
+        h = b.relu(h, name="relu1")
+        h = b.conv2d(h, 4 * growth, kernel=1, name="conv1")
+        h = b.relu(h, name="relu2")
+        h = b.conv2d(h, growth, kernel=3, padding=1, name="conv2")
+        features.append(h)
+        b.pop_scope()
+    b.push_scope("block")
+    out = b.concat(features)
+    b.pop_scope()
+    return out
+
+
+@network("inception-module", "Inception-v1 module (GoogLeNet 3a widths): 1x1 | 1x1-3x3 | 1x1-5x5 | pool-1x1, concat",
+         channels=192, resolution=28, b1=64, b2_reduce=96, b2=128, b3_reduce=16, b3=32, b4=32)
+def inception_module(b, channels, resolution, b1, b2_reduce, b2, b3_reduce, b3, b4, seed):
+    x = b.input((1, resolution, resolution, channels))
+    branches = []
+    b.push_scope("branch1")
+    branches.append(b.relu(b.conv2d(x, b1, kernel=1)))
+    b.pop_scope()
+    b.push_scope("branch2")
+    h = b.relu(b.conv2d(x, b2_reduce, kernel=1, name="reduce"), name="relu_reduce")
+    branches.append(b.relu(b.conv2d(h, b2, kernel=3, padding=1)))
+    b.pop_scope()
+    b.push_scope("branch3")
+    h = b.relu(b.conv2d(x, b3_reduce, kernel=1, name="reduce"), name="relu_reduce")
+    branches.append(b.relu(b.conv2d(h, b3, kernel=5, padding=2)))
+    b.pop_scope()
+    b.push_scope("branch4")
+    h = b.max_pool2d(x, 3, 1, padding=1)
+    branches.append(b.relu(b.conv2d(h, b4, kernel=1)))
+    b.pop_scope()
+    return b.concat(branches)
+
+
+@network("fire-module", "SqueezeNet fire module (fire2): squeeze 1x1 -> expand 1x1 | expand 3x3, concat",
+         channels=96, resolution=55, squeeze=16, expand=64)
+def fire_module(b, channels, resolution, squeeze, expand, seed):
+    x = b.input((1, resolution, resolution, channels))
+    s = b.relu(b.conv2d(x, squeeze, kernel=1, name="squeeze"), name="squeeze_relu")
+    e1 = b.relu(b.conv2d(s, expand, kernel=1, name="expand1x1"), name="expand1x1_relu")
+    e3 = b.relu(b.conv2d(s, expand, kernel=3, padding=1, name="expand3x3"), name="expand3x3_relu")
+    return b.concat([e1, e3])
