@@ -6,12 +6,14 @@
 //
 // Pruning that keeps the searches exact:
 //  - remainingBound(S) = max over unscheduled v of nodeBound[v] is a lower
-//    bound on the peak of any completion of S, so states with
-//    max(peak so far, remainingBound) at or above the budget are dropped.
-//  - Eager execution (the reduction that turns single-entry single-exit
-//    chains into segments): if a ready node v does not grow the live bytes
+//    bound on the peak of any completion of S; load() strengthens it with
+//    the live buffers of unrelated executed nodes that a descendant of v
+//    still needs. States with max(peak so far, bound) at or above the
+//    budget are dropped.
+//  - Eager execution (what lets chains run as segments inside the search):
+//    if a ready node v does not grow the live bytes
 //    (persistBytes[v] <= freed bytes) and its step usage is at most
-//    max(peak so far, remainingBound(S), floor), then some best completion
+//    max(peak so far, bound of S, floor), then some best completion
 //    of S starts with v. Proof: in any completion, moving v to the front only
 //    lowers the usage of the steps it overtakes (for every T ⊇ S, live(T+v)
 //    - live(T) = persistBytes[v] - freed_T(v) <= persistBytes[v] - freed_S(v)

@@ -1,7 +1,9 @@
 //===- Scheduler.cpp - Memory-aware scheduling of a MemoryGraph -*- C++ -*-===//
 //
-// The dp driver: heuristics give an upper bound, the graph is cut into
-// segments that every order runs one after the other (divide and conquer),
+// The dp driver: chains that can always run back to back are contracted
+// (SchedulingProblem::contractChains), heuristics give an upper bound, the
+// graph is cut into segments that every order runs one after the other
+// (divide and conquer),
 // and each segment whose heuristic peak exceeds the best known lower bound is
 // searched exactly: best-first first, then adaptive soft budgeting (binary
 // search on a budget tau with depth-first searches under a per-step time
