@@ -271,16 +271,18 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
     const int childDepth = depth[top.state] + 1;
     for (const Expansion &child : children) {
       scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
-      int next = findOrInsert(scratchBits.data(), inserted);
-      if (inserted || child.peak < bestPeak[next]) {
-        bestPeak[next] = child.peak;
-        liveBytes[next] = child.live;
-        parent[next] = top.state;
-        lastNode[next] = child.node;
-        depth[next] = childDepth;
-        int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
-        if (f < budget)
+      // States that cannot beat the budget are not even stored.
+      int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
+      if (f < budget) {
+        int next = findOrInsert(scratchBits.data(), inserted);
+        if (inserted || child.peak < bestPeak[next]) {
+          bestPeak[next] = child.peak;
+          liveBytes[next] = child.live;
+          parent[next] = top.state;
+          lastNode[next] = child.node;
+          depth[next] = childDepth;
           open.push({std::max(f, floor), child.peak, childDepth, next});
+        }
       }
       scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
     }
