@@ -13,6 +13,8 @@ packages=(
   # python/ (pure Python, driven by subprocess) and its tests
   python3 python3-numpy python3-matplotlib python3-networkx python3-pytest
   python3-flatbuffers
+  # TFLite import check: Arm NN reference runtime (CpuRef is only a Recommends)
+  python3-pyarmnn libarmnn-cpuref-backend22
   # Cortex-M: objects are built with clang-22; linking and QEMU runs need these
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )

@@ -2,9 +2,7 @@
 
 Commands live in modules listed in :data:`COMMAND_MODULES`; each exposes
 ``add_subparser(subparsers)`` which registers an argparse sub-parser and sets
-``func`` (called with the parsed arguments, returns the exit code).  Modules
-that are not present in this checkout (optional extensions such as
-``serenity.tflite``) are skipped.
+``func`` (called with the parsed arguments, returns the exit code).
 """
 
 import argparse
@@ -27,13 +25,7 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="command", metavar="<command>")
     subparsers.required = True
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:
-                continue
-            raise
-        module.add_subparser(subparsers)
+        importlib.import_module(name).add_subparser(subparsers)
     return parser
 
 

@@ -29,6 +29,22 @@ class BenchCase:
         self.params = params
 
 
+class ImportedCase(BenchCase):
+    """A real model imported from a .tflite file (int8, ``serenity.tflite``)."""
+
+    def __init__(self, label, tflite_path):
+        BenchCase.__init__(self, label, "tflite", dtype="i8")
+        self.tflite_path = tflite_path
+
+    def text(self):
+        from .tflite import import_model, load_file
+        return import_model(load_file(self.tflite_path))
+
+
+_MLPERF_TINY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "..", "shared", "models", "mlperf_tiny")
+
+
 class Case:
     """A case being measured: the generated file plus cached tool results."""
 
@@ -164,6 +180,10 @@ SUITES = {
         BenchCase("fc-autoencoder f32", "fc-autoencoder"),
         BenchCase("fc-autoencoder i8", "fc-autoencoder", dtype="i8"),
     ],
+    # The five MLPerf Tiny reference .tflite models (../shared), imported as int8 TOSA.
+    "tflite": [ImportedCase(name, os.path.join(_MLPERF_TINY_DIR, name + ".tflite"))
+               for name in ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant",
+                            "str_ww_ref_model", "vww_96_int8")],
     # Small and fast, for tests.
     "smoke": [
         BenchCase("fire-module 16x16", "fire-module", resolution=16),
@@ -192,7 +212,10 @@ def run_suite(cases, tool, columns=None, schedule_options=None, workdir=None):
         for i, bc in enumerate(cases):
             params = dict(bc.params)
             seed = params.pop("seed", 0)
-            text = generate(bc.network, dtype=bc.dtype, seed=seed, **params)
+            if isinstance(bc, ImportedCase):
+                text = bc.text()
+            else:
+                text = generate(bc.network, dtype=bc.dtype, seed=seed, **params)
             path = os.path.join(workdir or tmp, "%02d-%s.mlir" % (i, bc.network))
             with open(path, "w") as f:
                 f.write(text)

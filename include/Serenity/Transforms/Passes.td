@@ -183,6 +183,45 @@ def SerenityAccumulatePartialSumsPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
+  let summary = "Reorder the ops of a function body to minimize peak memory";
+  let description = [{
+    Builds the memory model of DESIGN.md for the function body, schedules
+    its ops with the chosen algorithm (lib/Scheduling, docs/Scheduling.md)
+    and moves them into that order. Constants are placed right before their
+    first user (ROM data; they are not scheduled). Ops with memory effects
+    (or unknown effects) keep their relative order.
+
+    - `dp` (default): exact search; proven optimal unless a limit stops it,
+      in which case the best order found is kept (never worse than the
+      heuristics) and `optimal = false`.
+    - `greedy`: XLA-style list scheduling (max bytes freed - bytes defined).
+    - `kahn`: FIFO topological order.
+    - `program-order`: the order as written (only annotates).
+
+    The function gets a summary:
+
+    ```mlir
+    func.func @f(...) attributes {serenity.schedule = {algorithm = "dp",
+        lower_bound_bytes = 80 : i64, optimal = true, peak_bytes = 80 : i64,
+        states = 12 : i64, time_ms = 0 : i64}}
+    ```
+
+    and a remark reports the peak before and after. Ties keep the current
+    order, so running the pass on its own output changes nothing (only
+    `time_ms` may differ). A function outside the model (several blocks,
+    dynamic shapes) gets the model's error and is left unchanged.
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
+           "Scheduling algorithm: dp, greedy, kahn or program-order">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"3000",
+           "Time limit of the dp search per function, in milliseconds">,
+    Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
+           "Most search states the dp may create per search">,
+  ];
+}
+
 def SerenityCopyToLinalgPass
     : Pass<"serenity-copy-to-linalg", "func::FuncOp"> {
   let summary = "Rewrite memref.copy as linalg.copy so copies lower to loops";

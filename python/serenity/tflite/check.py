@@ -1,0 +1,336 @@
+"""Reference check: imported TOSA (mlir-opt + mlir-runner) against Arm NN CpuRef.
+
+Both run on the same seeded int8 inputs. The TOSA side is lowered with the
+upstream pipeline of ../shared/MLIR22.md (tosa-to-arith{include-apply-rescale=true})
+and JIT-run by mlir-runner through a generated wrapper ``@main`` that holds
+every input as a dense constant, calls the imported function (renamed
+``@model``) and prints each result with printMemrefI32 / printMemrefF32.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from .importer import import_model
+from .mlir_text import dense_literal, tensor_type
+from .schema import Model, TFLiteError, load_file, with_output
+
+LOWERING = (
+    "builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,"
+    "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},canonicalize,"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref,convert-linalg-to-loops,convert-scf-to-cf,"
+    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
+    "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)")
+
+_ARMNN = {}
+
+
+def llvm_bindir() -> str:
+    for cand in (os.environ.get("LLVM_BINDIR"), "/usr/lib/llvm-22/bin"):
+        if cand and os.path.exists(os.path.join(cand, "mlir-opt")):
+            return cand
+    found = shutil.which("mlir-opt")
+    if found:
+        return os.path.dirname(found)
+    raise TFLiteError("mlir-opt not found (install mlir-22-tools or set LLVM_BINDIR)")
+
+
+def llvm_libdir() -> str:
+    return os.path.join(os.path.dirname(llvm_bindir()), "lib")
+
+
+def seeded_inputs(model: Model, seed: int) -> List[np.ndarray]:
+    """Uniform random int8 inputs, one array per subgraph input."""
+    rng = np.random.default_rng(seed)
+    sg = model.subgraphs[0]
+    out = []
+    for idx in sg.inputs:
+        t = sg.tensors[idx]
+        if t.type != 9:
+            raise TFLiteError(f"input tensor '{t.name}' is {t.type_name}; the check feeds INT8 inputs")
+        out.append(rng.integers(-128, 128, size=t.shape, dtype=np.int64).astype(np.int8))
+    return out
+
+
+def dequantize(model: Model, tensor_index: int, q: np.ndarray) -> np.ndarray:
+    t = model.subgraphs[0].tensors[tensor_index]
+    s, z = float(t.quant.scale[0]), int(t.quant.zero_point[0])
+    return ((q.astype(np.float32) - np.float32(z)) * np.float32(s)).astype(np.float32)
+
+
+def verify_mlir(text: str, tosa_validate: bool = False) -> None:
+    """Runs mlir-opt on the text (optionally the TOSA spec validator, with the
+    integer and float profiles and the doubleround extension DOUBLE_ROUND needs);
+    raises TFLiteError with its diagnostics on failure."""
+    extra = ["--tosa-attach-target=profiles=pro_int,pro_fp extensions=doubleround",
+             "--tosa-validate"] if tosa_validate else []
+    r = subprocess.run([os.path.join(llvm_bindir(), "mlir-opt"), "-", *extra, "-o", os.devnull],
+                       input=text, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise TFLiteError("mlir-opt rejected the imported module:\n" + r.stderr)
+
+
+def run_mlir(text: str, batches: Sequence[Sequence[np.ndarray]], float_inputs: bool,
+             timeout: int = 600) -> List[List[np.ndarray]]:
+    """JIT-runs the imported module once per batch of inputs; returns its outputs."""
+    return run_mlir_many([(text, batches, float_inputs)], timeout)[0]
+
+
+def run_mlir_many(items, timeout: int = 600):
+    """Like run_mlir for several imported modules [(text, batches, float_inputs)]
+    at once: one lowering and one JIT for all of them."""
+    funcs, lines = [], ["func.func private @printMemrefI32(memref<*xi32>) "
+                        "attributes {llvm.emit_c_interface}",
+                        "func.func private @printMemrefF32(memref<*xf32>) "
+                        "attributes {llvm.emit_c_interface}",
+                        "func.func @main() {"]
+    expected = []
+    k = 0
+    for fi, (text, batches, float_inputs) in enumerate(items):
+        m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
+        if not m:
+            raise TFLiteError("imported module has no recognizable @main")
+        ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
+        arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
+        start = text.index("  func.func @main(")
+        func = text[start:text.rstrip().rfind("}")].replace(
+            "func.func @main(", f"func.func @model{fi}(", 1)
+        funcs.append(func)
+        expected.append((len(ret_types), len(batches)))
+        for inputs in batches:
+            names = []
+            for arr, ty in zip(inputs, arg_types):
+                elem = "f32" if float_inputs else "i8"
+                a = np.asarray(arr).astype(np.float32 if float_inputs else np.int8)
+                if tensor_type(a.shape, elem) != ty:
+                    raise TFLiteError(f"input shape {a.shape} does not match {ty}")
+                lines.append(f'  %in{k} = "tosa.const"() <{{values = {dense_literal(a, elem)} : {ty}}}> '
+                             f": () -> {ty}")
+                names.append(f"%in{k}")
+                k += 1
+            res = [f"%r{k}_{i}" for i in range(len(ret_types))]
+            lines.append(f"  {', '.join(res)} = func.call @model{fi}({', '.join(names)}) : "
+                         f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
+            for r, ty in zip(res, ret_types):
+                is_f = ty.endswith("xf32>")
+                pty = ty if is_f else ty[:ty.rfind("x") + 1] + "i32>"
+                elem = "f32" if is_f else "i32"
+                v = r
+                if not is_f:
+                    lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
+                    v = r + "c"
+                mty = "memref" + pty[len("tensor"):]
+                lines.append(f"  {r}m = bufferization.to_buffer {v} : {pty} to {mty}")
+                lines.append(f"  {r}u = memref.cast {r}m : {mty} to memref<*x{elem}>")
+                fn = "printMemrefF32" if is_f else "printMemrefI32"
+                lines.append(f"  func.call @{fn}({r}u) : (memref<*x{elem}>) -> ()")
+    lines += ["  return", "}"]
+    module = "module {\n" + "\n".join(funcs) + "\n" + "\n".join("  " + l for l in lines) + "\n}\n"
+    bindir, libdir = llvm_bindir(), llvm_libdir()
+    opt = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={LOWERING}"],
+                         input=module, capture_output=True, text=True, timeout=timeout)
+    if opt.returncode != 0:
+        raise TFLiteError("lowering failed:\n" + opt.stderr[-4000:])
+    libs = ",".join(os.path.join(libdir, f) for f in
+                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
+    run = subprocess.run([os.path.join(bindir, "mlir-runner"), "-e", "main",
+                          "-entry-point-result=void", f"-shared-libs={libs}"],
+                         input=opt.stdout, capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
+    printed = _parse_memrefs(run.stdout)
+    total = sum(n * nb for n, nb in expected)
+    if len(printed) != total:
+        raise TFLiteError(f"expected {total} printed results, got {len(printed)}")
+    out, pos = [], 0
+    for n, nb in expected:
+        out.append([printed[pos + i * n:pos + (i + 1) * n] for i in range(nb)])
+        pos += n * nb
+    return out
+
+
+def _parse_memrefs(out: str) -> List[np.ndarray]:
+    arrays = []
+    for block in out.split("Unranked Memref")[1:]:
+        sizes = [int(s) for s in re.search(r"sizes = \[([^\]]*)\]", block).group(1).split(",") if s.strip()]
+        data = block[block.index("data =") + len("data ="):]
+        nums = re.findall(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf)", data)
+        arr = np.array([float(x) for x in nums], dtype=np.float64)
+        arrays.append(arr.reshape(sizes) if sizes else arr.reshape(()))
+    return arrays
+
+
+def armnn_available() -> Optional[str]:
+    """None when Arm NN's TfLite parser and CpuRef are usable, else the reason."""
+    try:
+        import pyarmnn  # noqa: F401
+    except ImportError as e:
+        return f"pyarmnn is not installed ({e}); apt-get install python3-pyarmnn"
+    try:
+        _runtime()
+    except Exception as e:  # pyarmnn raises plain RuntimeError
+        return f"Arm NN runtime unavailable: {e}"
+    return None
+
+
+def _runtime():
+    """The one IRuntime of this process (a second one fails with CpuRef)."""
+    if "runtime" not in _ARMNN:
+        import pyarmnn as ann
+        _ARMNN["ann"] = ann
+        _ARMNN["runtime"] = ann.IRuntime(ann.CreationOptions())
+        _ARMNN["networks"] = {}
+    return _ARMNN["runtime"]
+
+
+def run_armnn(path: str, batches: Sequence[Sequence[np.ndarray]]) -> List[List[np.ndarray]]:
+    """Runs the .tflite file on Arm NN CpuRef; every network is loaded once per process."""
+    rt = _runtime()
+    ann = _ARMNN["ann"]
+    key = os.path.realpath(path)
+    try:
+        return _run_armnn(rt, ann, key, path, batches)
+    except RuntimeError as e:  # pyarmnn reports every failure as RuntimeError
+        raise TFLiteError(f"Arm NN failed on {path}: {e}") from None
+
+
+def _run_armnn(rt, ann, key, path, batches):
+    if key not in _ARMNN["networks"]:
+        parser = ann.ITfLiteParser()
+        net = parser.CreateNetworkFromBinaryFile(path)
+        ins = [parser.GetNetworkInputBindingInfo(0, n) for n in parser.GetSubgraphInputTensorNames(0)]
+        outs = [parser.GetNetworkOutputBindingInfo(0, n) for n in parser.GetSubgraphOutputTensorNames(0)]
+        opt, _ = ann.Optimize(net, [ann.BackendId("CpuRef")], rt.GetDeviceSpec(), ann.OptimizerOptions())
+        net_id, _ = rt.LoadNetwork(opt)
+        _ARMNN["networks"][key] = (net_id, ins, outs)
+    net_id, ins, outs = _ARMNN["networks"][key]
+    results = []
+    for inputs in batches:
+        in_t = ann.make_input_tensors(ins, [np.ascontiguousarray(a) for a in inputs])
+        out_t = ann.make_output_tensors(outs)
+        rt.EnqueueWorkload(net_id, in_t, out_t)
+        results.append([np.array(a) for a in ann.workload_tensors_to_ndarray(out_t)])
+    return results
+
+
+@dataclass
+class Comparison:
+    exact_rate: float     # fraction of output elements equal to Arm NN's
+    max_lsb: int          # max |difference| in output quantization steps
+    max_float_err: float  # max |difference| after dequantization
+
+
+def compare_int8(model: Model, out_index: int, ref: np.ndarray, got: np.ndarray) -> Comparison:
+    ref = ref.astype(np.int64).reshape(-1)
+    got = np.rint(got).astype(np.int64).reshape(-1)
+    diff = np.abs(ref - got)
+    fr, fg = dequantize(model, out_index, ref), dequantize(model, out_index, got)
+    return Comparison(float(np.mean(diff == 0)), int(diff.max(initial=0)),
+                      float(np.abs(fr - fg).max(initial=0.0)))
+
+
+def per_op_compare(path: str, model: Model, batches, rounding: str):
+    """Every operator's output tensor, imported graph vs Arm NN, on the same inputs.
+
+    Arm NN is given copies of the file whose subgraph output is redirected to
+    each intermediate tensor; the imported side is cut after the same
+    operator. Returns [(op index, op name, exact rate, max diff in LSB)].
+    """
+    import tempfile
+    with open(path, "rb") as f:
+        buf = f.read()
+    sg = model.subgraphs[0]
+    items, refs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for op in sg.operators:
+            t = op.outputs[0]
+            p = os.path.join(tmp, f"op{op.index}.tflite")
+            with open(p, "wb") as f:
+                f.write(with_output(buf, t))
+            refs.append(run_armnn(p, batches))
+            items.append((import_model(model, rounding=rounding, outputs=[t]), batches, False))
+    got = run_mlir_many(items)
+    rows = []
+    for k, op in enumerate(sg.operators):
+        cs = [compare_int8(model, op.outputs[0], refs[k][b][0], got[k][b][0])
+              for b in range(len(batches))]
+        rows.append((op.index, op.name, float(np.mean([c.exact_rate for c in cs])),
+                     max(c.max_lsb for c in cs)))
+    return rows
+
+
+def main(args) -> int:
+    if not os.path.exists(args.model):
+        raise TFLiteError(f"{args.model}: no such file")
+    model = load_file(args.model)
+    reason = armnn_available()
+    if reason:
+        raise TFLiteError(reason)
+    batches = [seeded_inputs(model, s) for s in args.seeds]
+    ref = run_armnn(args.model, batches)
+    sg = model.subgraphs[0]
+    modes = ["double", "single", "armnn"] if args.rounding == "all" else [args.rounding]
+    name = os.path.basename(args.model)
+    print(f"{name}: {len(args.seeds)} seeded inputs {list(args.seeds)}; reference Arm NN CpuRef")
+    for mode in modes:
+        if args.per_op:
+            for i, n, rate, lsb in per_op_compare(args.model, model, batches, mode):
+                print(f"  int8 rounding={mode:6s} op {i:3d} {n:18s} exact {rate * 100:7.3f}%  "
+                      f"max diff {lsb} LSB")
+        text = import_model(model, rounding=mode)
+        got = run_mlir(text, batches, float_inputs=False)
+        for o, out_idx in enumerate(sg.outputs):
+            cs = [compare_int8(model, out_idx, ref[b][o], got[b][o]) for b in range(len(batches))]
+            rate = float(np.mean([c.exact_rate for c in cs]))
+            print(f"  int8 rounding={mode:6s} output {o} '{sg.tensors[out_idx].name}': "
+                  f"exact {rate * 100:.2f}%  max diff {max(c.max_lsb for c in cs)} LSB  "
+                  f"float max err {max(c.max_float_err for c in cs):.6g}")
+    if args.float:
+        text = import_model(model, float_mode=True)
+        fin = [[dequantize(model, i, a) for i, a in zip(sg.inputs, b)] for b in batches]
+        got = run_mlir(text, fin, float_inputs=True)
+        for o, out_idx in enumerate(sg.outputs):
+            err = max(float(np.abs(dequantize(model, out_idx, ref[b][o]).reshape(-1) -
+                                   got[b][o].reshape(-1)).max()) for b in range(len(batches)))
+            print(f"  float             output {o}: float max err vs Arm NN int8 {err:.6g}")
+    return 0
+
+
+def per_op_float_errors(model: Model, seed: int = 0):
+    """Checks the --float import op by op against the int8 import.
+
+    Each operator is imported alone twice -- float and int8 with
+    ``rounding=armnn`` (bit-exact to Arm NN) -- and fed the same seeded int8
+    inputs (dequantized for the float version). Returns, per operator,
+    (index, name, max |float - dequantized int8| in output LSB), the float
+    result first clamped to the int8 output's representable range. A correct
+    float graph stays within 0.5 LSB plus float noise.
+    """
+    sg = model.subgraphs[0]
+    rng = np.random.default_rng(seed)
+    items, meta = [], []
+    for op in sg.operators:
+        ins = [i for i in op.inputs if i >= 0 and sg.tensors[i].data is None]
+        q = [rng.integers(-128, 128, size=sg.tensors[i].shape).astype(np.int8) for i in ins]
+        f = [dequantize(model, i, a) for i, a in zip(ins, q)]
+        items.append((import_model(model, rounding="armnn", only_op=op.index), [q], False))
+        items.append((import_model(model, float_mode=True, only_op=op.index), [f], True))
+        meta.append(op)
+    results = run_mlir_many(items)
+    errors = []
+    for k, op in enumerate(meta):
+        out = sg.tensors[op.outputs[0]]
+        s, z = float(out.quant.scale[0]), int(out.quant.zero_point[0])
+        qi = results[2 * k][0][0]
+        fl = results[2 * k + 1][0][0]
+        fl = np.clip(fl, (-128 - z) * s, (127 - z) * s)
+        err = np.abs(fl - dequantize(model, op.outputs[0], qi)).max() / s
+        errors.append((op.index, op.name, float(err)))
+    return errors

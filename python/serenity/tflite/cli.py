@@ -1,0 +1,76 @@
+"""Subcommands import-tflite and check-tflite."""
+
+import sys
+
+from .schema import TFLiteError, load_file
+from .importer import import_model
+
+
+def _import(args) -> int:
+    try:
+        model = load_file(args.model)
+        text = import_model(model, float_mode=args.float, rounding=args.rounding)
+    except TFLiteError as e:
+        print(f"serenity import-tflite: error: {e}", file=sys.stderr)
+        return 1
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.output, "w") as f:
+                f.write(text)
+        except OSError as e:
+            print(f"serenity import-tflite: error: {args.output}: {e.strerror}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _check(args) -> int:
+    from . import check
+    try:
+        return check.main(args)
+    except TFLiteError as e:
+        print(f"serenity check-tflite: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _report(args) -> int:
+    from . import report
+    try:
+        return report.main(args)
+    except TFLiteError as e:
+        print(f"serenity report-tflite: error: {e}", file=sys.stderr)
+        return 1
+
+
+def add_subparsers(subparsers) -> None:
+    """Registers import-tflite, check-tflite and report-tflite on an argparse subparsers object."""
+    p = subparsers.add_parser("import-tflite", help="import a .tflite model as TOSA v22 MLIR")
+    p.add_argument("model", help="input .tflite file")
+    p.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
+    p.add_argument("--float", action="store_true",
+                   help="emit the dequantized f32 graph instead of int8 TOSA")
+    p.add_argument("--rounding", choices=["double", "single", "armnn"], default="double",
+                   help="double = TOSA DOUBLE_ROUND, TFLite's MultiplyByQuantizedMultiplier "
+                        "(default); single = TOSA SINGLE_ROUND, one rounding of the exact "
+                        "product; armnn = Arm NN CpuRef's float32 arithmetic spelled out in "
+                        "TOSA (bit-exact reference form, not for deployment)")
+    p.set_defaults(func=_import)
+
+    c = subparsers.add_parser("check-tflite",
+                              help="run an imported model with mlir-runner and Arm NN and compare")
+    c.add_argument("model", help="input .tflite file")
+    c.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
+                   help="seeds of the random int8 inputs (default: 0 1 2)")
+    c.add_argument("--rounding", choices=["double", "single", "armnn", "all"], default="all",
+                   help="which int8 import(s) to compare (default: all three)")
+    c.add_argument("--float", action="store_true", help="also run the --float import")
+    c.add_argument("--per-op", action="store_true",
+                   help="also compare every operator's output tensor (op-by-op debugging)")
+    c.set_defaults(func=_check)
+
+    r = subparsers.add_parser("report-tflite",
+                              help="markdown table: op mix and memory peak of imported models")
+    r.add_argument("models", nargs="+", help=".tflite files")
+    r.add_argument("--rounding", choices=["double", "single", "armnn"], default="double")
+    r.set_defaults(func=_report)

@@ -1,0 +1,539 @@
+"""TFLite -> TOSA v22 importer (textual MLIR, one ``func.func @main``).
+
+int8 graphs follow the integer semantics of TensorFlow's TFL->TOSA
+legalization (see docs/TFLiteImport.md for every op); ``float_mode`` emits the
+dequantized f32 graph. Every op is emitted in MLIR's generic form so the text
+does not depend on custom assembly formats.
+"""
+
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from . import quant
+from .emulate import ArmNNEmulation
+from .mlir_text import Builder, Value, float_literal, tensor_type
+from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
+
+ROUNDING_MODES = {"double": "DOUBLE_ROUND", "single": "SINGLE_ROUND", "armnn": None}
+
+# fused_activation_function enum of the TFLite schema.
+ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
+ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH",
+             5: "SIGN_BIT", 6: "SIGMOID"}
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+class Importer(ArmNNEmulation):
+    """Imports subgraph 0 of a decoded model; run() returns the module text."""
+
+    def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None):
+        if rounding not in ROUNDING_MODES:
+            raise TFLiteError(f"unknown rounding mode '{rounding}' (use double, single or armnn)")
+        self.model = model
+        self.sg: SubGraph = model.subgraphs[0]
+        # A model without INT8 tensors is a float model: import it as such.
+        self.float_mode = float_mode or not any(t.type == 9 for t in self.sg.tensors)
+        self.rounding = ROUNDING_MODES[rounding]
+        self.emulate = rounding == "armnn"
+        self.rounding_name = rounding
+        self.b = Builder()
+        self.values: Dict[int, Value] = {}
+        self.op: Optional[Operator] = None
+        self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
+        self.only_op = only_op
+
+    # ----------------------------------------------------------------- helpers
+    def error(self, msg: str) -> TFLiteError:
+        op = self.op
+        where = f"operator {op.index} ({op.name}): " if op is not None else ""
+        return TFLiteError(where + msg)
+
+    def tensor(self, idx: int) -> Tensor:
+        return self.sg.tensors[idx]
+
+    def qparams(self, t: Tensor):
+        if t.quant is None:
+            raise self.error(f"tensor {t.index} '{t.name}' has no quantization parameters")
+        return t.quant.scale.astype(np.float64), t.quant.zero_point.astype(np.int64)
+
+    def per_tensor(self, t: Tensor):
+        s, z = self.qparams(t)
+        if s.size != 1:
+            raise self.error(f"tensor {t.index} '{t.name}': per-axis quantization is only "
+                             "supported for weights")
+        return float(s[0]), int(z[0])
+
+    def value(self, idx: int) -> Value:
+        if idx in self.values:
+            return self.values[idx]
+        t = self.tensor(idx)
+        if t.data is None:
+            raise self.error(f"input tensor {idx} '{t.name}' is neither computed nor constant")
+        raise self.error(f"constant tensor {idx} '{t.name}' used as an activation is not supported")
+
+    def elem_of(self, t: Tensor) -> str:
+        if self.float_mode:
+            if t.type not in (0, 9, 3):
+                raise self.error(f"tensor {t.index} '{t.name}' has type {t.type_name}; "
+                                 "--float supports FLOAT32 and quantized INT8 graphs")
+            return "f32"
+        if t.type == 9:
+            return "i8"
+        if t.type == 0:
+            return "f32"
+        raise self.error(f"tensor {t.index} '{t.name}' has unsupported type {t.type_name}")
+
+    def dequantized(self, t: Tensor) -> np.ndarray:
+        """Constant tensor as float32 (per-axis aware)."""
+        if t.data is None:
+            raise self.error(f"tensor {t.index} '{t.name}' must be constant")
+        if t.type == 0:
+            return t.data.astype(np.float32)
+        if t.quant is None:
+            raise self.error(f"tensor {t.index} '{t.name}' is quantized without parameters")
+        s = t.quant.scale.astype(np.float32)
+        z = t.quant.zero_point.astype(np.float32)
+        if s.size > 1:
+            shp = [1] * t.data.ndim
+            shp[t.quant.axis] = s.size
+            s, z = s.reshape(shp), z.reshape(shp)
+        return ((t.data.astype(np.float32) - z) * s).astype(np.float32)
+
+    def rescale(self, x: Value, scales, in_zp: int, out_zp: int, out_elem: str,
+                comment: str = "") -> Value:
+        """tosa.rescale with one multiplier/shift per scale (per-channel when >1)."""
+        scales = np.atleast_1d(np.asarray(scales, dtype=np.float64))
+        try:
+            ms = [quant.quantize_multiplier(float(s)) for s in scales]
+        except ValueError as e:
+            raise self.error(str(e)) from None
+        b = self.b
+        mult = b.const(np.array([m for m, _ in ms], dtype=np.int32), "i32")
+        shift = b.const(np.array([s for _, s in ms], dtype=np.int8), "i8")
+        izp = b.scalar1(in_zp, x.elem)
+        ozp = b.scalar1(out_zp, out_elem)
+        out = Value("", x.shape, out_elem)
+        per_channel = "true" if scales.size > 1 else "false"
+        n = scales.size
+        out.name = b.op(
+            "rescale", [x.name, mult, shift, izp, ozp],
+            [x.type, f"tensor<{n}xi32>", f"tensor<{n}xi8>", f"tensor<1x{x.elem}>", f"tensor<1x{out_elem}>"],
+            out.type,
+            "input_unsigned = false, output_unsigned = false, "
+            f"per_channel = {per_channel}, rounding_mode = #tosa.rounding_mode<{self.rounding}>, "
+            "scale32 = true", comment)
+        return out
+
+    def activation(self, x: Value, act: int, out: Tensor) -> Value:
+        if act == ACT_NONE:
+            return x
+        if act not in (ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1):
+            raise self.error(f"fused activation {ACT_NAMES.get(act, act)} is not supported")
+        lo_real, hi_real = {ACT_RELU: (0.0, None), ACT_RELU6: (0.0, 6.0),
+                            ACT_RELU_N1_TO_1: (-1.0, 1.0)}[act]
+        if x.elem == "f32":
+            lo, hi = lo_real, F32_MAX if hi_real is None else hi_real
+            attrs = f"max_val = {float_literal(hi)} : f32, min_val = {float_literal(lo)} : f32"
+        else:
+            # Quantized-domain clamp, as TFLite's CalculateActivationRangeQuantized.
+            # The bound is quantized with a float32 division like TFLite and Arm NN.
+            s, z = self.per_tensor(out)
+
+            def q(real):
+                return z + quant.round_half_away(float(np.float32(real) / np.float32(s)))
+            lo = max(-128, q(lo_real))
+            hi = 127 if hi_real is None else min(127, q(hi_real))
+            attrs = f"max_val = {hi} : i8, min_val = {lo} : i8"
+        res = Value("", x.shape, x.elem)
+        res.name = self.b.op("clamp", [x.name], [x.type], x.type, attrs,
+                             f"fused {ACT_NAMES[act]}")
+        return res
+
+    def reshape(self, x: Value, shape) -> Value:
+        if list(shape) == x.shape:
+            return x
+        res = Value("", shape, x.elem)
+        sh = self.b.shape(shape)
+        res.name = self.b.op("reshape", [x.name, sh], [x.type, f"!tosa.shape<{len(shape)}>"], res.type)
+        return res
+
+    def same_padding(self, in_size, k, stride, dilation, out_size):
+        eff = (k - 1) * dilation + 1
+        total = max((out_size - 1) * stride + eff - in_size, 0)
+        return total // 2, total - total // 2
+
+    def pads(self, padding: int, in_shape, kh, kw, sh, sw, dh, dw, out_shape):
+        if padding == 1:  # VALID
+            return [0, 0, 0, 0]
+        top, bottom = self.same_padding(in_shape[1], kh, sh, dh, out_shape[1])
+        left, right = self.same_padding(in_shape[2], kw, sw, dw, out_shape[2])
+        return [top, bottom, left, right]
+
+    def fit_stride(self, x: Value, pad, keff, stride):
+        """TOSA requires (in - 1 + pads - (k_eff - 1)) to divide by the stride.
+
+        TFLite simply never reads the trailing rows/columns that do not fit, so
+        drop them: first from the bottom/right padding, then (tosa.slice) from
+        the input itself.
+        """
+        pad = list(pad)
+        size = list(x.shape)
+        for dim, (lo, hi) in ((1, (0, 1)), (2, (2, 3))):
+            extra = (size[dim] - 1 + pad[lo] + pad[hi] - (keff[dim - 1] - 1)) % stride[dim - 1]
+            cut = min(extra, pad[hi])
+            pad[hi] -= cut
+            size[dim] -= extra - cut
+        if size != x.shape:
+            res = Value("", size, x.elem)
+            start, sizes = self.b.shape([0] * len(size)), self.b.shape(size)
+            n = len(size)
+            res.name = self.b.op("slice", [x.name, start, sizes],
+                                 [x.type, f"!tosa.shape<{n}>", f"!tosa.shape<{n}>"], res.type,
+                                 comment="rows/columns the strided window never reads")
+            x = res
+        return x, pad
+
+    # ---------------------------------------------------------------- conv ops
+    def conv_like(self, kind: str, x: Value, in_t: Tensor, weight: np.ndarray, wt: Tensor,
+                  bias_idx: int, out: Tensor, pad, stride, dilation, act: int,
+                  comment: str) -> Value:
+        """conv2d / depthwise_conv2d (weights already in TOSA layout) + rescale + clamp."""
+        b = self.b
+        kh, kw = weight.shape[1:3] if kind == "conv2d" else weight.shape[0:2]
+        keff = [(kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1]
+        x, pad = self.fit_stride(x, pad, keff, stride)
+        oc = out.shape[-1]
+        bias_t = self.tensor(bias_idx) if bias_idx >= 0 else None
+        acc_shape = list(out.shape)
+        if x.elem == "f32":
+            wname = b.const(weight.astype(np.float32), "f32")
+            if bias_t is not None:
+                if bias_t.type != 0 and bias_t.quant is None:
+                    raise self.error(f"bias tensor {bias_t.index} is quantized without parameters")
+                bias = self.dequantized(bias_t).reshape(-1)
+            else:
+                bias = np.zeros(oc, dtype=np.float32)
+            bname = b.const(bias.astype(np.float32), "f32")
+            zp = b.scalar1(0.0, "f32")
+            res = Value("", acc_shape, "f32")
+            res.name = b.op(kind, [x.name, wname, bname, zp, zp],
+                            [x.type, tensor_type(weight.shape, "f32"), f"tensor<{oc}xf32>",
+                             "tensor<1xf32>", "tensor<1xf32>"], res.type,
+                            f"acc_type = f32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, "
+                            f"pad = array<i64: {', '.join(map(str, pad))}>, "
+                            f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
+            return self.activation(res, act, out)
+        s_in, z_in = self.per_tensor(in_t)
+        s_w, z_w = self.qparams(wt)
+        if np.any(z_w != 0):
+            raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
+        s_out, z_out = self.per_tensor(out)
+        if s_w.size != 1 and s_w.size != oc:
+            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
+        if bias_t is not None:
+            if bias_t.type != 2 or bias_t.data is None:
+                raise self.error(f"bias tensor {bias_t.index} must be a constant INT32 tensor")
+            bias = bias_t.data.astype(np.int32).reshape(-1)
+        else:
+            bias = np.zeros(oc, dtype=np.int32)
+        if self.emulate:
+            ws = s_w.astype(np.float32)
+            if ws.size > 1:
+                ws = ws.reshape((-1, 1, 1, 1) if kind == "conv2d" else (1, 1) + weight.shape[2:])
+            wf = (weight.astype(np.float32) * ws).astype(np.float32)
+            y = self.emulated_conv(kind, x, wf, bias_t, acc_shape, pad, stride, dilation,
+                                   s_in, z_in, s_out, z_out, comment)
+            return self.activation(y, act, out)
+        wname = b.const(weight.astype(np.int8), "i8")
+        bname = b.const(bias, "i32")
+        izp = b.scalar1(z_in, "i8")
+        wzp = b.scalar1(0, "i8")
+        acc = Value("", acc_shape, "i32")
+        acc.name = b.op(kind, [x.name, wname, bname, izp, wzp],
+                        [x.type, tensor_type(weight.shape, "i8"), f"tensor<{oc}xi32>",
+                         "tensor<1xi8>", "tensor<1xi8>"], acc.type,
+                        f"acc_type = i32, dilation = array<i64: {dilation[0]}, {dilation[1]}>, "
+                        f"pad = array<i64: {', '.join(map(str, pad))}>, "
+                        f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
+        # Scales are float32 in the file; the real multiplier is computed in
+        # double from them, as the legalization does.
+        y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
+        return self.activation(y, act, out)
+
+    # --------------------------------------------------------------- op import
+    def import_conv2d(self, op: Operator):
+        o = options(self.model, op)
+        padding, sw, sh, act = o.i8(0), o.i32(1, 1), o.i32(2, 1), o.i8(3)
+        dw, dh = o.i32(4, 1), o.i32(5, 1)
+        x = self.value(op.inputs[0])
+        wt = self.tensor(op.inputs[1])
+        out = self.tensor(op.outputs[0])
+        w = self.weights(wt)
+        if len(x.shape) != 4 or w.ndim != 4:
+            raise self.error("CONV_2D expects 4-D input and filter")
+        oc, kh, kw, _ = w.shape
+        pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
+        bias = op.inputs[2] if len(op.inputs) > 2 else -1
+        return self.conv_like("conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out, pad,
+                              (sh, sw), (dh, dw), act,
+                              f"CONV_2D #{op.index}")
+
+    def import_depthwise(self, op: Operator):
+        o = options(self.model, op)
+        padding, sw, sh = o.i8(0), o.i32(1, 1), o.i32(2, 1)
+        act, dw, dh = o.i8(4), o.i32(5, 1), o.i32(6, 1)
+        x = self.value(op.inputs[0])
+        wt = self.tensor(op.inputs[1])
+        out = self.tensor(op.outputs[0])
+        w = self.weights(wt)
+        if len(x.shape) != 4 or w.ndim != 4 or w.shape[0] != 1:
+            raise self.error("DEPTHWISE_CONV_2D expects 4-D input and a [1, KH, KW, C*M] filter")
+        _, kh, kw, cm = w.shape
+        c = x.shape[3]
+        if cm % c:
+            raise self.error(f"filter has {cm} channels, not a multiple of the input's {c}")
+        # TFLite [1, KH, KW, C*M] -> TOSA [KH, KW, C, M]; output channel c*M+m in both.
+        w = w.reshape(kh, kw, c, cm // c)
+        pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
+        bias = op.inputs[2] if len(op.inputs) > 2 else -1
+        return self.conv_like("depthwise_conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out,
+                              pad, (sh, sw), (dh, dw),
+                              act, f"DEPTHWISE_CONV_2D #{op.index}")
+
+    def import_fully_connected(self, op: Operator):
+        o = options(self.model, op)
+        act, wformat = o.i8(0), o.i8(1)
+        if wformat != 0:
+            raise self.error("only the DEFAULT weights format is supported")
+        x = self.value(op.inputs[0])
+        wt = self.tensor(op.inputs[1])
+        out = self.tensor(op.outputs[0])
+        w = self.weights(wt)
+        if w.ndim != 2:
+            raise self.error("FULLY_CONNECTED expects a 2-D weight matrix")
+        oc, ic = w.shape
+        total = int(np.prod(x.shape))
+        if total % ic:
+            raise self.error(f"input of {total} elements is not a multiple of {ic}")
+        n = total // ic
+        # As the legalization: reshape to NHWC [N,1,1,IC] and use a 1x1 conv2d.
+        x4 = self.reshape(x, [n, 1, 1, ic])
+        bias = op.inputs[2] if len(op.inputs) > 2 else -1
+        out4 = Tensor(out.index, out.name, [n, 1, 1, oc], out.type, out.buffer, out.quant)
+        y = self.conv_like("conv2d", x4, self.tensor(op.inputs[0]), w.reshape(oc, 1, 1, ic), wt,
+                           bias, out4,
+                           [0, 0, 0, 0], (1, 1), (1, 1), act, f"FULLY_CONNECTED #{op.index}")
+        return self.reshape(y, out.shape)
+
+    def weights(self, wt: Tensor) -> np.ndarray:
+        if wt.data is None:
+            raise self.error(f"weight tensor {wt.index} '{wt.name}' must be constant")
+        if self.float_mode:
+            return self.dequantized(wt)
+        if wt.type != 9:
+            raise self.error(f"weight tensor {wt.index} '{wt.name}' has type {wt.type_name}; "
+                             "int8 import needs INT8 weights")
+        return wt.data
+
+    def import_add(self, op: Operator):
+        act = options(self.model, op).i8(0)
+        a, c = self.value(op.inputs[0]), self.value(op.inputs[1])
+        out = self.tensor(op.outputs[0])
+        if a.shape != c.shape:
+            raise self.error(f"broadcasting ADD ({a.shape} + {c.shape}) is not supported")
+        b = self.b
+        if a.elem == "f32":
+            res = Value("", a.shape, "f32")
+            res.name = b.op("add", [a.name, c.name], [a.type, c.type], res.type,
+                            comment=f"ADD #{op.index}")
+            return self.activation(res, act, out)
+        sa, za = self.per_tensor(self.tensor(op.inputs[0]))
+        sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
+        so, zo = self.per_tensor(out)
+        if self.emulate:
+            b.lines.append(f"// ADD #{op.index} (Arm NN CpuRef float32 arithmetic)")
+            return self.activation(self.emulated_add(a, c, sa, za, sc, zc, so, zo), act, out)
+        # The legalization's (and TFLite's) int8 add: both inputs to int32 at
+        # a common scale 2*max(sa, sc) / 2**20, exact int32 add, rescale out.
+        shift = 20
+        max2 = 2.0 * max(sa, sc)
+        a32 = self.rescale(a, (1 << shift) * sa / max2, za, 0, "i32", f"ADD #{op.index}")
+        c32 = self.rescale(c, (1 << shift) * sc / max2, zc, 0, "i32")
+        s = Value("", a.shape, "i32")
+        s.name = b.op("add", [a32.name, c32.name], [a32.type, c32.type], s.type)
+        y = self.rescale(s, max2 / (so * (1 << shift)), 0, zo, "i8")
+        return self.activation(y, act, out)
+
+    def import_average_pool(self, op: Operator):
+        o = options(self.model, op)
+        padding, sw, sh, fw, fh, act = o.i8(0), o.i32(1), o.i32(2), o.i32(3), o.i32(4), o.i8(5)
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
+        x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
+        b = self.b
+        res = Value("", out.shape, x.elem)
+        attrs = (f"kernel = array<i64: {fh}, {fw}>, pad = array<i64: {', '.join(map(str, pad))}>, "
+                 f"stride = array<i64: {sh}, {sw}>")
+        if x.elem == "f32":
+            zp = b.scalar1(0.0, "f32")
+            res.name = b.op("avg_pool2d", [x.name, zp, zp], [x.type, "tensor<1xf32>", "tensor<1xf32>"],
+                            res.type, "acc_type = f32, " + attrs, f"AVERAGE_POOL_2D #{op.index}")
+            return self.activation(res, act, out)
+        si, zi = self.per_tensor(self.tensor(op.inputs[0]))
+        so, zo = self.per_tensor(out)
+        if si != so:
+            raise self.error("int8 AVERAGE_POOL_2D with different input and output scales "
+                             "is not supported")
+        if self.emulate:
+            y = self.emulated_avg_pool(x, (fh, fw), (sh, sw), pad, out.shape, si, zi, zo)
+            return self.activation(y, act, out)
+        izp, ozp = b.scalar1(zi, "i8"), b.scalar1(zo, "i8")
+        res.name = b.op("avg_pool2d", [x.name, izp, ozp], [x.type, "tensor<1xi8>", "tensor<1xi8>"],
+                        res.type, "acc_type = i32, " + attrs, f"AVERAGE_POOL_2D #{op.index}")
+        return self.activation(res, act, out)
+
+    def import_reshape(self, op: Operator):
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        if int(np.prod(out.shape)) != int(np.prod(x.shape)):
+            raise self.error(f"cannot reshape {x.shape} to {out.shape}")
+        if x.elem == "i8":
+            si, zi = self.per_tensor(self.tensor(op.inputs[0]))
+            so, zo = self.per_tensor(out)
+            if (si, zi) != (so, zo):
+                raise self.error("RESHAPE that changes quantization is not supported")
+        return self.reshape(x, out.shape)
+
+    def f32_op(self, name, operands: List[Value], shape, attrs="", comment="") -> Value:
+        res = Value("", shape, "f32")
+        res.name = self.b.op(name, [v.name for v in operands], [v.type for v in operands],
+                             res.type, attrs, comment)
+        return res
+
+    def fconst(self, value: float, rank: int) -> Value:
+        return Value(self.b.const(np.full([1] * rank, value, dtype=np.float32), "f32", cache=True),
+                      [1] * rank, "f32")
+
+    def mul(self, a: Value, c: Value, shape) -> Value:
+        zero = self.b.scalar1(0, "i8")
+        res = Value("", shape, "f32")
+        res.name = self.b.op("mul", [a.name, c.name, zero], [a.type, c.type, "tensor<1xi8>"], res.type)
+        return res
+
+    def import_softmax(self, op: Operator):
+        beta = options(self.model, op).f32(0, 1.0)
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        shape, rank = x.shape, len(x.shape)
+        axis = rank - 1
+        red = shape[:-1] + [1]
+        comment = f"SOFTMAX #{op.index}"
+        if x.elem == "i8":
+            # Dequantize exactly as a float reference would: float(q - zp) * scale.
+            si, zi = self.per_tensor(self.tensor(op.inputs[0]))
+            q = self.f32_op("cast", [x], shape, comment=comment + ": dequantize")
+            q = self.f32_op("sub", [q, self.fconst(float(zi), rank)], shape)
+            xf = self.mul(q, self.fconst(si, rank), shape)
+        else:
+            xf = x
+        m = self.f32_op("reduce_max", [xf], red, "axis = %d : i32" % axis, comment)
+        d = self.f32_op("sub", [xf, m], shape)
+        if beta != 1.0:
+            d = self.mul(d, self.fconst(beta, rank), shape)
+        e = self.f32_op("exp", [d], shape)
+        s = self.f32_op("reduce_sum", [e], red, "axis = %d : i32" % axis)
+        if x.elem == "i8" and self.emulate:
+            so, zo = self.per_tensor(out)
+            return self.emulated_softmax_tail(e, s, so, zo)
+        r = self.f32_op("reciprocal", [s], red)
+        p = self.mul(e, r, shape)
+        if x.elem != "i8":
+            return p
+        so, zo = self.per_tensor(out)
+        # Quantize: round half away from zero (p >= 0, so floor(p/so + 0.5)),
+        # add the zero point, saturate, then an exact cast to i8.
+        y = self.mul(p, self.fconst(1.0 / so, rank), shape)
+        y = self.f32_op("add", [y, self.fconst(0.5, rank)], shape)
+        y = self.f32_op("floor", [y], shape)
+        y = self.f32_op("add", [y, self.fconst(float(zo), rank)], shape)
+        y = self.f32_op("clamp", [y], shape,
+                        f"max_val = {float_literal(127.0)} : f32, min_val = {float_literal(-128.0)} : f32")
+        res = Value("", shape, "i8")
+        res.name = self.b.op("cast", [y.name], [y.type], res.type, comment=comment + ": quantize")
+        return res
+
+    HANDLERS = {
+        "CONV_2D": import_conv2d,
+        "DEPTHWISE_CONV_2D": import_depthwise,
+        "FULLY_CONNECTED": import_fully_connected,
+        "ADD": import_add,
+        "AVERAGE_POOL_2D": import_average_pool,
+        "RESHAPE": import_reshape,
+        "SOFTMAX": import_softmax,
+    }
+
+    # ------------------------------------------------------------------- entry
+    def run(self) -> str:
+        sg = self.sg
+        if len(self.model.subgraphs) != 1:
+            raise TFLiteError(f"model has {len(self.model.subgraphs)} subgraphs; only one is supported")
+        # Check the op set first so an unsupported op is reported before anything else.
+        for op in sg.operators:
+            if op.name not in self.HANDLERS:
+                raise TFLiteError(f"operator {op.index}: unsupported TFLite op {op.name} "
+                                  f"(supported: {', '.join(sorted(self.HANDLERS))})")
+        args = []
+        operators = sg.operators
+        inputs = sg.inputs
+        if self.only_op is not None:
+            if not 0 <= self.only_op < len(operators):
+                raise TFLiteError(f"operator index {self.only_op} out of range")
+            operators = [operators[self.only_op]]
+            inputs = [i for i in operators[0].inputs if i >= 0 and self.tensor(i).data is None]
+            self.outputs = list(operators[0].outputs)
+        for i, idx in enumerate(inputs):
+            t = self.tensor(idx)
+            elem = self.elem_of(t)
+            v = Value(f"%arg{i}", t.shape, elem)
+            self.values[idx] = v
+            args.append(f"{v.name}: {v.type}")
+        for op in operators:
+            if all(i in self.values for i in self.outputs):
+                break  # the requested outputs exist: later ops are not needed
+            self.op = op
+            if len(op.outputs) != 1:
+                raise self.error("operators with several outputs are not supported")
+            out = self.HANDLERS[op.name](self, op)
+            t = self.tensor(op.outputs[0])
+            if list(out.shape) != list(t.shape):
+                raise self.error(f"computed shape {out.shape} differs from the file's {t.shape}")
+            self.values[op.outputs[0]] = out
+        self.op = None
+        rets = [self.values[i] for i in self.outputs if i in self.values]
+        if len(rets) != len(self.outputs):
+            raise TFLiteError("a requested output is not computed by any operator")
+        mode = "float" if self.float_mode else f"int8, rounding={self.rounding_name}"
+        head = [f"// Imported from TFLite by serenity import-tflite ({mode}).",
+                f"// ops: {', '.join(f'{k} x{v}' for k, v in self.model.op_counts.items())}",
+                "module {",
+                f"  func.func @main({', '.join(args)}) -> ({', '.join(r.type for r in rets)}) {{"]
+        body = ["    " + line for line in self.b.lines]
+        tail = [f"    return {', '.join(r.name for r in rets)} : {', '.join(r.type for r in rets)}",
+                "  }", "}", ""]
+        return "\n".join(head + body + tail)
+
+
+def import_model(model: Model, float_mode: bool = False, rounding: str = "double",
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None) -> str:
+    """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input.
+
+    For op-by-op debugging and checks: ``outputs`` returns these tensor indices
+    instead of the subgraph's outputs (the graph is cut after the last operator
+    needed); ``only_op`` imports operator ``only_op`` alone, its activation
+    inputs becoming the function arguments.
+    """
+    return Importer(model, float_mode, rounding, outputs, only_op).run()

@@ -1,0 +1,91 @@
+"""Fixed-point requantization: multiplier/shift derivation and rounding.
+
+Three reference semantics live here so that tests can compare them on
+hand-computed cases:
+
+* :func:`quantize_multiplier` -- TFLite's ``QuantizeMultiplier`` (and the TF
+  TFL->TOSA legalization's ``computeMultiplierAndShift``): a real scale
+  ``m = q * 2**e`` with ``q`` in [0.5, 1) becomes a 31-bit multiplier
+  ``round(q * 2**31)`` and a TOSA right shift ``31 - e``.
+* :func:`tosa_apply_scale` -- TOSA ``apply_scale_32`` for SINGLE_ROUND and
+  DOUBLE_ROUND (the semantics ``tosa.rescale`` lowers to).
+* :func:`tflite_multiply_by_quantized_multiplier` -- TFLite's
+  ``MultiplyByQuantizedMultiplier`` (SaturatingRoundingDoublingHighMul then
+  RoundingDivideByPOT), what TFLite / TFLite Micro reference kernels compute.
+"""
+
+import math
+from typing import Tuple
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+
+
+def quantize_multiplier(scale: float) -> Tuple[int, int]:
+    """Returns (multiplier, tosa_shift) with scale ~= multiplier * 2**-tosa_shift.
+
+    multiplier is in [2**30, 2**31) (or 0 for scale 0); tosa_shift is a right
+    shift clamped to TOSA's legal range [2, 62] for 32-bit multipliers. Raises
+    ValueError for scales TOSA cannot represent (negative, >= 2**29).
+    """
+    if scale < 0 or not math.isfinite(scale):
+        raise ValueError(f"cannot requantize with scale {scale}")
+    if scale == 0.0:
+        return 0, 2
+    mantissa, exponent = math.frexp(scale)
+    multiplier = round_half_away(mantissa * (1 << 31))
+    if multiplier == (1 << 31):
+        multiplier //= 2
+        exponent += 1
+    shift = 31 - exponent
+    if shift < 2:
+        raise ValueError(f"requantization scale {scale} is too large for tosa.rescale")
+    if shift > 62:
+        # Too small to represent with shift <= 62: drop low multiplier bits
+        # (the legalization does the same); the result rounds to 0 or +-1.
+        multiplier >>= min(31, shift - 62)
+        shift = 62
+    return multiplier, shift
+
+
+def round_half_away(x: float) -> int:
+    """std::round: nearest integer, ties away from zero."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+def tosa_apply_scale(value: int, multiplier: int, shift: int, double_round: bool) -> int:
+    """TOSA apply_scale_32 (spec pseudo-code) on Python integers."""
+    assert 2 <= shift <= 62
+    rounding = 1 << (shift - 1)
+    if double_round and shift > 31:
+        rounding += (1 << 30) if value >= 0 else -(1 << 30)
+    result = (value * multiplier + rounding) >> shift
+    if not INT32_MIN <= result <= INT32_MAX:
+        raise OverflowError("apply_scale_32 result does not fit in int32")
+    return result
+
+
+def _saturating_rounding_doubling_high_mul(a: int, b: int) -> int:
+    if a == b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
+    # C++ integer division truncates toward zero.
+    num = ab + nudge
+    q = abs(num) // (1 << 31)
+    return q if num >= 0 else -q
+
+
+def _rounding_divide_by_pot(x: int, exponent: int) -> int:
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+def tflite_multiply_by_quantized_multiplier(x: int, multiplier: int, tflite_shift: int) -> int:
+    """TFLite's MultiplyByQuantizedMultiplier; tflite_shift is a left shift (31 - tosa_shift)."""
+    left = tflite_shift if tflite_shift > 0 else 0
+    right = -tflite_shift if tflite_shift < 0 else 0
+    return _rounding_divide_by_pot(
+        _saturating_rounding_doubling_high_mul(x * (1 << left), multiplier), right)
