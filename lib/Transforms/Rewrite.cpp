@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Scheduling/Scheduler.h"
 #include "Serenity/Transforms/Passes.h"
 #include "Serenity/Transforms/Rewrite.h"
 
@@ -380,6 +381,12 @@ private:
 int64_t mlir::serenity::scheduledPeak(const ::serenity::MemoryGraph &graph) {
   int64_t programPeak =
       ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
-  return std::min(programPeak,
-                  ::serenity::peakMemory(graph, memoryGreedyOrder(graph)));
+  int64_t best = std::min(
+      programPeak, ::serenity::peakMemory(graph, memoryGreedyOrder(graph)));
+  ::serenity::ScheduleOptions options;
+  options.timeLimitMs = 500;
+  ::serenity::ScheduleResult result = ::serenity::schedule(graph, options);
+  if (result.error.empty())
+    best = std::min(best, result.peak);
+  return best;
 }

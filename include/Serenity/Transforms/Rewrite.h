@@ -48,9 +48,11 @@ void populateSerenityRewritePatterns(RewritePatternSet &patterns);
 bool isPartitionableUser(Operation *op);
 
 /// The peak the rewrite pass compares before and after a candidate rewrite:
-/// the lower of the program-order peak and the peak of a memory-greedy
-/// topological order. This is the one place the pass depends on a
-/// scheduler; it stands in for the DP scheduler until that one is merged.
+/// the lowest of the program-order peak, the peak of a memory-greedy
+/// topological order, and the DP scheduler's peak (`serenity::schedule`,
+/// 500 ms per call). This is the one place the pass depends on a scheduler.
+/// The heuristics stay as floors because the DP does not know in-place
+/// concatenation (`Buffer::partialProducers`).
 int64_t scheduledPeak(const ::serenity::MemoryGraph &graph);
 
 } // namespace serenity
