@@ -35,7 +35,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
                          errorHandler)) ||
       failed(checkChoice("concat", options.concat, {"copy", "inplace"},
-                         errorHandler)))
+                         errorHandler)) ||
+      failed(checkChoice("rewrite", options.rewrite,
+                         {"none", "profitable", "all"}, errorHandler)))
     return failure();
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
@@ -43,6 +45,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
 
   std::string text;
   llvm::raw_string_ostream os(text);
+  // Graph level: rewrite around concats where the peak goes down (measured
+  // under the same concat/accumulation options the lowering realizes).
+  if (options.rewrite != "none")
+    os << "func.func(serenity-rewrite{mode=" << options.rewrite
+       << " concat=" << options.concat << " accumulate-in-place="
+       << (options.accumulateInPlace ? "true" : "false") << "}),";
   // Graph level: order the TOSA ops for the least peak memory.
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule

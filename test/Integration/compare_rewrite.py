@@ -5,13 +5,14 @@ rewritten network with the upstream pipeline of ../shared/MLIR22.md, runs both
 with mlir-runner on the same seeded non-uniform inputs, and compares.
 
 Usage: compare_rewrite.py NET.mlir [--mode all|profitable] [--func net]
-           [--concat copy|inplace] [--accumulate] [--min-rewrites N]
+           [--concat copy|inplace] [--accumulate] [--schedule dp|greedy|kahn]
+           [--min-rewrites N]
            [--atol 1e-4] [--rtol 1e-4] [--seed 1]
 With --concat inplace and/or --accumulate the rewrite measures peaks under
 those memory model options and the rewritten network is lowered by
-`serenity-pipeline` with the matching options (no scheduling or arena), so
-the execution also checks those lowerings; the number of copies left in
-each lowering is printed.
+`serenity-pipeline` with the matching options (no arena; scheduled by
+serenity-schedule only with --schedule), so the execution also checks those
+lowerings; the number of copies left in each lowering is printed.
 Prints the applied rewrites, the scheduled peaks the pass reported, the
 number of concats before/after and, per output, the max abs difference.
 Exit 0 (and a final PASS line) when every output matches within tolerance,
@@ -51,6 +52,8 @@ def main():
     parser.add_argument("--concat", default="copy", choices=["copy", "inplace"])
     parser.add_argument("--accumulate", action="store_true",
                         help="partial sums accumulate in place (model and lowering)")
+    parser.add_argument("--schedule", default="",
+                        help="also reorder the rewritten network with serenity-schedule{algorithm=...}")
     parser.add_argument("--min-rewrites", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=1e-4)
@@ -86,9 +89,9 @@ def main():
 
         results = []
         for tag, path in (("original", original), ("rewritten", rewritten)):
-            if tag == "rewritten" and (args.concat == "inplace" or args.accumulate):
-                memref = run([args.serenity_opt, path, "--serenity-pipeline=schedule=none alloc=none "
-                              f"lower-to-llvm=0 concat={args.concat} "
+            if tag == "rewritten" and (args.concat == "inplace" or args.accumulate or args.schedule):
+                memref = run([args.serenity_opt, path, f"--serenity-pipeline=schedule={args.schedule or 'none'} "
+                              f"alloc=none lower-to-llvm=0 concat={args.concat} "
                               f"accumulate-in-place={int(args.accumulate)}"])
             else:
                 memref = run([f"{LLVM_BIN}/mlir-opt", path, f"--pass-pipeline={REFERENCE_TO_MEMREF}"])

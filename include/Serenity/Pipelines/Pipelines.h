@@ -39,6 +39,11 @@ struct SerenityPipelineOptions
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
       llvm::cl::init("host")};
+  Option<std::string> rewrite{
+      *this, "rewrite",
+      llvm::cl::desc("Identity graph rewriting before scheduling: none, "
+                     "profitable or all (serenity-rewrite)"),
+      llvm::cl::init("none")};
   Option<std::string> concat{
       *this, "concat",
       llvm::cl::desc("copy (DESIGN.md) or inplace: concat operands are "

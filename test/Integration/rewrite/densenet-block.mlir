@@ -7,7 +7,7 @@
 // RUN: python3 %S/../compare_rewrite.py %s --mode all --min-rewrites 4 | FileCheck %s
 // RUN: python3 %S/../compare_rewrite.py %s --mode profitable --min-rewrites 1 | FileCheck %s
 // RUN: python3 %S/../compare_rewrite.py %s --mode profitable --concat inplace --min-rewrites 1 | FileCheck %s
-// RUN: python3 %S/../compare_rewrite.py %s --mode profitable --concat inplace --accumulate --min-rewrites 1 | FileCheck %s
+// RUN: python3 %S/../compare_rewrite.py %s --mode profitable --concat inplace --accumulate --schedule dp --min-rewrites 1 | FileCheck %s
 // CHECK: 0 beyond tolerance
 // CHECK: PASS
 

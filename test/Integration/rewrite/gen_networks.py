@@ -8,7 +8,7 @@ DenseNet block, an Inception module, RandWire-like random stages, SqueezeNet
 fire modules and a mixed-op graph. Each file carries the RUN lines that
 compare it before and after serenity-rewrite (compare_rewrite.py), the last
 ones with in-place concatenation and in-place partial sums (peaks and
-lowering).
+lowering) and DP scheduling of the rewritten network.
 
 Usage: gen_networks.py [OUTPUT_DIR]   (default: this script's directory)
 Deterministic: running it again rewrites identical files.
@@ -174,8 +174,8 @@ def run_lines(min_all, min_profitable):
     return [f"// RUN: {compare} --mode all --min-rewrites {min_all} | FileCheck %s",
             f"// RUN: {compare} --mode profitable --min-rewrites {min_profitable} | FileCheck %s",
             f"// RUN: {compare} --mode profitable --concat inplace --min-rewrites 1 | FileCheck %s",
-            f"// RUN: {compare} --mode profitable --concat inplace --accumulate --min-rewrites 1 "
-            "| FileCheck %s",
+            f"// RUN: {compare} --mode profitable --concat inplace --accumulate --schedule dp "
+            "--min-rewrites 1 | FileCheck %s",
             "// CHECK: 0 beyond tolerance",
             "// CHECK: PASS"]
 
