@@ -9,7 +9,7 @@
 namespace serenity {
 
 int MemoryGraph::addInput(int64_t bytes) {
-  buffers.push_back({bytes, -1, false});
+  buffers.push_back({bytes, -1, false, {}});
   return static_cast<int>(buffers.size()) - 1;
 }
 
@@ -20,7 +20,7 @@ int MemoryGraph::addNode() {
 
 int MemoryGraph::addResult(int node, int64_t bytes) {
   assert(node >= 0 && node < size() && "node out of range");
-  buffers.push_back({bytes, node, false});
+  buffers.push_back({bytes, node, false, {}});
   int id = static_cast<int>(buffers.size()) - 1;
   nodes[node].defs.push_back(id);
   return id;
@@ -30,6 +30,13 @@ void MemoryGraph::addUse(int node, int buffer) {
   auto &uses = nodes[node].uses;
   if (std::find(uses.begin(), uses.end(), buffer) == uses.end())
     uses.push_back(buffer);
+}
+
+void MemoryGraph::addPartialProducer(int buffer, int node) {
+  auto &partial = buffers[buffer].partialProducers;
+  if (node != buffers[buffer].producer &&
+      std::find(partial.begin(), partial.end(), node) == partial.end())
+    partial.push_back(node);
 }
 
 void MemoryGraph::addDependence(int node, int pred) {
@@ -80,6 +87,8 @@ MemoryProfile simulate(const MemoryGraph &graph,
     const auto &buffer = graph.buffers[b];
     if (buffer.producer >= 0) {
       profile.defStep[b] = stepOf[buffer.producer];
+      for (int node : buffer.partialProducers)
+        profile.defStep[b] = std::min(profile.defStep[b], stepOf[node]);
       profile.lastStep[b] = profile.defStep[b];
     }
     if (buffer.returned)

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -23,6 +24,65 @@ bool mlir::serenity::isViewLike(Operation *op) {
          isa<tosa::ReshapeOp, tosa::IdentityOp, tensor::CastOp,
              tensor::ExpandShapeOp, tensor::CollapseShapeOp, memref::CastOp,
              memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
+}
+
+std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
+  if (text == "copy")
+    return ConcatMode::Copy;
+  if (text == "inplace")
+    return ConcatMode::InPlace;
+  return std::nullopt;
+}
+
+bool mlir::serenity::canProduceInPlace(Operation *op) {
+  return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
+             tosa::AvgPool2dOp, tosa::MulOp>(op) ||
+         op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
+}
+
+/// True when `operand` of `concat` is produced into its slice of the
+/// concat's output under ConcatMode::InPlace.
+static bool isInPlaceOperand(Value operand, Block &block) {
+  Operation *def = operand.getDefiningOp();
+  return def && def->getBlock() == &block && operand.hasOneUse() &&
+         canProduceInPlace(def);
+}
+
+/// True for a constant whose elements are all zero.
+static bool isZeroConstant(Value value) {
+  DenseElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  Type element = attr.getElementType();
+  if (isa<FloatType>(element))
+    return attr.getSplatValue<APFloat>().isZero();
+  if (isa<IntegerType>(element))
+    return attr.getSplatValue<APInt>().isZero();
+  return false;
+}
+
+DenseMap<Operation *, Value>
+mlir::serenity::findInPlaceAccumulations(Block &block) {
+  DenseMap<Operation *, Value> accumulations;
+  for (auto add : block.getOps<tosa::AddOp>()) {
+    for (auto [convOperand, accOperand] :
+         {std::pair(add.getInput2(), add.getInput1()),
+          std::pair(add.getInput1(), add.getInput2())}) {
+      auto conv = convOperand.getDefiningOp<tosa::Conv2DOp>();
+      Operation *accDef = accOperand.getDefiningOp();
+      if (!conv || conv->getBlock() != &block || !convOperand.hasOneUse() ||
+          !isZeroConstant(conv.getBias()) || !accDef ||
+          accDef->getBlock() != &block || isConstantLike(accDef) ||
+          isViewLike(accDef) || !accOperand.hasOneUse() ||
+          convOperand == accOperand || accOperand.getType() != add.getType() ||
+          convOperand.getType() != add.getType() ||
+          !accDef->isBeforeInBlock(conv) || accumulations.count(conv))
+        continue;
+      accumulations[conv] = accOperand;
+      break;
+    }
+  }
+  return accumulations;
 }
 
 /// Bits of one element, rounded up to whole bytes; nullopt when unknown.
@@ -93,7 +153,8 @@ static LogicalResult checkValueType(Value value, Location loc,
 }
 
 FailureOr<FunctionMemoryModel>
-FunctionMemoryModel::build(FunctionOpInterface function) {
+FunctionMemoryModel::build(FunctionOpInterface function,
+                           const MemoryModelOptions &options) {
   Region &body = function.getFunctionBody();
   if (body.empty())
     return function.emitError("serenity memory model: function has no body");
@@ -119,6 +180,13 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
   // Nodes that define each value (-1 for arguments and constants), so that
   // uses through aliases still order after the alias op itself.
   DenseMap<Value, int> producerNode;
+  DenseMap<Operation *, Value> accumulations;
+  if (options.accumulateInPlace)
+    accumulations = findInPlaceAccumulations(block);
+  // The adds whose result aliases their accumulator operand.
+  DenseMap<Operation *, Value> accumulatingAdds;
+  for (auto [conv, acc] : accumulations)
+    accumulatingAdds[*conv->getResult(0).getUsers().begin()] = acc;
   Operation *terminator = block.mightHaveTerminator() ? block.getTerminator()
                                                       : nullptr;
   for (Operation &op : block) {
@@ -140,8 +208,24 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
       if (buffer >= 0)
         graph.addUse(node, buffer);
     };
-    for (Value operand : op.getOperands())
+    // In-place concat operands are not read by the concat: their producer
+    // wrote them into the concat's output already.
+    SmallVector<Value> inPlace;
+    if (options.concat == ConcatMode::InPlace && isa<tosa::ConcatOp>(op))
+      for (Value operand : op.getOperands())
+        if (isInPlaceOperand(operand, block))
+          inPlace.push_back(operand);
+    // A conv accumulating in place reads the accumulator it writes into.
+    auto accumulation = accumulations.find(&op);
+    if (accumulation != accumulations.end())
+      recordUse(accumulation->second);
+    for (Value operand : op.getOperands()) {
+      if (llvm::is_contained(inPlace, operand)) {
+        graph.addDependence(node, producerNode.lookup(operand));
+        continue;
+      }
       recordUse(operand);
+    }
     if (op.getNumRegions() != 0)
       op.walk([&](Operation *nested) {
         if (nested == &op)
@@ -155,6 +239,14 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
                                 "result #" + Twine(result.getResultNumber()))))
         return failure();
       producerNode[result] = node;
+      // The accumulating conv and its add write the accumulator's buffer.
+      Value accumulator = accumulation != accumulations.end()
+                              ? accumulation->second
+                              : accumulatingAdds.lookup(&op);
+      if (accumulator) {
+        model.rootBuffer[result] = model.getBuffer(accumulator);
+        continue;
+      }
       if (isViewLike(&op)) {
         // A view of an activation aliases it; a view of a constant stays in
         // ROM like the constant itself.
@@ -166,6 +258,14 @@ FunctionMemoryModel::build(FunctionOpInterface function) {
       int buffer = graph.addResult(node, *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);
       model.rootBuffer[result] = buffer;
+      // Each in-place operand becomes a slice of this buffer: its own
+      // buffer keeps 0 bytes and its producer allocates the whole output
+      // when it runs first.
+      for (Value operand : inPlace) {
+        graph.buffers[model.getBuffer(operand)].bytes = 0;
+        graph.addPartialProducer(buffer, producerNode.lookup(operand));
+        model.rootBuffer[operand] = buffer;
+      }
     }
   }
 

@@ -33,7 +33,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("arena", options.arena, {"global", "argument"},
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
-                         errorHandler)))
+                         errorHandler)) ||
+      failed(checkChoice("concat", options.concat, {"copy", "inplace"},
+                         errorHandler)) ||
+      failed(checkChoice("rewrite", options.rewrite,
+                         {"none", "profitable", "all"}, errorHandler)))
     return failure();
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
@@ -41,6 +45,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
 
   std::string text;
   llvm::raw_string_ostream os(text);
+  // Graph level: rewrite around concats where the peak goes down (measured
+  // under the same concat/accumulation options the lowering realizes).
+  if (options.rewrite != "none")
+    os << "func.func(serenity-rewrite{mode=" << options.rewrite
+       << " concat=" << options.concat << " accumulate-in-place="
+       << (options.accumulateInPlace ? "true" : "false") << "}),";
   // Graph level: order the TOSA ops for the least peak memory.
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
@@ -49,10 +59,20 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
         "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
-        "canonicalize,"
-        "one-shot-bufferize{bufferize-function-boundaries "
+        "canonicalize,";
+  if (options.accumulateInPlace)
+    os << "func.func(serenity-accumulate-partial-sums),";
+  // In-place concatenation: the tensor.empty each concat operand's producer
+  // writes into becomes a slice of the concat's destination, so bufferization
+  // writes it in place; cse merges the equal subviews so the then self-copies
+  // fold away.
+  bool inPlaceConcat = options.concat == "inplace";
+  if (inPlaceConcat)
+    os << "eliminate-empty-tensors,";
+  os << "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map},"
-        "canonicalize,"
+     << (inPlaceConcat ? "cse," : "")
+     << "canonicalize,"
         "buffer-results-to-out-params{hoist-static-allocs "
         "modify-public-functions},"
         "func.func(serenity-copy-to-linalg)";

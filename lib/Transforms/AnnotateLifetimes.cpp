@@ -40,9 +40,21 @@ int64_t lastDirectUse(const FunctionMemoryModel &model, Value value,
 struct SerenityAnnotateLifetimesPass
     : public mlir::serenity::impl::SerenityAnnotateLifetimesPassBase<
           SerenityAnnotateLifetimesPass> {
+  using SerenityAnnotateLifetimesPassBase::SerenityAnnotateLifetimesPassBase;
+
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function);
+    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
+    if (!concatMode) {
+      function.emitError() << "serenity-annotate-lifetimes: unknown concat '"
+                           << concat << "' (expected 'copy' or 'inplace')";
+      return signalPassFailure();
+    }
+    MemoryModelOptions modelOptions;
+    modelOptions.concat = *concatMode;
+    modelOptions.accumulateInPlace = accumulateInPlace;
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
       return signalPassFailure();
 

@@ -102,6 +102,9 @@ struct SerenityMemoryReportPass
     if (format != "table" && format != "json")
       return errorHandler("serenity-memory-report: unknown format '" +
                           format + "' (expected 'table' or 'json')");
+    if (!parseConcatMode(concat))
+      return errorHandler("serenity-memory-report: unknown concat '" + concat +
+                          "' (expected 'copy' or 'inplace')");
     return success();
   }
 
@@ -121,8 +124,11 @@ struct SerenityMemoryReportPass
     getOperation().walk([&](func::FuncOp function) {
       if (function.isExternal())
         return;
+      MemoryModelOptions modelOptions;
+      modelOptions.concat = *parseConcatMode(concat);
+      modelOptions.accumulateInPlace = accumulateInPlace;
       FailureOr<FunctionMemoryModel> model =
-          FunctionMemoryModel::build(function);
+          FunctionMemoryModel::build(function, modelOptions);
       if (failed(model)) {
         failedAny = true;
         return;

@@ -32,8 +32,9 @@ MEMREF_TO_LLVM = (
     "convert-math-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
     "convert-func-to-llvm,reconcile-unrealized-casts)")
 
-PRINTERS = {"f32": "printMemrefF32", "f64": "printMemrefF64", "i8": "printMemrefI8",
-            "i16": "printMemrefI16", "i32": "printMemrefI32", "i64": "printMemrefI64"}
+PRINTERS = {"f32": "printMemrefF32", "f64": "printMemrefF64", "i32": "printMemrefI32",
+            "i64": "printMemrefI64"}
+NARROW_INTEGERS = ("i8", "i16")
 
 
 def run(cmd, stdin=None):
@@ -130,10 +131,26 @@ def wrap(module, inputs, outputs, arena_bytes, seed):
     lines.append(f"    call @net({call_args}) : ({call_types}) -> ()")
     decls = set()
     for i, ty in enumerate(outputs):
-        _, element = shape_and_element(ty)
+        dims, element = shape_and_element(ty)
+        printed = f"%out{i}"
+        if element in NARROW_INTEGERS:
+            # The runner library has no unranked i8/i16 printer: widen to i32.
+            wide = ty.replace(element + ">", "i32>")
+            rank = len(dims)
+            ids = ", ".join(f"d{k}" for k in range(rank))
+            identity = f"affine_map<({ids}) -> ({ids})>"
+            parallel = ", ".join(['"parallel"'] * rank)
+            lines.append(f"    %wide{i} = memref.alloc() : {wide}")
+            lines.append(f"    linalg.generic {{indexing_maps = [{identity}, {identity}], "
+                         f"iterator_types = [{parallel}]}} ins(%out{i} : {ty}) outs(%wide{i} : {wide}) {{")
+            lines.append(f"    ^bb0(%x: {element}, %y: i32):")
+            lines.append(f"      %e = arith.extsi %x : {element} to i32")
+            lines.append("      linalg.yield %e : i32")
+            lines.append("    }")
+            printed, ty, element = f"%wide{i}", wide, "i32"
         printer = PRINTERS[element]
         decls.add(f"  func.func private @{printer}(memref<*x{element}>)")
-        lines.append(f"    %u{i} = memref.cast %out{i} : {ty} to memref<*x{element}>")
+        lines.append(f"    %u{i} = memref.cast {printed} : {ty} to memref<*x{element}>")
         lines.append(f"    call @{printer}(%u{i}) : (memref<*x{element}>) -> ()")
     body = "\n".join(globals_ + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
     end = module.rstrip().rfind("}")

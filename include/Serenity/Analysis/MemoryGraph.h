@@ -29,6 +29,11 @@ struct MemoryGraph {
     int producer = -1;
     /// Returned by the graph: live until the end.
     bool returned = false;
+    /// Other nodes that write a part of this buffer in place (in-place
+    /// concatenation: an operand produced directly into its slice of the
+    /// concat's output). The buffer is allocated by the first of `producer`
+    /// and these to execute. Empty for ordinary buffers.
+    std::vector<int> partialProducers;
   };
   /// One scheduled operation.
   struct Node {
@@ -51,6 +56,9 @@ struct MemoryGraph {
   int addResult(int node, int64_t bytes);
   /// Records that `node` reads `buffer` (ignores repeats).
   void addUse(int node, int buffer);
+  /// Records that `node` writes part of `buffer` in place (ignores repeats
+  /// and the buffer's producer).
+  void addPartialProducer(int buffer, int node);
   /// Records that `node` must run after `pred` (ignores repeats and self).
   void addDependence(int node, int pred);
 
@@ -72,7 +80,8 @@ struct MemoryProfile {
   int64_t peak = 0;
   /// First step reaching the peak, -1 for a graph with no steps.
   int peakStep = -1;
-  /// Per buffer: the step that defines it (-1 for an input).
+  /// Per buffer: the step that defines it (-1 for an input); for a buffer
+  /// with partial producers, the first step writing any part of it.
   std::vector<int> defStep;
   /// Per buffer: the last step that needs it; the number of steps when it is
   /// returned (the terminator); defStep for an unused result; -2 for an input

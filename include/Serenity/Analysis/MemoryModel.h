@@ -36,13 +36,51 @@ bool isViewLike(Operation *op);
 /// Returns std::nullopt (and sets `reason`) for types the model cannot size.
 std::optional<int64_t> getTypeBytes(Type type, std::string *reason = nullptr);
 
+/// How a concatenation is counted.
+enum class ConcatMode {
+  /// DESIGN.md default: the concat copies its operands into a new buffer.
+  Copy,
+  /// Every concat operand whose only user is the concat, produced by an op
+  /// that can write into a slice of its destination (see
+  /// `canProduceInPlace`), is a slice of the concat's output: it adds no
+  /// bytes of its own, and the output is allocated whole by the first op
+  /// writing any slice of it. The lowering realizes this with upstream
+  /// `eliminate-empty-tensors` before bufferization.
+  InPlace,
+};
+
+/// Parses "copy" / "inplace".
+std::optional<ConcatMode> parseConcatMode(StringRef text);
+
+/// Options of the memory model; the defaults are DESIGN.md's contract.
+struct MemoryModelOptions {
+  ConcatMode concat = ConcatMode::Copy;
+  /// Partial sums accumulate in place: a `tosa.add(a, conv)` where the conv
+  /// has an all-zero constant bias, both operands have no other user and
+  /// `a` is an op result defined before the conv, is lowered as the conv
+  /// accumulating into `a`'s buffer (serenity-accumulate-partial-sums). The
+  /// conv then reads `a` and defines no bytes, and the add is an alias of
+  /// `a`. See `findInPlaceAccumulations`.
+  bool accumulateInPlace = false;
+};
+
+/// The conv -> accumulator pairs that `accumulateInPlace` counts as
+/// accumulating in place, for the adds of `block` (keyed by the conv).
+DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
+
+/// True for ops whose lowering writes their result into a destination
+/// tensor that empty-tensor elimination can replace by a slice of a concat:
+/// convolutions, pooling, matmul and elementwise TOSA ops.
+bool canProduceInPlace(Operation *op);
+
 /// The memory model of one function body in its current op order.
 class FunctionMemoryModel {
 public:
   /// Builds the model; emits an error at the offending value or op and
   /// returns failure for IR outside the model (several blocks, dynamic or
   /// unranked shapes, unsizable element types).
-  static FailureOr<FunctionMemoryModel> build(FunctionOpInterface function);
+  static FailureOr<FunctionMemoryModel>
+  build(FunctionOpInterface function, const MemoryModelOptions &options = {});
 
   /// The plain graph: node i is `steps[i]`; program order is 0..n-1.
   ::serenity::MemoryGraph graph;

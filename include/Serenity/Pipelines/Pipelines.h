@@ -39,6 +39,22 @@ struct SerenityPipelineOptions
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
       llvm::cl::init("host")};
+  Option<std::string> rewrite{
+      *this, "rewrite",
+      llvm::cl::desc("Identity graph rewriting before scheduling: none, "
+                     "profitable or all (serenity-rewrite)"),
+      llvm::cl::init("none")};
+  Option<std::string> concat{
+      *this, "concat",
+      llvm::cl::desc("copy (DESIGN.md) or inplace: concat operands are "
+                     "produced directly into their slice of the output "
+                     "(upstream eliminate-empty-tensors before bufferization)"),
+      llvm::cl::init("copy")};
+  Option<bool> accumulateInPlace{
+      *this, "accumulate-in-place",
+      llvm::cl::desc("Convs with a zero bias accumulate into the partial sum "
+                     "they are added to (serenity-accumulate-partial-sums)"),
+      llvm::cl::init(false)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "

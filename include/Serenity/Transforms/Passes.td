@@ -42,7 +42,21 @@ def SerenityAnnotateLifetimesPass
     unsizable element types) gets an error at the offending value and is left
     unchanged. An op with regions (tosa.cond_if, tosa.while_loop) is one
     opaque step; uses inside its regions are uses by the op.
+
+    `concat=inplace` evaluates the model with in-place concatenation
+    (docs/Rewriting.md): a concat operand produced directly into its slice
+    of the output has `bytes = 0`, and the output is defined by the first
+    step writing any slice of it.
   }];
+  let options = [
+    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
+  ];
   let dependentDialects = ["mlir::serenity::SerenityDialect"];
 }
 
@@ -65,13 +79,146 @@ def SerenityMemoryReportPass
 
     The report goes to stdout (or `output=FILE`); the IR itself is unchanged,
     so `serenity-opt --serenity-memory-report=format=json -o /dev/null` yields
-    only the JSON.
+    only the JSON. `concat=inplace` reports under in-place concatenation (see
+    serenity-annotate-lifetimes).
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
            "Output format: table or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stdout)">,
+           "File to write the report to ('-' for stdout)">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
+  ];
+}
+
+def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
+  let summary = "Identity graph rewriting around channel concatenations";
+  let description = [{
+    Rewrites the graph around `tosa.concat` without changing its math
+    (SERENITY's identity graph rewriting), so that a scheduler can keep one
+    branch live at a time:
+
+    - channel-wise partitioning: a channel concat feeding float `tosa.conv2d`
+      ops becomes a sum of partial convs over input-channel slices of the
+      weights (new constants), the bias added once;
+    - kernel-wise partitioning: a channel concat feeding
+      `tosa.depthwise_conv2d` ops becomes a concat of per-input depthwise
+      convs with sliced weights and bias;
+    - channel-independent ops (elementwise unary ops, max/avg pooling) are
+      pushed through a concat so the partitions above apply.
+
+    ```mlir
+    %c = tosa.concat %a, %b {axis = 3 : i32} : ... -> tensor<1x8x8x8xf32>
+    %y = tosa.conv2d %c, %w, %bias, %zp, %zp {...}
+    // becomes
+    %p0 = tosa.conv2d %a, %w_ic0_4, %bias, %zp, %zp {...}
+    %p1 = tosa.conv2d %b, %w_ic4_8, %zero, %zp, %zp {...}
+    %y = tosa.add %p0, %p1
+    ```
+
+    A rewrite is rooted at a concat and rewrites every user of it, or none.
+    One candidate is a concat together with the concats its rewrite creates
+    (pushing a ReLU creates the concat that is then partitioned).
+
+    `mode=all` applies every candidate. `mode=profitable` (default) applies,
+    one at a time, the candidate that lowers the scheduled peak of the
+    function the most; when none does alone, the best prefix of the remaining
+    candidates applied in program order, if it lowers the peak; until neither
+    does. The scheduled peak is evaluated on a clone of the function under
+    the memory model of DESIGN.md. The pass does
+    not reorder ops: the gain is realized by the scheduler that runs after it.
+    Every applied rewrite gets a remark with the peak before and after; with
+    `explain=true`, rejected candidates get a remark with the reasons.
+    `patterns=` restricts the pattern groups (to test one pattern alone);
+    `concat=inplace` measures peaks with in-place concatenation.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
+           "Which rewrites to apply: profitable or all">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark with the reasons for every concat left unchanged">,
+    ListOption<"patternGroups", "patterns", "std::string",
+               "Pattern groups to use (default: all): channel-partition, "
+               "kernel-partition, push-through-concat">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
+  ];
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
+def SerenityAccumulatePartialSumsPass
+    : Pass<"serenity-accumulate-partial-sums", "func::FuncOp"> {
+  let summary = "Let a conv accumulate into the partial sum it is added to";
+  let description = [{
+    On linalg on tensors (after tosa-to-linalg): an elementwise add
+    `linalg.generic` of a value `%acc` and the result of a convolution whose
+    init is all zeros (the lowering of a `tosa.conv2d` with a zero bias, as
+    serenity-rewrite's channel-wise partitioning produces) becomes the
+    convolution with `%acc` as its init: `conv(x, w) outs(%acc)` computes
+    `%acc + conv(x, w)`. Bufferization then writes the conv into `%acc`'s
+    buffer instead of allocating the partial result and the sum, which is
+    what the memory model counts with `accumulate-in-place`.
+
+    ```mlir
+    %z = linalg.generic ... ins(%zero_bias) outs(%empty)   // broadcast 0
+    %p = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%z)
+    %s = linalg.generic {addf} ins(%acc, %p) outs(%empty2)
+    // becomes
+    %s = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%acc)
+    ```
+
+    Applies only when `%acc` and the conv result have no other user and
+    `%acc` is defined before the conv in the same block. Float results are
+    equal up to summation order; integer (i32) results are exact.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
+  let summary = "Reorder the ops of a function body to minimize peak memory";
+  let description = [{
+    Builds the memory model of DESIGN.md for the function body, schedules
+    its ops with the chosen algorithm (lib/Scheduling, docs/Scheduling.md)
+    and moves them into that order. Constants are placed right before their
+    first user (ROM data; they are not scheduled). Ops with memory effects
+    (or unknown effects) keep their relative order.
+
+    - `dp` (default): exact search; proven optimal unless a limit stops it,
+      in which case the best order found is kept (never worse than the
+      heuristics) and `optimal = false`.
+    - `greedy`: XLA-style list scheduling (max bytes freed - bytes defined).
+    - `kahn`: FIFO topological order.
+    - `program-order`: the order as written (only annotates).
+
+    The function gets a summary:
+
+    ```mlir
+    func.func @f(...) attributes {serenity.schedule = {algorithm = "dp",
+        lower_bound_bytes = 80 : i64, optimal = true, peak_bytes = 80 : i64,
+        states = 12 : i64, time_ms = 0 : i64}}
+    ```
+
+    and a remark reports the peak before and after. Ties keep the current
+    order, so running the pass on its own output changes nothing (only
+    `time_ms` may differ). A function outside the model (several blocks,
+    dynamic shapes) gets the model's error and is left unchanged.
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
+           "Scheduling algorithm: dp, greedy, kahn or program-order">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"3000",
+           "Time limit of the dp search per function, in milliseconds">,
+    Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
+           "Most search states the dp may create per search">,
   ];
 }
 

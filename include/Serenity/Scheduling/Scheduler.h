@@ -1,0 +1,85 @@
+//===- Scheduler.h - Memory-aware scheduling of a MemoryGraph ---*- C++ -*-===//
+//
+// Orders the nodes of a serenity::MemoryGraph to minimize peak activation
+// memory as defined by serenity::simulate. Plain C++, no MLIR: the pass
+// --serenity-schedule is a thin adapter over this library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_SCHEDULING_SCHEDULER_H
+#define SERENITY_SCHEDULING_SCHEDULER_H
+
+#include "Serenity/Analysis/MemoryGraph.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace serenity {
+
+/// The scheduling algorithms.
+enum class ScheduleAlgorithm {
+  /// Nodes in index order (the order written in the IR).
+  ProgramOrder,
+  /// Kahn's algorithm: FIFO over ready nodes, ties by node index.
+  Kahn,
+  /// XLA-style list scheduling: the ready node with the largest
+  /// (bytes freed - bytes defined), ties by node index.
+  Greedy,
+  /// Exact search over scheduled-set signatures (see docs/Scheduling.md).
+  DP,
+};
+
+/// Parses "program-order", "kahn", "greedy" or "dp".
+std::optional<ScheduleAlgorithm> parseScheduleAlgorithm(const std::string &);
+/// The option spelling of `algorithm`.
+const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm);
+
+/// Limits and choices for `schedule`.
+struct ScheduleOptions {
+  ScheduleAlgorithm algorithm = ScheduleAlgorithm::DP;
+  /// Wall-clock budget of the dp search in milliseconds (heuristics always
+  /// run to completion; they are O(n^2) at worst).
+  int64_t timeLimitMs = 3000;
+  /// Most search states the dp may store at once; also capped so that the
+  /// state tables stay under `memoryLimitBytes`.
+  int64_t maxStates = 2000000;
+  /// Approximate cap on the memory used by the dp's state tables.
+  int64_t memoryLimitBytes = int64_t(256) << 20;
+};
+
+/// The outcome of `schedule`.
+struct ScheduleResult {
+  /// A topological order of all nodes (empty when `error` is set).
+  std::vector<int> order;
+  /// peakMemory(graph, order): always recomputed with the memory model.
+  int64_t peak = 0;
+  /// True when no order of the graph has a lower peak (peak == lowerBound).
+  bool provenOptimal = false;
+  /// A proven lower bound on the peak of every topological order.
+  int64_t lowerBound = 0;
+  /// Search states created by the dp (0 for the heuristics).
+  int64_t statesExplored = 0;
+  /// Wall-clock time spent in `schedule`.
+  int64_t timeMs = 0;
+  /// Set when the graph cannot be scheduled (a dependence cycle, or a buffer
+  /// used before any order can define it).
+  std::string error;
+};
+
+/// Schedules `graph` with `options`. A use of a buffer implies a dependence
+/// on its producer even when `preds` omits it. Every algorithm returns a
+/// topological order; `dp` never returns a worse peak than the three
+/// heuristics and stops at the time or state limit with the best order found.
+ScheduleResult schedule(const MemoryGraph &graph,
+                        const ScheduleOptions &options = {});
+
+/// An admissible lower bound on the peak of every order: the largest, over
+/// nodes v, of the bytes that are live in every order while v executes (its
+/// uses and results, and buffers defined before v and needed after it).
+int64_t staticLowerBound(const MemoryGraph &graph);
+
+} // namespace serenity
+
+#endif // SERENITY_SCHEDULING_SCHEDULER_H

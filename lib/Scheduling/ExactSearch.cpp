@@ -1,0 +1,365 @@
+//===- ExactSearch.cpp - Search over scheduled-set signatures ---*- C++ -*-===//
+//
+// Two searches share one state table keyed by the scheduled-set bitset:
+// best-first (A* on the bottleneck cost max(peak so far, bound of the rest))
+// and a budgeted depth-first search used by adaptive soft budgeting.
+//
+// Pruning that keeps the searches exact:
+//  - remainingBound(S) = max over unscheduled v of nodeBound[v] is a lower
+//    bound on the peak of any completion of S; load() strengthens it with
+//    the live buffers of unrelated executed nodes that a descendant of v
+//    still needs. States with max(peak so far, bound) at or above the
+//    budget are dropped.
+//  - Eager execution (what lets chains run as segments inside the search):
+//    if a ready node v does not grow the live bytes
+//    (persistBytes[v] <= freed bytes) and its step usage is at most
+//    max(peak so far, bound of S, floor), then some best completion
+//    of S starts with v. Proof: in any completion, moving v to the front only
+//    lowers the usage of the steps it overtakes (for every T ⊇ S, live(T+v)
+//    - live(T) = persistBytes[v] - freed_T(v) <= persistBytes[v] - freed_S(v)
+//    <= 0, since freed only grows with T), leaves later steps unchanged, and
+//    v's own step stays within a value the completion reaches anyway.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExactSearch.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace serenity {
+namespace detail {
+
+ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
+                         Clock::time_point deadline)
+    : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
+      stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
+      scheduled(problem.numNodes, 0), scratchBits(words, 0),
+      extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {}
+
+void ExactSearch::reset() {
+  signatures.clear();
+  bestPeak.clear();
+  liveBytes.clear();
+  parent.clear();
+  lastNode.clear();
+  depth.clear();
+  table.assign(1024, Slot{-1, 0});
+  created = 0;
+  limitHit = false;
+}
+
+uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
+  uint64_t h = 0x243F6A8885A308D3ULL;
+  for (int w = 0; w < words; ++w) {
+    h ^= bits[w] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+void ExactSearch::growTable() {
+  table.assign(table.size() * 2, Slot{-1, 0});
+  const size_t mask = table.size() - 1;
+  for (int s = 0, e = static_cast<int>(bestPeak.size()); s < e; ++s) {
+    uint64_t hash = hashOf(signature(s));
+    size_t slot = hash & mask;
+    while (table[slot].state != -1)
+      slot = (slot + 1) & mask;
+    table[slot] = Slot{s, static_cast<uint32_t>(hash >> 32)};
+  }
+}
+
+int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
+  inserted = false;
+  const size_t mask = table.size() - 1;
+  const uint64_t hash = hashOf(bits);
+  const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+  size_t slot = hash & mask;
+  while (table[slot].state != -1) {
+    if (table[slot].tag == tag) {
+      const uint64_t *other = signature(table[slot].state);
+      int w = 0;
+      while (w < words && bits[w] == other[w])
+        ++w;
+      if (w == words)
+        return table[slot].state;
+    }
+    slot = (slot + 1) & mask;
+  }
+  int state = static_cast<int>(bestPeak.size());
+  table[slot] = Slot{state, tag};
+  signatures.insert(signatures.end(), bits, bits + words);
+  bestPeak.push_back(0);
+  liveBytes.push_back(0);
+  parent.push_back(-1);
+  lastNode.push_back(-1);
+  depth.push_back(0);
+  ++created;
+  inserted = true;
+  if (bestPeak.size() * 2 > table.size())
+    growTable();
+  return state;
+}
+
+bool ExactSearch::outOfBudget() {
+  if (created >= stateLimit)
+    limitHit = true;
+  if (!limitHit && (++ticks & 63) == 0 && Clock::now() >= deadline)
+    limitHit = true;
+  return limitHit;
+}
+
+int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
+  for (int v : problem.byBound)
+    if (!isScheduled(bits, v))
+      return problem.nodeBound[v];
+  return 0;
+}
+
+int64_t ExactSearch::load(int state, int64_t atMost) {
+  const uint64_t *bits = signature(state);
+  for (int v = 0; v < problem.numNodes; ++v)
+    scheduled[v] = isScheduled(bits, v);
+  // Buffers of scheduled nodes that are still needed.
+  liveList.clear();
+  int64_t liveProduced = 0;
+  for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+    int producer = problem.producer[b];
+    if (producer < 0 || !scheduled[producer] || problem.bytes[b] == 0)
+      continue;
+    bool needed = problem.returned[b];
+    for (int u : problem.users[b])
+      needed = needed || !scheduled[u];
+    if (needed) {
+      liveList.push_back(b);
+      liveProduced += problem.bytes[b];
+    }
+  }
+  // nodeBound[v] already counts v's uses and its ancestors' buffers needed
+  // after it; add the live buffers of other nodes that must survive v.
+  const int64_t staticBound = remainingBound(bits);
+  if (staticBound + liveProduced <= atMost)
+    return staticBound;
+  unscheduledPositions.clear();
+  for (int pos = 0; pos < problem.numNodes; ++pos)
+    if (!scheduled[problem.topo[pos]]) {
+      unscheduledPositions.set(pos);
+      extraBytes[pos] = 0;
+    }
+  for (int b : liveList) {
+    if (problem.survives[b].empty())
+      return staticBound;
+    int64_t size = problem.bytes[b];
+    problem.survives[b].forEachIn(unscheduledPositions,
+                                  [&](int pos) { extraBytes[pos] += size; });
+  }
+  int64_t best = 0;
+  unscheduledPositions.forEach([&](int pos) {
+    best =
+        std::max(best, problem.nodeBound[problem.topo[pos]] + extraBytes[pos]);
+  });
+  return best;
+}
+
+void ExactSearch::expand(int state, int64_t bound, int64_t floor,
+                         std::vector<Expansion> &children) {
+  children.clear();
+  const int64_t peak = bestPeak[state], live = liveBytes[state];
+  const int64_t threshold = std::max({peak, bound, floor});
+  for (int v = 0; v < problem.numNodes; ++v) {
+    if (scheduled[v])
+      continue;
+    bool ready = true;
+    for (int p : problem.preds[v])
+      if (!scheduled[p]) {
+        ready = false;
+        break;
+      }
+    if (!ready)
+      continue;
+    int64_t usage = live + problem.defBytes[v];
+    int64_t freed = problem.freedBytes(v, scheduled);
+    Expansion child{v, std::max(peak, usage),
+                    live - freed + problem.persistBytes[v]};
+    if (usage <= threshold && problem.persistBytes[v] <= freed) {
+      children.assign(1, child);
+      return;
+    }
+    children.push_back(child);
+  }
+  std::sort(children.begin(), children.end(),
+            [](const Expansion &a, const Expansion &b) {
+              if (a.peak != b.peak)
+                return a.peak < b.peak;
+              if (a.live != b.live)
+                return a.live < b.live;
+              return a.node < b.node;
+            });
+}
+
+std::vector<int> ExactSearch::pathTo(int state) const {
+  std::vector<int> order;
+  for (int s = state; parent[s] != -1; s = parent[s])
+    order.push_back(lastNode[s]);
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
+  reset();
+  SearchResult result;
+  std::fill(scratchBits.begin(), scratchBits.end(), 0);
+  bool inserted;
+  int root = findOrInsert(scratchBits.data(), inserted);
+  liveBytes[root] = problem.initialLive;
+
+  struct Entry {
+    int64_t key;
+    int64_t peak;
+    int depth;
+    int state;
+  };
+  auto later = [](const Entry &a, const Entry &b) {
+    if (a.key != b.key)
+      return a.key > b.key;
+    if (a.depth != b.depth)
+      return a.depth < b.depth;
+    return a.state > b.state;
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(later)> open(later);
+  int64_t rootBound = remainingBound(scratchBits.data());
+  if (rootBound < budget)
+    open.push({std::max(rootBound, floor), 0, 0, root});
+
+  int64_t proven = problem.staticBound;
+  std::vector<Expansion> children;
+  while (!open.empty()) {
+    Entry top = open.top();
+    open.pop();
+    if (top.peak > bestPeak[top.state])
+      continue;
+    if (top.key > floor)
+      proven = std::max(proven, top.key);
+    if (depth[top.state] == problem.numNodes) {
+      result.outcome = SearchOutcome::Found;
+      result.order = pathTo(top.state);
+      result.peak = top.peak;
+      result.lowerBound = top.peak > floor ? top.peak : problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    if (outOfBudget()) {
+      result.outcome = SearchOutcome::Limit;
+      result.lowerBound = std::min(proven, budget);
+      result.states = created;
+      return result;
+    }
+    int64_t bound = load(top.state, top.key);
+    int64_t f = std::max(top.peak, bound);
+    if (f >= budget)
+      continue;
+    // The stronger bound moves the state back in the queue once.
+    if (std::max(f, floor) > top.key) {
+      open.push({std::max(f, floor), top.peak, top.depth, top.state});
+      continue;
+    }
+    expand(top.state, bound, floor, children);
+    const uint64_t *bits = signature(top.state);
+    std::copy(bits, bits + words, scratchBits.begin());
+    const int childDepth = depth[top.state] + 1;
+    for (const Expansion &child : children) {
+      scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
+      // States that cannot beat the budget are not even stored.
+      int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
+      if (f < budget) {
+        int next = findOrInsert(scratchBits.data(), inserted);
+        if (inserted || child.peak < bestPeak[next]) {
+          bestPeak[next] = child.peak;
+          liveBytes[next] = child.live;
+          parent[next] = top.state;
+          lastNode[next] = child.node;
+          depth[next] = childDepth;
+          open.push({std::max(f, floor), child.peak, childDepth, next});
+        }
+      }
+      scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
+    }
+  }
+  result.outcome = SearchOutcome::Exhausted;
+  result.lowerBound = budget;
+  result.states = created;
+  return result;
+}
+
+SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
+  reset();
+  SearchResult result;
+  std::fill(scratchBits.begin(), scratchBits.end(), 0);
+  bool inserted;
+  int root = findOrInsert(scratchBits.data(), inserted);
+  liveBytes[root] = problem.initialLive;
+
+  struct Entry {
+    int state;
+    int64_t peak;
+  };
+  std::vector<Entry> stack;
+  if (remainingBound(scratchBits.data()) <= tau)
+    stack.push_back({root, 0});
+  std::vector<Expansion> children;
+  while (!stack.empty()) {
+    Entry top = stack.back();
+    stack.pop_back();
+    if (top.peak > bestPeak[top.state])
+      continue;
+    if (depth[top.state] == problem.numNodes) {
+      result.outcome = SearchOutcome::Found;
+      result.order = pathTo(top.state);
+      result.peak = top.peak;
+      result.lowerBound = problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    if (outOfBudget()) {
+      result.outcome = SearchOutcome::Limit;
+      result.lowerBound = problem.staticBound;
+      result.states = created;
+      return result;
+    }
+    int64_t bound = load(top.state, std::max(top.peak, floor));
+    if (bound > tau)
+      continue;
+    expand(top.state, bound, std::min(floor, tau), children);
+    const uint64_t *bits = signature(top.state);
+    std::copy(bits, bits + words, scratchBits.begin());
+    const int childDepth = depth[top.state] + 1;
+    // Push in reverse so the child with the lowest usage is explored first.
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      const Expansion &child = *it;
+      if (child.peak > tau)
+        continue;
+      scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
+      if (remainingBound(scratchBits.data()) <= tau) {
+        int next = findOrInsert(scratchBits.data(), inserted);
+        if (inserted || child.peak < bestPeak[next]) {
+          bestPeak[next] = child.peak;
+          liveBytes[next] = child.live;
+          parent[next] = top.state;
+          lastNode[next] = child.node;
+          depth[next] = childDepth;
+          stack.push_back({next, child.peak});
+        }
+      }
+      scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
+    }
+  }
+  result.outcome = SearchOutcome::Exhausted;
+  result.lowerBound = tau + 1;
+  result.states = created;
+  return result;
+}
+
+} // namespace detail
+} // namespace serenity

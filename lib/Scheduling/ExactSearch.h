@@ -1,0 +1,127 @@
+//===- ExactSearch.h - Search over scheduled-set signatures -----*- C++ -*-===//
+//
+// Internal to lib/Scheduling. The state of a partial schedule is the set S of
+// nodes already executed (a bitset signature): it determines the ready nodes
+// and live(S), so only the least peak reaching each S matters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_EXACTSEARCH_H
+#define SERENITY_LIB_SCHEDULING_EXACTSEARCH_H
+
+#include "SchedulingProblem.h"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+using Clock = std::chrono::steady_clock;
+
+/// How a bounded search ended.
+enum class SearchOutcome {
+  /// An order was found (see SearchResult).
+  Found,
+  /// The whole space under the budget was searched without finding one.
+  Exhausted,
+  /// The time or state limit stopped the search.
+  Limit,
+};
+
+/// Result of one bounded search.
+struct SearchResult {
+  SearchOutcome outcome = SearchOutcome::Limit;
+  std::vector<int> order;
+  int64_t peak = 0;
+  /// Proven lower bound on the peak of every order (capped at the budget).
+  int64_t lowerBound = 0;
+  int64_t states = 0;
+};
+
+/// Searches orders of `problem`. Orders whose peak is at most `floor` are all
+/// considered equally good (the caller knows the whole graph cannot do
+/// better than `floor`).
+class ExactSearch {
+public:
+  ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
+              Clock::time_point deadline);
+
+  /// Best-first search (A* on the peak with the admissible node bounds) for
+  /// the least-peak order with peak < `budget`. Found: the order is optimal
+  /// (or within `floor`). Exhausted: no order has peak < budget.
+  SearchResult bestFirst(int64_t budget, int64_t floor);
+
+  /// Depth-first search for any order with peak <= `tau`. Found: such an
+  /// order; Exhausted: none exists.
+  SearchResult depthFirst(int64_t tau, int64_t floor);
+
+  /// Moves the time limit of later searches.
+  void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }
+
+private:
+  struct Expansion {
+    int node;
+    int64_t peak;
+    int64_t live;
+  };
+
+  void reset();
+  /// Index of the state with signature `bits`, inserting it when absent.
+  int findOrInsert(const uint64_t *bits, bool &inserted);
+  void growTable();
+  uint64_t hashOf(const uint64_t *bits) const;
+  const uint64_t *signature(int state) const {
+    return &signatures[static_cast<size_t>(state) * words];
+  }
+  bool isScheduled(const uint64_t *bits, int node) const {
+    return (bits[node >> 6] >> (node & 63)) & 1;
+  }
+  /// Admissible bound on the peak of any completion from `bits`, from the
+  /// static node bounds only (cheap, used when a state is created).
+  int64_t remainingBound(const uint64_t *bits) const;
+  /// Loads `state` into `scheduled` and returns an admissible bound on the
+  /// peak of its completions: each unscheduled node's static bound plus the
+  /// live buffers of unrelated nodes that must survive its step. When that
+  /// cannot exceed `atMost`, returns the cheaper static bound instead.
+  int64_t load(int state, int64_t atMost);
+  /// The children worth exploring from the loaded `state` whose completions
+  /// are bounded below by `bound` (one child when a node can run eagerly
+  /// without loss), in order of increasing step usage.
+  void expand(int state, int64_t bound, int64_t floor,
+              std::vector<Expansion> &children);
+  std::vector<int> pathTo(int state) const;
+  bool outOfBudget();
+
+  const SchedulingProblem &problem;
+  const int words;
+  const int64_t stateLimit;
+  Clock::time_point deadline;
+  int64_t created = 0;
+  unsigned ticks = 0;
+  bool limitHit = false;
+
+  // State records, one entry per state.
+  std::vector<uint64_t> signatures;
+  std::vector<int64_t> bestPeak, liveBytes;
+  std::vector<int> parent, lastNode, depth;
+  // Open-addressing hash table of state indices (-1 empty), with the high
+  // hash bits as a tag to skip most signature comparisons.
+  struct Slot {
+    int state;
+    uint32_t tag;
+  };
+  std::vector<Slot> table;
+  // Scratch.
+  std::vector<char> scheduled;
+  std::vector<uint64_t> scratchBits;
+  std::vector<int> liveList;
+  std::vector<int64_t> extraBytes;
+  Bits unscheduledPositions;
+};
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_EXACTSEARCH_H

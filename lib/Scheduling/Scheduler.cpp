@@ -1,0 +1,319 @@
+//===- Scheduler.cpp - Memory-aware scheduling of a MemoryGraph -*- C++ -*-===//
+//
+// The dp driver: chains that can always run back to back are contracted
+// (SchedulingProblem::contractChains), heuristics give an upper bound, the
+// graph is cut into segments that every order runs one after the other
+// (divide and conquer),
+// and each segment whose heuristic peak exceeds the best known lower bound is
+// searched exactly: best-first first, then adaptive soft budgeting (binary
+// search on a budget tau with depth-first searches under a per-step time
+// limit) when the first search hits a limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Scheduling/Scheduler.h"
+
+#include "ExactSearch.h"
+#include "SchedulingProblem.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+
+namespace serenity {
+
+using detail::Clock;
+using detail::ExactSearch;
+using detail::SchedulingProblem;
+using detail::SearchOutcome;
+using detail::SearchResult;
+
+std::optional<ScheduleAlgorithm>
+parseScheduleAlgorithm(const std::string &name) {
+  if (name == "program-order")
+    return ScheduleAlgorithm::ProgramOrder;
+  if (name == "kahn")
+    return ScheduleAlgorithm::Kahn;
+  if (name == "greedy")
+    return ScheduleAlgorithm::Greedy;
+  if (name == "dp")
+    return ScheduleAlgorithm::DP;
+  return std::nullopt;
+}
+
+const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm) {
+  switch (algorithm) {
+  case ScheduleAlgorithm::ProgramOrder:
+    return "program-order";
+  case ScheduleAlgorithm::Kahn:
+    return "kahn";
+  case ScheduleAlgorithm::Greedy:
+    return "greedy";
+  case ScheduleAlgorithm::DP:
+    return "dp";
+  }
+  return "unknown";
+}
+
+int64_t staticLowerBound(const MemoryGraph &graph) {
+  SchedulingProblem problem;
+  std::string error;
+  if (!problem.build(graph, error))
+    return 0;
+  return problem.staticBound;
+}
+
+namespace {
+
+/// One segment of the divide and conquer with its best order so far.
+struct Segment {
+  /// Global node ids, increasing; local node i is nodes[i].
+  std::vector<int> nodes;
+  SchedulingProblem problem;
+  /// Best local order found and its peak (equal to the full graph's peak
+  /// over these steps).
+  std::vector<int> order;
+  int64_t peak = 0;
+  /// Proven lower bound on this segment's peak in every order.
+  int64_t lowerBound = 0;
+};
+
+/// The nodes of `order` that belong to `segment`, as local ids.
+std::vector<int> induce(const std::vector<int> &order,
+                        const std::vector<int> &segmentOf,
+                        const std::vector<int> &localId, int segment) {
+  std::vector<int> local;
+  for (int v : order)
+    if (segmentOf[v] == segment)
+      local.push_back(localId[v]);
+  return local;
+}
+
+/// Improves `segment` by exact search until `deadline`; returns the states
+/// created. Orders with peak <= floor are as good as optimal for the whole
+/// graph, so the search stops at the first one.
+int64_t improveSegment(Segment &segment, int64_t floor,
+                       Clock::time_point deadline, int64_t stateLimit) {
+  const SchedulingProblem &problem = segment.problem;
+  int64_t states = 0;
+  Clock::time_point now = Clock::now();
+  {
+    ExactSearch search(problem, stateLimit, now + (deadline - now) / 2);
+    SearchResult best = search.bestFirst(segment.peak, floor);
+    states += best.states;
+    segment.lowerBound = std::max(segment.lowerBound, best.lowerBound);
+    if (best.outcome == SearchOutcome::Found) {
+      segment.order = std::move(best.order);
+      segment.peak = best.peak;
+      return states;
+    }
+    if (best.outcome == SearchOutcome::Exhausted)
+      return states;
+  }
+
+  // Adaptive soft budgeting on tau in [lowerBound, peak - 1]. First tau
+  // just below the best peak, while that keeps finding orders (cheap when
+  // the budget is loose); after the first timeout, binary search. 'No
+  // solution' raises the low end (a proven bound), a found order lowers the
+  // high end below its peak, and a timeout lowers tau, since a smaller
+  // budget prunes more and is decided faster.
+  ExactSearch search(problem, stateLimit, deadline);
+  int64_t low = segment.lowerBound, high = segment.peak - 1;
+  bool descending = true;
+  while (low <= high && segment.peak > floor) {
+    now = Clock::now();
+    if (now >= deadline)
+      break;
+    int64_t searchLow = std::max(low, std::min(floor, high));
+    int steps = 1;
+    for (int64_t span = high - searchLow + 1; span > 1; span >>= 1)
+      ++steps;
+    int64_t tau = descending ? high : searchLow + (high - searchLow) / 2;
+    search.setDeadline(now + (deadline - now) / (descending ? 4 : steps));
+    SearchResult step = search.depthFirst(tau, floor);
+    states += step.states;
+    switch (step.outcome) {
+    case SearchOutcome::Found:
+      segment.order = std::move(step.order);
+      segment.peak = step.peak;
+      high = step.peak - 1;
+      break;
+    case SearchOutcome::Exhausted:
+      low = tau + 1;
+      break;
+    case SearchOutcome::Limit:
+      high = tau - 1;
+      descending = false;
+      break;
+    }
+  }
+  segment.lowerBound = std::max(segment.lowerBound, low);
+  return states;
+}
+
+/// The dp algorithm; fills order, lowerBound and statesExplored.
+void scheduleExact(const SchedulingProblem &problem,
+                   const ScheduleOptions &options,
+                   const std::vector<std::vector<int>> &heuristics,
+                   Clock::time_point start, ScheduleResult &result) {
+  const int numNodes = problem.numNodes;
+  // Clamped (to about 35 years) so that the deadline cannot overflow.
+  const Clock::time_point deadline =
+      start + std::chrono::milliseconds(std::clamp<int64_t>(
+                  options.timeLimitMs, 0, int64_t(1) << 40));
+  const int64_t words = std::max(1, (numNodes + 63) / 64);
+  // Signature, peak, live bytes, parent/node/depth, hash slots, queue entry.
+  const int64_t bytesPerState = 8 * words + 80;
+  const int64_t stateLimit = std::max<int64_t>(
+      1, std::min(options.maxStates, options.memoryLimitBytes / bytesPerState));
+
+  std::vector<std::vector<int>> parts = problem.forcedSegments();
+  std::vector<int> segmentOf(numNodes), localId(numNodes);
+  for (int k = 0, e = static_cast<int>(parts.size()); k < e; ++k)
+    for (int i = 0, n = static_cast<int>(parts[k].size()); i < n; ++i) {
+      segmentOf[parts[k][i]] = k;
+      localId[parts[k][i]] = i;
+    }
+
+  std::vector<Segment> segments(parts.size());
+  int64_t floor = problem.staticBound;
+  for (int k = 0, e = static_cast<int>(parts.size()); k < e; ++k) {
+    Segment &segment = segments[k];
+    segment.nodes = std::move(parts[k]);
+    std::string error;
+    [[maybe_unused]] bool built = segment.problem.build(
+        problem.subGraph(segmentOf, k, segment.nodes), error);
+    assert(built && "a segment of an acyclic graph is acyclic");
+    // Candidates: the heuristics' orders restricted to the segment (so the
+    // result is never worse than any of them) and greedy on the segment.
+    std::vector<std::vector<int>> candidates;
+    for (const std::vector<int> &order : heuristics)
+      candidates.push_back(induce(order, segmentOf, localId, k));
+    candidates.push_back(segment.problem.greedyOrder());
+    for (std::vector<int> &candidate : candidates) {
+      int64_t peak = segment.problem.peakOf(candidate);
+      if (segment.order.empty() || peak < segment.peak) {
+        segment.order = std::move(candidate);
+        segment.peak = peak;
+      }
+    }
+    segment.lowerBound = segment.problem.staticBound;
+    if (segment.nodes.size() == 1)
+      segment.lowerBound = segment.peak;
+    floor = std::max(floor, segment.lowerBound);
+  }
+
+  // Hardest segments first: they are the most likely to set the peak, and a
+  // proven bound from them lets the others stop at any order under it.
+  std::vector<int> pending;
+  for (int k = 0, e = static_cast<int>(segments.size()); k < e; ++k)
+    if (segments[k].peak > segments[k].lowerBound)
+      pending.push_back(k);
+  std::sort(pending.begin(), pending.end(), [&](int a, int b) {
+    return segments[a].peak > segments[b].peak ||
+           (segments[a].peak == segments[b].peak && a < b);
+  });
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Segment &segment = segments[pending[i]];
+    if (segment.peak <= floor)
+      continue;
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
+      break;
+    size_t left = 0;
+    for (size_t j = i; j < pending.size(); ++j)
+      left += segments[pending[j]].peak > floor;
+    Clock::time_point share = now + (deadline - now) / left;
+    result.statesExplored += improveSegment(segment, floor, share, stateLimit);
+    floor = std::max(floor, segment.lowerBound);
+  }
+
+  result.order.clear();
+  result.lowerBound = floor;
+  for (const Segment &segment : segments) {
+    for (int v : segment.order)
+      result.order.push_back(segment.nodes[v]);
+    result.lowerBound = std::max(result.lowerBound, segment.lowerBound);
+  }
+}
+
+} // namespace
+
+ScheduleResult schedule(const MemoryGraph &graph,
+                        const ScheduleOptions &options) {
+  const Clock::time_point start = Clock::now();
+  ScheduleResult result;
+  SchedulingProblem problem;
+  const bool isDP = options.algorithm == ScheduleAlgorithm::DP;
+  // The dp computes its bounds on the contracted graph.
+  if (!problem.build(graph, result.error, /*withBounds=*/!isDP))
+    return result;
+
+  std::vector<int> program = programOrder(graph);
+  bool programValid = true;
+  for (int v = 0; v < problem.numNodes; ++v)
+    for (int p : problem.preds[v])
+      programValid = programValid && p < v;
+
+  switch (options.algorithm) {
+  case ScheduleAlgorithm::ProgramOrder:
+    if (!programValid) {
+      result.error = "program order violates a dependence";
+      return result;
+    }
+    result.order = program;
+    break;
+  case ScheduleAlgorithm::Kahn:
+    result.order = problem.kahnOrder();
+    break;
+  case ScheduleAlgorithm::Greedy:
+    result.order = problem.greedyOrder();
+    break;
+  case ScheduleAlgorithm::DP: {
+    // Search the graph with contracted chains; its orders expand to orders
+    // of the same peak, and its optimum is the original one.
+    MemoryGraph contracted;
+    std::vector<std::vector<int>> members;
+    problem.contractChains(contracted, members);
+    SchedulingProblem reduced;
+    [[maybe_unused]] bool built = reduced.build(contracted, result.error);
+    assert(built && "contracting chains keeps the graph acyclic");
+    std::vector<std::vector<int>> heuristics{
+        programOrder(contracted), reduced.kahnOrder(), reduced.greedyOrder()};
+    ScheduleResult search;
+    scheduleExact(reduced, options, heuristics, start, search);
+    result.statesExplored = search.statesExplored;
+    result.lowerBound = search.lowerBound;
+    std::vector<int> expanded;
+    for (int node : search.order)
+      expanded.insert(expanded.end(), members[node].begin(),
+                      members[node].end());
+    // Never worse than the heuristics on the original graph; on ties the
+    // program order is kept, which makes the pass idempotent.
+    std::vector<std::vector<int>> candidates;
+    if (programValid)
+      candidates.push_back(program);
+    candidates.push_back(std::move(expanded));
+    candidates.push_back(problem.kahnOrder());
+    candidates.push_back(problem.greedyOrder());
+    int64_t best = 0;
+    for (std::vector<int> &candidate : candidates) {
+      int64_t peak = problem.peakOf(candidate);
+      if (result.order.empty() || peak < best) {
+        result.order = std::move(candidate);
+        best = peak;
+      }
+    }
+    break;
+  }
+  }
+  result.peak = peakMemory(graph, result.order);
+  result.lowerBound = std::max(result.lowerBound, problem.staticBound);
+  result.provenOptimal = result.peak == result.lowerBound;
+  result.timeMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      Clock::now() - start)
+                      .count();
+  return result;
+}
+
+} // namespace serenity

@@ -1,0 +1,439 @@
+//===- SchedulingProblem.cpp - Normalized graph for scheduling -*- C++ -*-===//
+
+#include "SchedulingProblem.h"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+namespace serenity {
+namespace detail {
+
+bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
+                              bool withBounds) {
+  numNodes = graph.size();
+  const int numBuffers = static_cast<int>(graph.buffers.size());
+  preds.assign(numNodes, {});
+  succs.assign(numNodes, {});
+  uses.assign(numNodes, {});
+  users.assign(numBuffers, {});
+  bytes.resize(numBuffers);
+  producer.resize(numBuffers);
+  returned.resize(numBuffers);
+  for (int b = 0; b < numBuffers; ++b) {
+    bytes[b] = graph.buffers[b].bytes;
+    producer[b] = graph.buffers[b].producer;
+    returned[b] = graph.buffers[b].returned;
+    if (producer[b] >= numNodes) {
+      error = "buffer " + std::to_string(b) + " has an invalid producer";
+      return false;
+    }
+  }
+
+  auto addPred = [&](int node, int pred) {
+    if (node == pred)
+      return;
+    if (std::find(preds[node].begin(), preds[node].end(), pred) ==
+        preds[node].end())
+      preds[node].push_back(pred);
+  };
+  for (int v = 0; v < numNodes; ++v) {
+    for (int p : graph.nodes[v].preds) {
+      if (p < 0 || p >= numNodes) {
+        error = "node " + std::to_string(v) + " has an invalid predecessor";
+        return false;
+      }
+      addPred(v, p);
+    }
+    for (int b : graph.nodes[v].uses) {
+      if (b < 0 || b >= numBuffers) {
+        error = "node " + std::to_string(v) + " uses an invalid buffer";
+        return false;
+      }
+      if (producer[b] == v)
+        continue;
+      if (std::find(uses[v].begin(), uses[v].end(), b) != uses[v].end())
+        continue;
+      uses[v].push_back(b);
+      users[b].push_back(v);
+      if (producer[b] >= 0)
+        addPred(v, producer[b]);
+    }
+  }
+  for (int v = 0; v < numNodes; ++v) {
+    std::sort(preds[v].begin(), preds[v].end());
+    for (int p : preds[v])
+      succs[p].push_back(v);
+  }
+  for (int v = 0; v < numNodes; ++v)
+    std::sort(succs[v].begin(), succs[v].end());
+
+  defBytes.assign(numNodes, 0);
+  persistBytes.assign(numNodes, 0);
+  initialLive = 0;
+  for (int b = 0; b < numBuffers; ++b) {
+    bool outlivesStep = returned[b] || !users[b].empty();
+    if (producer[b] >= 0) {
+      defBytes[producer[b]] += bytes[b];
+      if (outlivesStep)
+        persistBytes[producer[b]] += bytes[b];
+    } else if (outlivesStep) {
+      initialLive += bytes[b];
+    }
+  }
+
+  topo = kahnOrder();
+  if (static_cast<int>(topo.size()) != numNodes) {
+    error = "the dependences (including uses of buffers) form a cycle";
+    return false;
+  }
+  position.assign(numNodes, 0);
+  for (int i = 0; i < numNodes; ++i)
+    position[topo[i]] = i;
+  if (!withBounds)
+    return true;
+
+  // Ancestors and descendants as position bitsets.
+  ancestors.assign(numNodes, Bits(numNodes));
+  descendants.assign(numNodes, Bits(numNodes));
+  for (int v : topo)
+    for (int p : preds[v]) {
+      ancestors[v].unite(ancestors[p]);
+      ancestors[v].set(position[p]);
+    }
+  for (int i = numNodes - 1; i >= 0; --i) {
+    int v = topo[i];
+    for (int s : succs[v]) {
+      descendants[v].unite(descendants[s]);
+      descendants[v].set(position[s]);
+    }
+  }
+
+  // A buffer is live while v executes in every order when v defines or
+  // reads it, or when it exists before v (an input or an ancestor's result)
+  // and is needed after v (returned, or read by a descendant of v). Sets
+  // of nodes are position bitsets.
+  nodeBound.assign(numNodes, 0);
+  for (int v = 0; v < numNodes; ++v) {
+    nodeBound[v] = defBytes[v];
+    for (int b : uses[v])
+      nodeBound[v] += bytes[b];
+  }
+  int64_t producedBuffers = 0;
+  for (int b = 0; b < numBuffers; ++b)
+    producedBuffers += producer[b] >= 0 && bytes[b] != 0;
+  const bool withSurvives =
+      producedBuffers * ((numNodes + 63) / 64) * 8 <= kSurvivesBudget;
+  survives.assign(numBuffers, Bits(0));
+  Bits needers(numNodes), readers(numNodes);
+  for (int b = 0; b < numBuffers; ++b) {
+    if (bytes[b] == 0 || (producer[b] < 0 && !returned[b] && users[b].empty()))
+      continue;
+    // Nodes that run before some reader (or all nodes when returned).
+    needers = Bits(numNodes);
+    if (returned[b])
+      needers.setAll(numNodes);
+    readers = Bits(numNodes);
+    for (int u : users[b]) {
+      needers.unite(ancestors[u]);
+      readers.set(position[u]);
+    }
+    needers.subtract(readers);
+    Bits counted = needers;
+    if (producer[b] >= 0) {
+      counted.intersect(descendants[producer[b]]);
+      if (withSurvives) {
+        survives[b] = needers;
+        survives[b].subtract(descendants[producer[b]]);
+        survives[b].reset(position[producer[b]]);
+      }
+    }
+    counted.forEach([&](int pos) { nodeBound[topo[pos]] += bytes[b]; });
+  }
+  byBound.resize(numNodes);
+  std::iota(byBound.begin(), byBound.end(), 0);
+  std::sort(byBound.begin(), byBound.end(), [&](int a, int b) {
+    return nodeBound[a] > nodeBound[b] ||
+           (nodeBound[a] == nodeBound[b] && a < b);
+  });
+  staticBound = numNodes ? nodeBound[byBound[0]] : 0;
+  return true;
+}
+
+int64_t
+SchedulingProblem::freedBytes(int node,
+                              const std::vector<char> &scheduled) const {
+  int64_t freed = 0;
+  for (int b : uses[node]) {
+    if (returned[b])
+      continue;
+    bool last = true;
+    for (int u : users[b])
+      if (u != node && !scheduled[u]) {
+        last = false;
+        break;
+      }
+    if (last)
+      freed += bytes[b];
+  }
+  return freed;
+}
+
+std::vector<int> SchedulingProblem::kahnOrder() const {
+  std::vector<int> indegree(numNodes);
+  std::deque<int> ready;
+  for (int v = 0; v < numNodes; ++v) {
+    indegree[v] = static_cast<int>(preds[v].size());
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  }
+  std::vector<int> order;
+  order.reserve(numNodes);
+  while (!ready.empty()) {
+    int v = ready.front();
+    ready.pop_front();
+    order.push_back(v);
+    for (int s : succs[v])
+      if (--indegree[s] == 0)
+        ready.push_back(s);
+  }
+  return order;
+}
+
+std::vector<int> SchedulingProblem::greedyOrder() const {
+  std::vector<int> indegree(numNodes);
+  std::vector<int> ready;
+  for (int v = 0; v < numNodes; ++v) {
+    indegree[v] = static_cast<int>(preds[v].size());
+    if (indegree[v] == 0)
+      ready.push_back(v);
+  }
+  std::vector<char> scheduled(numNodes, 0);
+  std::vector<int> order;
+  order.reserve(numNodes);
+  while (!ready.empty()) {
+    size_t best = 0;
+    int64_t bestGain = 0;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      int v = ready[i];
+      int64_t gain = freedBytes(v, scheduled) - defBytes[v];
+      if (i == 0 || gain > bestGain || (gain == bestGain && v < ready[best])) {
+        best = i;
+        bestGain = gain;
+      }
+    }
+    int v = ready[best];
+    ready.erase(ready.begin() + best);
+    scheduled[v] = 1;
+    order.push_back(v);
+    for (int s : succs[v])
+      if (--indegree[s] == 0)
+        ready.push_back(s);
+  }
+  return order;
+}
+
+int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
+  std::vector<char> scheduled(numNodes, 0);
+  int64_t live = initialLive, peak = 0;
+  for (int v : order) {
+    peak = std::max(peak, live + defBytes[v]);
+    live += persistBytes[v] - freedBytes(v, scheduled);
+    scheduled[v] = 1;
+  }
+  return peak;
+}
+
+// Chain contraction (the hill-valley idea of Liu's tree pebbling applied to
+// single-entry single-exit chains). A chain U (nodes run back to back) whose
+// external inputs are read by U alone has a fixed profile: executing it from
+// any state adds `hill` bytes at its worst step and changes the live bytes by
+// `change`. U may absorb V when V's only predecessor is U, U's only successor
+// is V, V reads only U's results and V does not grow memory (change(V) <= 0).
+// Then for any order P U O V Q, one of P U V O Q and P O U V Q is no worse:
+//  - moving V up lowers every step of O by -change(V) >= 0, and V's own step
+//    live(P+U) + hill(V) is no worse when live(P+O) >= live(P);
+//  - otherwise live(P+O) < live(P): moving U down makes U's step cheaper and
+//    changes O's steps by -change(U), fine when change(U) >= 0; when
+//    change(U) < 0, moving V up is fine as long as change(U) + hill(V) <=
+//    hill(U), since V's step then stays under U's.
+// Merged hill = max(hill(U), change(U) + hill(V)), change = sum. The merged
+// node must also be representable: its hill may not be below the bytes of
+// the results it keeps (the last node's results and returned ones), which
+// the contracted graph allocates at its step; this requirement alone
+// already implies the change(U) < 0 condition above.
+void SchedulingProblem::contractChains(
+    MemoryGraph &contracted, std::vector<std::vector<int>> &members) const {
+  std::vector<int> chainOf(numNodes, -1);
+  struct Chain {
+    std::vector<int> nodes;
+    int64_t hill = 0, change = 0;
+    /// Bytes of results that outlive the chain (returned internal results
+    /// and all results of the last node).
+    int64_t keptBytes = 0, returnedInternal = 0;
+    bool exclusiveInputs = true;
+  };
+  std::vector<Chain> chains;
+  auto changeOf = [&](int v) {
+    int64_t change = persistBytes[v];
+    for (int b : uses[v])
+      if (!returned[b])
+        change -= bytes[b];
+    return change;
+  };
+  auto returnedDefBytes = [&](int v) {
+    int64_t sum = 0;
+    for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
+      if (producer[b] == v && returned[b])
+        sum += bytes[b];
+    return sum;
+  };
+  for (int v : topo) {
+    if (preds[v].size() == 1) {
+      int u = preds[v][0];
+      Chain &chain = chains[chainOf[u]];
+      bool readsOnlyU = true;
+      for (int b : uses[v])
+        readsOnlyU = readsOnlyU && producer[b] == u;
+      int64_t changeV = changeOf(v);
+      int64_t hill = std::max(chain.hill, chain.change + defBytes[v]);
+      int64_t returnedInternal = chain.returnedInternal + returnedDefBytes(u);
+      if (chain.exclusiveInputs && succs[u].size() == 1 && readsOnlyU &&
+          changeV <= 0 &&
+          (chain.change >= 0 || chain.change + defBytes[v] <= chain.hill) &&
+          hill >= returnedInternal + defBytes[v]) {
+        chain.nodes.push_back(v);
+        chain.hill = hill;
+        chain.change += changeV;
+        chain.returnedInternal = returnedInternal;
+        chain.keptBytes = returnedInternal + defBytes[v];
+        chainOf[v] = chainOf[u];
+        continue;
+      }
+    }
+    Chain chain;
+    chain.nodes.push_back(v);
+    chain.hill = defBytes[v];
+    chain.change = changeOf(v);
+    chain.keptBytes = defBytes[v];
+    for (int b : uses[v])
+      chain.exclusiveInputs = chain.exclusiveInputs && users[b].size() == 1;
+    chainOf[v] = static_cast<int>(chains.size());
+    chains.push_back(std::move(chain));
+  }
+
+  // Contracted nodes in order of their first member, which is topological.
+  std::vector<int> chainOrder(chains.size());
+  std::iota(chainOrder.begin(), chainOrder.end(), 0);
+  std::sort(chainOrder.begin(), chainOrder.end(), [&](int a, int b) {
+    return chains[a].nodes.front() < chains[b].nodes.front();
+  });
+  std::vector<int> nodeOfChain(chains.size());
+  contracted = MemoryGraph();
+  members.clear();
+  for (int c : chainOrder) {
+    nodeOfChain[c] = contracted.addNode();
+    members.push_back(chains[c].nodes);
+  }
+  std::vector<int> newBuffer(bytes.size(), -1);
+  for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b) {
+    if (producer[b] < 0) {
+      newBuffer[b] = contracted.addInput(bytes[b]);
+      contracted.buffers[newBuffer[b]].returned = returned[b];
+      continue;
+    }
+    const Chain &chain = chains[chainOf[producer[b]]];
+    if (producer[b] != chain.nodes.back() && !returned[b])
+      continue;
+    newBuffer[b] =
+        contracted.addResult(nodeOfChain[chainOf[producer[b]]], bytes[b]);
+    contracted.buffers[newBuffer[b]].returned = returned[b];
+  }
+  for (int c : chainOrder) {
+    const Chain &chain = chains[c];
+    int node = nodeOfChain[c];
+    if (chain.hill > chain.keptBytes)
+      contracted.addResult(node, chain.hill - chain.keptBytes);
+    for (int p : preds[chain.nodes.front()])
+      contracted.addDependence(node, nodeOfChain[chainOf[p]]);
+    for (int b : uses[chain.nodes.front()])
+      contracted.addUse(node, newBuffer[b]);
+  }
+}
+
+std::vector<std::vector<int>> SchedulingProblem::forcedSegments() const {
+  // The first k nodes of `topo` form a forced prefix iff every later node
+  // has all of them as ancestors: for each node, the first position that is
+  // not one of its ancestors (skipping itself) must be >= k.
+  std::vector<int> suffixMin(numNodes + 1, numNodes);
+  for (int i = numNodes - 1; i >= 0; --i) {
+    int v = topo[i];
+    int first = ancestors[v].firstClear(i);
+    if (first == i)
+      first = i + 1;
+    suffixMin[i] = std::min(suffixMin[i + 1], first);
+  }
+  std::vector<std::vector<int>> segments;
+  std::vector<int> current;
+  for (int i = 0; i < numNodes; ++i) {
+    if (i > 0 && suffixMin[i] >= i) {
+      std::sort(current.begin(), current.end());
+      segments.push_back(std::move(current));
+      current.clear();
+    }
+    current.push_back(topo[i]);
+  }
+  if (!current.empty()) {
+    std::sort(current.begin(), current.end());
+    segments.push_back(std::move(current));
+  }
+  return segments;
+}
+
+MemoryGraph SchedulingProblem::subGraph(const std::vector<int> &segmentOf,
+                                        int segment,
+                                        const std::vector<int> &nodes) const {
+  MemoryGraph sub;
+  std::vector<int> local(numNodes, -1);
+  for (int v : nodes)
+    local[v] = sub.addNode();
+  const int numBuffers = static_cast<int>(bytes.size());
+  std::vector<int> localBuffer(numBuffers, -1);
+  auto neededLater = [&](int b) {
+    if (returned[b])
+      return true;
+    for (int u : users[b])
+      if (segmentOf[u] > segment)
+        return true;
+    return false;
+  };
+  // Buffers that exist when the segment starts and are still needed.
+  for (int b = 0; b < numBuffers; ++b) {
+    bool before = producer[b] < 0 || segmentOf[producer[b]] < segment;
+    if (!before)
+      continue;
+    bool needed = returned[b];
+    for (int u : users[b])
+      needed = needed || segmentOf[u] >= segment;
+    if (!needed)
+      continue;
+    localBuffer[b] = sub.addInput(bytes[b]);
+    sub.buffers[localBuffer[b]].returned = neededLater(b);
+  }
+  for (int b = 0; b < numBuffers; ++b)
+    if (producer[b] >= 0 && segmentOf[producer[b]] == segment) {
+      localBuffer[b] = sub.addResult(local[producer[b]], bytes[b]);
+      sub.buffers[localBuffer[b]].returned = neededLater(b);
+    }
+  for (int v : nodes) {
+    for (int p : preds[v])
+      if (segmentOf[p] == segment)
+        sub.addDependence(local[v], local[p]);
+    for (int b : uses[v])
+      sub.addUse(local[v], localBuffer[b]);
+  }
+  return sub;
+}
+
+} // namespace detail
+} // namespace serenity

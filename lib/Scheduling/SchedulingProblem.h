@@ -1,0 +1,161 @@
+//===- SchedulingProblem.h - Normalized graph for scheduling ---*- C++ -*-===//
+//
+// Internal to lib/Scheduling. A MemoryGraph normalized for search: uses imply
+// dependences on producers, buffers that simulate() never counts are dropped,
+// and the per-node byte counts the incremental liveness needs are
+// precomputed. live(S), the bytes live between steps once the set S has run,
+// follows simulate() exactly:
+//   live(S ∪ {v}) = live(S) + persistBytes[v]
+//                   - bytes of v's uses that are not returned and whose
+//                     other users are all in S,
+// and executing v after S uses live(S) + defBytes[v].
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H
+#define SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H
+
+#include "Serenity/Analysis/MemoryGraph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+/// A fixed-size bitset (over positions of a topological order).
+class Bits {
+public:
+  explicit Bits(int size = 0) : words((size + 63) / 64, 0) {}
+  void set(int i) { words[i >> 6] |= uint64_t(1) << (i & 63); }
+  bool test(int i) const { return (words[i >> 6] >> (i & 63)) & 1; }
+  void reset(int i) { words[i >> 6] &= ~(uint64_t(1) << (i & 63)); }
+  void clear() { std::fill(words.begin(), words.end(), 0); }
+  void setAll(int size) {
+    std::fill(words.begin(), words.end(), ~uint64_t(0));
+    if (size % 64)
+      words.back() = (uint64_t(1) << (size % 64)) - 1;
+  }
+  void unite(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] |= other.words[w];
+  }
+  void intersect(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] &= other.words[w];
+  }
+  void subtract(const Bits &other) {
+    for (size_t w = 0; w < words.size(); ++w)
+      words[w] &= ~other.words[w];
+  }
+  bool empty() const { return words.empty(); }
+  /// Calls `fn(i)` for every set bit i in increasing order.
+  template <typename Fn> void forEach(Fn fn) const {
+    for (size_t w = 0; w < words.size(); ++w)
+      for (uint64_t bits = words[w]; bits; bits &= bits - 1)
+        fn(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+  }
+  /// Calls `fn(i)` for every i set in both this and `mask`.
+  template <typename Fn> void forEachIn(const Bits &mask, Fn fn) const {
+    for (size_t w = 0; w < words.size(); ++w)
+      for (uint64_t bits = words[w] & mask.words[w]; bits; bits &= bits - 1)
+        fn(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+  }
+  /// First clear bit below `limit`, or `limit` when all are set.
+  int firstClear(int limit) const {
+    for (int w = 0; w * 64 < limit; ++w) {
+      uint64_t clear = ~words[w];
+      if (clear)
+        return std::min(w * 64 + __builtin_ctzll(clear), limit);
+    }
+    return limit;
+  }
+
+private:
+  std::vector<uint64_t> words;
+};
+
+/// A graph prepared for scheduling.
+struct SchedulingProblem {
+  int numNodes = 0;
+  /// Dependences including producer -> user edges implied by uses.
+  std::vector<std::vector<int>> preds, succs;
+  /// Per node: counted buffers it reads, never its own results.
+  std::vector<std::vector<int>> uses;
+  /// Per buffer: nodes reading it (excluding its producer).
+  std::vector<std::vector<int>> users;
+  std::vector<int64_t> bytes;
+  std::vector<int> producer;
+  std::vector<char> returned;
+  /// Per node: bytes of all its results (allocated while it executes).
+  std::vector<int64_t> defBytes;
+  /// Per node: bytes of its results that outlive its step (used or returned).
+  std::vector<int64_t> persistBytes;
+  /// live(empty set): graph inputs that are used or returned.
+  int64_t initialLive = 0;
+  /// A topological order (Kahn, ties by index) and each node's position in it.
+  std::vector<int> topo, position;
+  /// Per node: positions (in `topo`) of its ancestors and descendants.
+  std::vector<Bits> ancestors, descendants;
+  /// True when `a` must run before `b`.
+  bool isAncestor(int a, int b) const { return ancestors[b].test(position[a]); }
+  /// Per node: bytes live while it executes in every order (admissible).
+  std::vector<int64_t> nodeBound;
+  /// Per buffer with a producer: the nodes (as positions in `topo`) whose
+  /// step it must survive in every order once it exists although nodeBound
+  /// omits it: v is not a descendant of the producer, does not read it, and
+  /// a reader of it descends from v (or it is returned). Left empty for
+  /// graphs so large that the bitsets would not fit in kSurvivesBudget.
+  std::vector<Bits> survives;
+  static constexpr int64_t kSurvivesBudget = int64_t(64) << 20;
+  /// Nodes by decreasing nodeBound (ties by index).
+  std::vector<int> byBound;
+  /// Largest nodeBound, 0 without nodes.
+  int64_t staticBound = 0;
+
+  /// Builds the problem; returns false and sets `error` on a cycle. Without
+  /// `withBounds`, ancestors, descendants and the bounds are left empty
+  /// (they cost O(n^2) bits): only the heuristics, peakOf and
+  /// contractChains may be used then.
+  bool build(const MemoryGraph &graph, std::string &error,
+             bool withBounds = true);
+
+  /// Bytes freed by executing `node` when `scheduled` (indexed by node) have
+  /// run: its non-returned uses whose other users have all run.
+  int64_t freedBytes(int node, const std::vector<char> &scheduled) const;
+
+  /// Kahn's order: FIFO over ready nodes, ties by index.
+  std::vector<int> kahnOrder() const;
+  /// XLA-style list schedule: max (freed - defined), ties by index.
+  std::vector<int> greedyOrder() const;
+  /// Peak of `order` using the incremental liveness (equals simulate()).
+  int64_t peakOf(const std::vector<int> &order) const;
+
+  /// Contracts chains whose ops can always run back to back without loss
+  /// (see SchedulingProblem.cpp) into single nodes. The result's node i runs
+  /// the original nodes `members[i]` in order; its results are the chain's
+  /// buffers that outlive it plus one unused buffer that makes its step use
+  /// exactly the chain's internal peak, so simulate() of the contracted graph
+  /// equals simulate() of the expanded order.
+  void contractChains(MemoryGraph &contracted,
+                      std::vector<std::vector<int>> &members) const;
+
+  /// Splits the nodes into segments that every topological order executes
+  /// one after the other (each segment's nodes are ancestors of all later
+  /// ones). Segments are returned in execution order, nodes by index.
+  std::vector<std::vector<int>> forcedSegments() const;
+
+  /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
+  /// simulate() equals the full graph's usage at those steps: buffers of
+  /// earlier segments still needed become inputs, buffers needed by later
+  /// segments are returned. Node i of the result is `nodes[i]`.
+  MemoryGraph subGraph(const std::vector<int> &segmentOf, int segment,
+                       const std::vector<int> &nodes) const;
+};
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_SCHEDULINGPROBLEM_H

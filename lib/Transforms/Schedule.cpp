@@ -1,0 +1,130 @@
+//===- Schedule.cpp - Reorder ops to minimize peak memory ------*- C++ -*-===//
+//
+// Thin adapter: FunctionMemoryModel -> serenity::schedule -> op moves. All
+// scheduling logic lives in lib/Scheduling (plain C++).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Scheduling/Scheduler.h"
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYSCHEDULEPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+namespace {
+
+/// Moves the steps of `model` into `order` before the terminator of their
+/// block; each constant moves right before its first user in the new order
+/// (constants used by no step stay at the top of the block), so every use
+/// is still dominated by its definition.
+void reorderBlock(const FunctionMemoryModel &model,
+                  const std::vector<int> &order, Block &block) {
+  Operation *terminator = &block.back();
+  llvm::DenseSet<Operation *> placed;
+  auto placeConstant = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (def && def->getBlock() == &block && isConstantLike(def) &&
+        placed.insert(def).second)
+      def->moveBefore(terminator);
+  };
+  for (int node : order) {
+    Operation *op = model.steps[node];
+    for (Value operand : op->getOperands())
+      placeConstant(operand);
+    op->walk([&](Operation *nested) {
+      if (nested != op)
+        for (Value operand : nested->getOperands())
+          placeConstant(operand);
+    });
+    op->moveBefore(terminator);
+  }
+}
+
+struct SerenitySchedulePass
+    : public mlir::serenity::impl::SerenitySchedulePassBase<
+          SerenitySchedulePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    std::optional<::serenity::ScheduleAlgorithm> parsed =
+        ::serenity::parseScheduleAlgorithm(algorithm);
+    if (!parsed) {
+      function.emitError() << "serenity-schedule: unknown algorithm '"
+                           << algorithm
+                           << "' (expected dp, greedy, kahn or program-order)";
+      return signalPassFailure();
+    }
+    if (timeLimitMs < 0 || maxStates < 0) {
+      function.emitError() << "serenity-schedule: time-limit-ms and "
+                              "max-states must not be negative (got "
+                           << timeLimitMs.getValue() << " and "
+                           << maxStates.getValue() << ")";
+      return signalPassFailure();
+    }
+    if (function.isExternal())
+      return;
+
+    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function);
+    if (failed(model))
+      return signalPassFailure();
+    ::serenity::MemoryGraph &graph = model->graph;
+    // Ops with memory effects (or unknown ones) keep their relative order.
+    int previousEffect = -1;
+    for (auto [node, op] : llvm::enumerate(model->steps)) {
+      if (isMemoryEffectFree(op))
+        continue;
+      if (previousEffect >= 0)
+        graph.addDependence(node, previousEffect);
+      previousEffect = node;
+    }
+
+    int64_t before =
+        ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
+    ::serenity::ScheduleOptions options;
+    options.algorithm = *parsed;
+    options.timeLimitMs = timeLimitMs;
+    options.maxStates = maxStates;
+    ::serenity::ScheduleResult result = ::serenity::schedule(graph, options);
+    if (!result.error.empty()) {
+      function.emitError() << "serenity-schedule: " << result.error;
+      return signalPassFailure();
+    }
+    reorderBlock(*model, result.order, function.getBody().front());
+
+    Builder builder(&getContext());
+    NamedAttrList summary;
+    summary.append("algorithm", builder.getStringAttr(algorithm.getValue()));
+    summary.append("peak_bytes", builder.getI64IntegerAttr(result.peak));
+    summary.append("optimal", builder.getBoolAttr(result.provenOptimal));
+    summary.append("lower_bound_bytes",
+                   builder.getI64IntegerAttr(result.lowerBound));
+    summary.append("states", builder.getI64IntegerAttr(result.statesExplored));
+    summary.append("time_ms", builder.getI64IntegerAttr(result.timeMs));
+    function->setAttr("serenity.schedule",
+                      summary.getDictionary(&getContext()));
+
+    InFlightDiagnostic remark = function.emitRemark();
+    remark << "serenity-schedule (" << algorithm.getValue() << "): peak "
+           << before << " -> " << result.peak << " bytes, ";
+    if (result.provenOptimal)
+      remark << "proven optimal";
+    else
+      remark << "not proven optimal (lower bound " << result.lowerBound
+             << " bytes)";
+  }
+};
+
+} // namespace

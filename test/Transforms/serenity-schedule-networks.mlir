@@ -1,0 +1,27 @@
+// Generated networks (python/serenity) scheduled by dp: the memory model of
+// the reordered IR (--serenity-annotate-lifetimes runs after the pass) must
+// equal the peak the scheduler reports, which dp proves optimal. The IR is
+// verified after each pass, so the new order is also valid IR.
+//
+// RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen randwire-stage --seed 2 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen random-dag --seed 3 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen inception-module --channels 16 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s
+//
+// Every other algorithm agrees with the memory model as well.
+// RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=algorithm=greedy --serenity-annotate-lifetimes 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=HEURISTIC
+// RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=algorithm=kahn --serenity-annotate-lifetimes 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=HEURISTIC
+
+// CHECK: func.func @main
+// CHECK-SAME: serenity.peak_bytes = [[PEAK:[0-9]+]] : i64, serenity.peak_step = {{[0-9]+}} : i64, serenity.schedule = {algorithm = "dp", lower_bound_bytes = [[PEAK]] : i64, optimal = true, peak_bytes = [[PEAK]] : i64
+
+// HEURISTIC: func.func @main
+// HEURISTIC-SAME: serenity.peak_bytes = [[PEAK:[0-9]+]] : i64, serenity.peak_step = {{[0-9]+}} : i64, serenity.schedule = {algorithm = "{{greedy|kahn}}", lower_bound_bytes = {{[0-9]+}} : i64, optimal = {{true|false}}, peak_bytes = [[PEAK]] : i64
