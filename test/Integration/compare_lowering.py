@@ -226,7 +226,10 @@ def main():
             return 1
         diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
         bad = sum(1 for x, y in zip(a, b) if abs(x - y) > args.atol + args.rtol * abs(y))
-        print(f"output {i}: {len(a)} elements, max abs diff {diff:.3g}, {bad} beyond tolerance")
+        distinct = len(set(b))
+        print(f"output {i}: {len(a)} elements, {distinct} distinct values in "
+              f"[{min(b, default=0):.4g}, {max(b, default=0):.4g}], max abs diff {diff:.3g}, "
+              f"{bad} beyond tolerance")
         ok = ok and bad == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
