@@ -153,7 +153,8 @@ struct SchedulingProblem {
   int64_t peakOf(const std::vector<int> &order) const;
 
   /// Contracts chains whose ops can always run back to back without loss
-  /// (see SchedulingProblem.cpp) into single nodes. The result's node i runs
+  /// (see SchedulingProblem.cpp) into single nodes; writers of buffers with
+  /// several writers stay single nodes with their partial producers. The result's node i runs
   /// the original nodes `members[i]` in order; its results are the chain's
   /// buffers that outlive it plus one unused buffer that makes its step use
   /// exactly the chain's internal peak, so simulate() of the contracted graph
@@ -167,9 +168,11 @@ struct SchedulingProblem {
   std::vector<std::vector<int>> forcedSegments() const;
 
   /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
-  /// simulate() equals the full graph's usage at those steps: buffers of
-  /// earlier segments still needed become inputs, buffers needed by later
-  /// segments are returned. Node i of the result is `nodes[i]`.
+  /// simulate() equals the full graph's usage at those steps: buffers
+  /// allocated in earlier segments (by any writer) and still needed become
+  /// inputs, buffers needed by later segments are returned, and a buffer
+  /// first written here keeps the segment's writers. Node i of the result is
+  /// `nodes[i]`.
   MemoryGraph subGraph(const std::vector<int> &segmentOf, int segment,
                        const std::vector<int> &nodes) const;
 };

@@ -1,7 +1,8 @@
 //===- GraphGenerators.h - Seeded graphs for scheduler tests ---*- C++ -*-===//
 //
 // Random DAGs with every feature of the memory model (multi-result nodes,
-// unused results, aliases, graph inputs, returned buffers) and networks of
+// unused results, aliases, graph inputs, returned buffers, in-place
+// concatenations with partial producers) and networks of
 // the shapes the scheduler targets: DARTS cells and RandWire stages.
 //
 //===----------------------------------------------------------------------===//
