@@ -38,8 +38,8 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
     writers[b].push_back(producer[b]);
     for (int w : graph.buffers[b].partialProducers) {
       if (w < 0 || w >= numNodes) {
-        error = "buffer " + std::to_string(b) +
-                " has an invalid partial producer";
+        error =
+            "buffer " + std::to_string(b) + " has an invalid partial producer";
         return false;
       }
       if (std::find(writers[b].begin(), writers[b].end(), w) ==
@@ -373,8 +373,7 @@ void SchedulingProblem::contractChains(
       int64_t hill = std::max(chain.hill, chain.change + defBytes[v]);
       int64_t returnedInternal = chain.returnedInternal + returnedDefBytes(u);
       if (chain.exclusiveInputs && succs[u].size() == 1 && readsOnlyU &&
-          sharedWrites[u].empty() && sharedWrites[v].empty() &&
-          changeV <= 0 &&
+          sharedWrites[u].empty() && sharedWrites[v].empty() && changeV <= 0 &&
           (chain.change >= 0 || chain.change + defBytes[v] <= chain.hill) &&
           hill >= returnedInternal + defBytes[v]) {
         chain.nodes.push_back(v);

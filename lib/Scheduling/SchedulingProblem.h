@@ -154,11 +154,11 @@ struct SchedulingProblem {
 
   /// Contracts chains whose ops can always run back to back without loss
   /// (see SchedulingProblem.cpp) into single nodes; writers of buffers with
-  /// several writers stay single nodes with their partial producers. The result's node i runs
-  /// the original nodes `members[i]` in order; its results are the chain's
-  /// buffers that outlive it plus one unused buffer that makes its step use
-  /// exactly the chain's internal peak, so simulate() of the contracted graph
-  /// equals simulate() of the expanded order.
+  /// several writers stay single nodes with their partial producers. The
+  /// result's node i runs the original nodes `members[i]` in order; its results
+  /// are the chain's buffers that outlive it plus one unused buffer that makes
+  /// its step use exactly the chain's internal peak, so simulate() of the
+  /// contracted graph equals simulate() of the expanded order.
   void contractChains(MemoryGraph &contracted,
                       std::vector<std::vector<int>> &members) const;
 
