@@ -61,6 +61,20 @@ static bool isZeroConstant(Value value) {
   return false;
 }
 
+/// True when `add` = `accOperand` + `convOperand` may be counted as the conv
+/// accumulating into `accOperand`, in some order of the block.
+static bool isAccumulationCandidate(tosa::AddOp add, Value convOperand,
+                                    Value accOperand, Block &block) {
+  auto conv = convOperand.getDefiningOp<tosa::Conv2DOp>();
+  Operation *accDef = accOperand.getDefiningOp();
+  return conv && conv->getBlock() == &block && convOperand.hasOneUse() &&
+         isZeroConstant(conv.getBias()) && accDef &&
+         accDef->getBlock() == &block && !isConstantLike(accDef) &&
+         !isViewLike(accDef) && accOperand.hasOneUse() &&
+         convOperand != accOperand && accOperand.getType() == add.getType() &&
+         convOperand.getType() == add.getType();
+}
+
 DenseMap<Operation *, Value>
 mlir::serenity::findInPlaceAccumulations(Block &block) {
   DenseMap<Operation *, Value> accumulations;
@@ -68,21 +82,31 @@ mlir::serenity::findInPlaceAccumulations(Block &block) {
     for (auto [convOperand, accOperand] :
          {std::pair(add.getInput2(), add.getInput1()),
           std::pair(add.getInput1(), add.getInput2())}) {
-      auto conv = convOperand.getDefiningOp<tosa::Conv2DOp>();
-      Operation *accDef = accOperand.getDefiningOp();
-      if (!conv || conv->getBlock() != &block || !convOperand.hasOneUse() ||
-          !isZeroConstant(conv.getBias()) || !accDef ||
-          accDef->getBlock() != &block || isConstantLike(accDef) ||
-          isViewLike(accDef) || !accOperand.hasOneUse() ||
-          convOperand == accOperand || accOperand.getType() != add.getType() ||
-          convOperand.getType() != add.getType() ||
-          !accDef->isBeforeInBlock(conv) || accumulations.count(conv))
+      Operation *conv = convOperand.getDefiningOp();
+      if (!isAccumulationCandidate(add, convOperand, accOperand, block) ||
+          !accOperand.getDefiningOp()->isBeforeInBlock(conv) ||
+          accumulations.count(conv))
         continue;
       accumulations[conv] = accOperand;
       break;
     }
   }
   return accumulations;
+}
+
+SmallVector<std::pair<Operation *, Operation *>>
+mlir::serenity::findBlockedAccumulations(Block &block) {
+  SmallVector<std::pair<Operation *, Operation *>> blocked;
+  for (auto add : block.getOps<tosa::AddOp>())
+    for (auto [convOperand, accOperand] :
+         {std::pair(add.getInput2(), add.getInput1()),
+          std::pair(add.getInput1(), add.getInput2())}) {
+      Operation *conv = convOperand.getDefiningOp();
+      if (isAccumulationCandidate(add, convOperand, accOperand, block) &&
+          conv->isBeforeInBlock(accOperand.getDefiningOp()))
+        blocked.emplace_back(conv, accOperand.getDefiningOp());
+    }
+  return blocked;
 }
 
 /// Bits of one element, rounded up to whole bytes; nullopt when unknown.

@@ -51,10 +51,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     os << "func.func(serenity-rewrite{mode=" << options.rewrite
        << " concat=" << options.concat << " accumulate-in-place="
        << (options.accumulateInPlace ? "true" : "false") << "}),";
-  // Graph level: order the TOSA ops for the least peak memory.
+  // Graph level: order the TOSA ops for the least peak memory, under the
+  // concat/accumulation options the lowering realizes.
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
-       << "}),";
+       << " concat=" << options.concat << " accumulate-in-place="
+       << (options.accumulateInPlace ? "true" : "false") << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"

@@ -12,13 +12,18 @@
 //    budget are dropped.
 //  - Eager execution (what lets chains run as segments inside the search):
 //    if a ready node v does not grow the live bytes
-//    (persistBytes[v] <= freed bytes) and its step usage is at most
+//    (keptBytes(v, S) <= freed bytes) and its step usage is at most
 //    max(peak so far, bound of S, floor), then some best completion
 //    of S starts with v. Proof: in any completion, moving v to the front only
-//    lowers the usage of the steps it overtakes (for every T ⊇ S, live(T+v)
-//    - live(T) = persistBytes[v] - freed_T(v) <= persistBytes[v] - freed_S(v)
-//    <= 0, since freed only grows with T), leaves later steps unchanged, and
-//    v's own step stays within a value the completion reaches anyway.
+//    lowers the usage of the steps it overtakes: such a step w runs after
+//    some T ⊇ S and used live(T) + newBytes(w, T); it now uses
+//    live(T+v) + newBytes(w, T+v), where newBytes(w, T+v) <= newBytes(w, T)
+//    (a buffer v also writes may no longer be w's to allocate) and
+//    live(T+v) - live(T) = keptBytes(v, T) - freed_T(v) <= keptBytes(v, S) -
+//    freed_S(v) <= 0, since kept only shrinks and freed only grows with T
+//    (this includes the buffers v now allocates before w). Later steps are
+//    unchanged, and v's own step stays within a value the completion
+//    reaches anyway.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,8 +131,13 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
   liveList.clear();
   int64_t liveProduced = 0;
   for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
-    int producer = problem.producer[b];
-    if (producer < 0 || !scheduled[producer] || problem.bytes[b] == 0)
+    if (problem.producer[b] < 0 || problem.bytes[b] == 0)
+      continue;
+    // Allocated once any writer has run.
+    bool allocated = false;
+    for (int w : problem.writers[b])
+      allocated = allocated || scheduled[w];
+    if (!allocated)
       continue;
     bool needed = problem.returned[b];
     for (int u : problem.users[b])
@@ -179,11 +189,11 @@ void ExactSearch::expand(int state, int64_t bound, int64_t floor,
       }
     if (!ready)
       continue;
-    int64_t usage = live + problem.defBytes[v];
+    int64_t usage = live + problem.newBytes(v, scheduled);
     int64_t freed = problem.freedBytes(v, scheduled);
-    Expansion child{v, std::max(peak, usage),
-                    live - freed + problem.persistBytes[v]};
-    if (usage <= threshold && problem.persistBytes[v] <= freed) {
+    int64_t kept = problem.keptBytes(v, scheduled);
+    Expansion child{v, std::max(peak, usage), live - freed + kept};
+    if (usage <= threshold && kept <= freed) {
       children.assign(1, child);
       return;
     }

@@ -20,6 +20,9 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
   bytes.resize(numBuffers);
   producer.resize(numBuffers);
   returned.resize(numBuffers);
+  writers.assign(numBuffers, {});
+  sharedWrites.assign(numNodes, {});
+  hasSharedBuffers = false;
   for (int b = 0; b < numBuffers; ++b) {
     bytes[b] = graph.buffers[b].bytes;
     producer[b] = graph.buffers[b].producer;
@@ -27,6 +30,26 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
     if (producer[b] >= numNodes) {
       error = "buffer " + std::to_string(b) + " has an invalid producer";
       return false;
+    }
+    // simulate() ignores partial producers of graph inputs: they exist
+    // before the first step anyway.
+    if (producer[b] < 0)
+      continue;
+    writers[b].push_back(producer[b]);
+    for (int w : graph.buffers[b].partialProducers) {
+      if (w < 0 || w >= numNodes) {
+        error =
+            "buffer " + std::to_string(b) + " has an invalid partial producer";
+        return false;
+      }
+      if (std::find(writers[b].begin(), writers[b].end(), w) ==
+          writers[b].end())
+        writers[b].push_back(w);
+    }
+    if (writers[b].size() > 1) {
+      hasSharedBuffers = true;
+      for (int w : writers[b])
+        sharedWrites[w].push_back(b);
     }
   }
 
@@ -70,15 +93,19 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
 
   defBytes.assign(numNodes, 0);
   persistBytes.assign(numNodes, 0);
+  outlives.assign(numBuffers, 0);
   initialLive = 0;
   for (int b = 0; b < numBuffers; ++b) {
-    bool outlivesStep = returned[b] || !users[b].empty();
-    if (producer[b] >= 0) {
+    // Users depend on the producer, so they all run after the buffer is
+    // allocated: it outlives its allocating step iff it is used or returned.
+    outlives[b] = returned[b] || !users[b].empty();
+    if (producer[b] < 0) {
+      if (outlives[b])
+        initialLive += bytes[b];
+    } else if (writers[b].size() == 1) {
       defBytes[producer[b]] += bytes[b];
-      if (outlivesStep)
+      if (outlives[b])
         persistBytes[producer[b]] += bytes[b];
-    } else if (outlivesStep) {
-      initialLive += bytes[b];
     }
   }
 
@@ -109,10 +136,15 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
     }
   }
 
-  // A buffer is live while v executes in every order when v defines or
-  // reads it, or when it exists before v (an input or an ancestor's result)
-  // and is needed after v (returned, or read by a descendant of v). Sets
-  // of nodes are position bitsets.
+  // A buffer is live while v executes in every order when v is its only
+  // writer or reads it, or when it exists before v (an input or an
+  // ancestor's result) and is needed after v (returned, or read by a
+  // descendant of v). A buffer with several writers exists before v when
+  // any writer is an ancestor of v; at a writer's own step it is only
+  // certainly live when it is needed after that step, since an earlier
+  // writer may have allocated it and its readers may all have run (for
+  // simulate(), the last step of a buffer is its last read, not its last
+  // write). Sets of nodes are position bitsets.
   nodeBound.assign(numNodes, 0);
   for (int v = 0; v < numNodes; ++v) {
     nodeBound[v] = defBytes[v];
@@ -141,10 +173,19 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
     needers.subtract(readers);
     Bits counted = needers;
     if (producer[b] >= 0) {
-      counted.intersect(descendants[producer[b]]);
+      // Nodes after which the buffer certainly exists.
+      Bits allocated = descendants[producer[b]];
+      for (int w : writers[b])
+        allocated.unite(descendants[w]);
+      // The only writer is counted by defBytes; with several writers, a
+      // writer that must survive is counted here.
+      if (writers[b].size() > 1)
+        for (int w : writers[b])
+          allocated.set(position[w]);
+      counted.intersect(allocated);
       if (withSurvives) {
         survives[b] = needers;
-        survives[b].subtract(descendants[producer[b]]);
+        survives[b].subtract(allocated);
         survives[b].reset(position[producer[b]]);
       }
     }
@@ -177,6 +218,34 @@ SchedulingProblem::freedBytes(int node,
       freed += bytes[b];
   }
   return freed;
+}
+
+int64_t SchedulingProblem::newBytes(int node,
+                                    const std::vector<char> &scheduled) const {
+  int64_t total = defBytes[node];
+  for (int b : sharedWrites[node]) {
+    bool first = true;
+    for (int w : writers[b])
+      first = first && (w == node || !scheduled[w]);
+    if (first)
+      total += bytes[b];
+  }
+  return total;
+}
+
+int64_t SchedulingProblem::keptBytes(int node,
+                                     const std::vector<char> &scheduled) const {
+  int64_t total = persistBytes[node];
+  for (int b : sharedWrites[node]) {
+    if (!outlives[b])
+      continue;
+    bool first = true;
+    for (int w : writers[b])
+      first = first && (w == node || !scheduled[w]);
+    if (first)
+      total += bytes[b];
+  }
+  return total;
 }
 
 std::vector<int> SchedulingProblem::kahnOrder() const {
@@ -216,7 +285,7 @@ std::vector<int> SchedulingProblem::greedyOrder() const {
     int64_t bestGain = 0;
     for (size_t i = 0; i < ready.size(); ++i) {
       int v = ready[i];
-      int64_t gain = freedBytes(v, scheduled) - defBytes[v];
+      int64_t gain = freedBytes(v, scheduled) - newBytes(v, scheduled);
       if (i == 0 || gain > bestGain || (gain == bestGain && v < ready[best])) {
         best = i;
         bestGain = gain;
@@ -237,8 +306,8 @@ int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
   std::vector<char> scheduled(numNodes, 0);
   int64_t live = initialLive, peak = 0;
   for (int v : order) {
-    peak = std::max(peak, live + defBytes[v]);
-    live += persistBytes[v] - freedBytes(v, scheduled);
+    peak = std::max(peak, live + newBytes(v, scheduled));
+    live += keptBytes(v, scheduled) - freedBytes(v, scheduled);
     scheduled[v] = 1;
   }
   return peak;
@@ -262,6 +331,11 @@ int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
 // the results it keeps (the last node's results and returned ones), which
 // the contracted graph allocates at its step; this requirement alone
 // already implies the change(U) < 0 condition above.
+// A node writing a buffer with several writers (in-place concatenation) is
+// never merged: the bytes it allocates depend on which other writers ran, so
+// its profile is not fixed, and moving it past another writer changes that
+// writer's step too. Chains of other nodes keep their fixed profiles, and
+// moving them changes no writer's allocation, so the argument still holds.
 void SchedulingProblem::contractChains(
     MemoryGraph &contracted, std::vector<std::vector<int>> &members) const {
   std::vector<int> chainOf(numNodes, -1);
@@ -299,7 +373,7 @@ void SchedulingProblem::contractChains(
       int64_t hill = std::max(chain.hill, chain.change + defBytes[v]);
       int64_t returnedInternal = chain.returnedInternal + returnedDefBytes(u);
       if (chain.exclusiveInputs && succs[u].size() == 1 && readsOnlyU &&
-          changeV <= 0 &&
+          sharedWrites[u].empty() && sharedWrites[v].empty() && changeV <= 0 &&
           (chain.change >= 0 || chain.change + defBytes[v] <= chain.hill) &&
           hill >= returnedInternal + defBytes[v]) {
         chain.nodes.push_back(v);
@@ -348,6 +422,9 @@ void SchedulingProblem::contractChains(
     newBuffer[b] =
         contracted.addResult(nodeOfChain[chainOf[producer[b]]], bytes[b]);
     contracted.buffers[newBuffer[b]].returned = returned[b];
+    // Writers of a shared buffer are chains of their own.
+    for (int w : writers[b])
+      contracted.addPartialProducer(newBuffer[b], nodeOfChain[chainOf[w]]);
   }
   for (int c : chainOrder) {
     const Chain &chain = chains[c];
@@ -407,10 +484,17 @@ MemoryGraph SchedulingProblem::subGraph(const std::vector<int> &segmentOf,
         return true;
     return false;
   };
+  // The segment allocating each buffer: that of its first writer (-1 for
+  // inputs), since segments run one after the other.
+  std::vector<int> allocatedIn(numBuffers, -1);
+  for (int b = 0; b < numBuffers; ++b)
+    for (int w : writers[b])
+      allocatedIn[b] = allocatedIn[b] == -1
+                           ? segmentOf[w]
+                           : std::min(allocatedIn[b], segmentOf[w]);
   // Buffers that exist when the segment starts and are still needed.
   for (int b = 0; b < numBuffers; ++b) {
-    bool before = producer[b] < 0 || segmentOf[producer[b]] < segment;
-    if (!before)
+    if (allocatedIn[b] >= segment)
       continue;
     bool needed = returned[b];
     for (int u : users[b])
@@ -420,11 +504,21 @@ MemoryGraph SchedulingProblem::subGraph(const std::vector<int> &segmentOf,
     localBuffer[b] = sub.addInput(bytes[b]);
     sub.buffers[localBuffer[b]].returned = neededLater(b);
   }
-  for (int b = 0; b < numBuffers; ++b)
-    if (producer[b] >= 0 && segmentOf[producer[b]] == segment) {
-      localBuffer[b] = sub.addResult(local[producer[b]], bytes[b]);
-      sub.buffers[localBuffer[b]].returned = neededLater(b);
-    }
+  for (int b = 0; b < numBuffers; ++b) {
+    if (producer[b] < 0 || allocatedIn[b] != segment)
+      continue;
+    // The segment's writers allocate it. Its readers depend on the
+    // producer, so when the producer runs in a later segment, so do they.
+    int owner = producer[b];
+    if (segmentOf[owner] != segment)
+      owner = *std::find_if(writers[b].begin(), writers[b].end(),
+                            [&](int w) { return segmentOf[w] == segment; });
+    localBuffer[b] = sub.addResult(local[owner], bytes[b]);
+    sub.buffers[localBuffer[b]].returned = neededLater(b);
+    for (int w : writers[b])
+      if (segmentOf[w] == segment)
+        sub.addPartialProducer(localBuffer[b], local[w]);
+  }
   for (int v : nodes) {
     for (int p : preds[v])
       if (segmentOf[p] == segment)

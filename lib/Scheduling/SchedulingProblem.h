@@ -3,12 +3,14 @@
 // Internal to lib/Scheduling. A MemoryGraph normalized for search: uses imply
 // dependences on producers, buffers that simulate() never counts are dropped,
 // and the per-node byte counts the incremental liveness needs are
-// precomputed. live(S), the bytes live between steps once the set S has run,
+// precomputed. A buffer exists once any of its writers (its producer and, for
+// in-place concatenation, its partial producers) has run, so live(S), the
+// bytes live between steps once the set S has run, is a function of S and
 // follows simulate() exactly:
-//   live(S ∪ {v}) = live(S) + persistBytes[v]
+//   live(S ∪ {v}) = live(S) + keptBytes(v, S)
 //                   - bytes of v's uses that are not returned and whose
 //                     other users are all in S,
-// and executing v after S uses live(S) + defBytes[v].
+// and executing v after S uses live(S) + newBytes(v, S).
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,9 +91,19 @@ struct SchedulingProblem {
   std::vector<int64_t> bytes;
   std::vector<int> producer;
   std::vector<char> returned;
-  /// Per node: bytes of all its results (allocated while it executes).
+  /// Per buffer: the nodes that write it, producer first (empty for inputs).
+  /// A buffer with several writers is allocated by the first to run.
+  std::vector<std::vector<int>> writers;
+  /// Per buffer: used or returned, so it outlives the step allocating it.
+  std::vector<char> outlives;
+  /// Per node: the buffers with several writers that it writes.
+  std::vector<std::vector<int>> sharedWrites;
+  /// True when some buffer has several writers.
+  bool hasSharedBuffers = false;
+  /// Per node: bytes of the results only it writes (allocated while it
+  /// executes in every order).
   std::vector<int64_t> defBytes;
-  /// Per node: bytes of its results that outlive its step (used or returned).
+  /// Per node: the part of defBytes that outlives its step.
   std::vector<int64_t> persistBytes;
   /// live(empty set): graph inputs that are used or returned.
   int64_t initialLive = 0;
@@ -105,8 +117,9 @@ struct SchedulingProblem {
   std::vector<int64_t> nodeBound;
   /// Per buffer with a producer: the nodes (as positions in `topo`) whose
   /// step it must survive in every order once it exists although nodeBound
-  /// omits it: v is not a descendant of the producer, does not read it, and
-  /// a reader of it descends from v (or it is returned). Left empty for
+  /// omits it: v is not a descendant of a writer (nor, for a buffer with
+  /// several writers, a writer), does not read it, and a reader of it
+  /// descends from v (or it is returned). Left empty for
   /// graphs so large that the bitsets would not fit in kSurvivesBudget.
   std::vector<Bits> survives;
   static constexpr int64_t kSurvivesBudget = int64_t(64) << 20;
@@ -126,6 +139,12 @@ struct SchedulingProblem {
   /// run: its non-returned uses whose other users have all run.
   int64_t freedBytes(int node, const std::vector<char> &scheduled) const;
 
+  /// Bytes `node` allocates when `scheduled` have run: defBytes plus the
+  /// buffers with several writers of which it is the first to run.
+  int64_t newBytes(int node, const std::vector<char> &scheduled) const;
+  /// The part of newBytes(node, scheduled) that outlives the step.
+  int64_t keptBytes(int node, const std::vector<char> &scheduled) const;
+
   /// Kahn's order: FIFO over ready nodes, ties by index.
   std::vector<int> kahnOrder() const;
   /// XLA-style list schedule: max (freed - defined), ties by index.
@@ -134,11 +153,12 @@ struct SchedulingProblem {
   int64_t peakOf(const std::vector<int> &order) const;
 
   /// Contracts chains whose ops can always run back to back without loss
-  /// (see SchedulingProblem.cpp) into single nodes. The result's node i runs
-  /// the original nodes `members[i]` in order; its results are the chain's
-  /// buffers that outlive it plus one unused buffer that makes its step use
-  /// exactly the chain's internal peak, so simulate() of the contracted graph
-  /// equals simulate() of the expanded order.
+  /// (see SchedulingProblem.cpp) into single nodes; writers of buffers with
+  /// several writers stay single nodes with their partial producers. The
+  /// result's node i runs the original nodes `members[i]` in order; its results
+  /// are the chain's buffers that outlive it plus one unused buffer that makes
+  /// its step use exactly the chain's internal peak, so simulate() of the
+  /// contracted graph equals simulate() of the expanded order.
   void contractChains(MemoryGraph &contracted,
                       std::vector<std::vector<int>> &members) const;
 
@@ -148,9 +168,11 @@ struct SchedulingProblem {
   std::vector<std::vector<int>> forcedSegments() const;
 
   /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
-  /// simulate() equals the full graph's usage at those steps: buffers of
-  /// earlier segments still needed become inputs, buffers needed by later
-  /// segments are returned. Node i of the result is `nodes[i]`.
+  /// simulate() equals the full graph's usage at those steps: buffers
+  /// allocated in earlier segments (by any writer) and still needed become
+  /// inputs, buffers needed by later segments are returned, and a buffer
+  /// first written here keeps the segment's writers. Node i of the result is
+  /// `nodes[i]`.
   MemoryGraph subGraph(const std::vector<int> &segmentOf, int segment,
                        const std::vector<int> &nodes) const;
 };

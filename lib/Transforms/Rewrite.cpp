@@ -33,76 +33,6 @@ using namespace mlir::serenity;
 
 namespace {
 
-/// A topological order that always runs the ready node leaving the fewest
-/// bytes live after it (ties: fewer bytes while it runs, then lower id).
-std::vector<int> memoryGreedyOrder(const ::serenity::MemoryGraph &graph) {
-  int n = graph.size();
-  std::vector<std::vector<int>> successors = graph.successors();
-  std::vector<int> indegree(n);
-  for (int node = 0; node < n; ++node)
-    indegree[node] = static_cast<int>(graph.nodes[node].preds.size());
-  std::vector<int> remainingUsers(graph.buffers.size(), 0);
-  for (const auto &node : graph.nodes)
-    for (int buffer : node.uses)
-      ++remainingUsers[buffer];
-  // Buffers a node may allocate: its results and the in-place concat
-  // outputs it writes a slice of (allocated by the first writer).
-  std::vector<std::vector<int>> writes(n);
-  for (int buffer = 0, e = graph.buffers.size(); buffer < e; ++buffer) {
-    const auto &info = graph.buffers[buffer];
-    if (info.producer >= 0)
-      writes[info.producer].push_back(buffer);
-    for (int node : info.partialProducers)
-      writes[node].push_back(buffer);
-  }
-  std::vector<bool> allocated(graph.buffers.size(), false);
-
-  int64_t live = 0;
-  for (const auto &buffer : graph.buffers)
-    if (buffer.producer < 0)
-      live += buffer.bytes;
-
-  std::vector<int> ready, order;
-  for (int node = 0; node < n; ++node)
-    if (indegree[node] == 0)
-      ready.push_back(node);
-  while (!ready.empty()) {
-    size_t best = 0;
-    int64_t bestAfter = std::numeric_limits<int64_t>::max();
-    int64_t bestDuring = bestAfter;
-    for (size_t i = 0; i < ready.size(); ++i) {
-      const auto &node = graph.nodes[ready[i]];
-      int64_t during = live, after;
-      for (int buffer : writes[ready[i]])
-        if (!allocated[buffer])
-          during += graph.buffers[buffer].bytes;
-      after = during;
-      for (int buffer : node.uses)
-        if (remainingUsers[buffer] == 1 && !graph.buffers[buffer].returned)
-          after -= graph.buffers[buffer].bytes;
-      bool better = std::tie(after, during, ready[i]) <
-                    std::tie(bestAfter, bestDuring, ready[best]);
-      if (better) {
-        best = i;
-        bestAfter = after;
-        bestDuring = during;
-      }
-    }
-    int chosen = ready[best];
-    ready.erase(ready.begin() + best);
-    order.push_back(chosen);
-    live = bestAfter;
-    for (int buffer : writes[chosen])
-      allocated[buffer] = true;
-    for (int buffer : graph.nodes[chosen].uses)
-      --remainingUsers[buffer];
-    for (int succ : successors[chosen])
-      if (--indegree[succ] == 0)
-        ready.push_back(succ);
-  }
-  return order;
-}
-
 /// Records which patterns applied and why the others did not.
 struct RewriteRecorder : public RewriterBase::Listener {
   std::map<std::string, int> applied;
@@ -379,14 +309,13 @@ private:
 } // namespace
 
 int64_t mlir::serenity::scheduledPeak(const ::serenity::MemoryGraph &graph) {
-  int64_t programPeak =
-      ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
-  int64_t best = std::min(
-      programPeak, ::serenity::peakMemory(graph, memoryGreedyOrder(graph)));
+  // The DP is exact for every memory model option (in-place concatenation
+  // included) and never returns an order worse than program order, Kahn or
+  // its greedy heuristic, also when the time limit stops it.
   ::serenity::ScheduleOptions options;
   options.timeLimitMs = 500;
   ::serenity::ScheduleResult result = ::serenity::schedule(graph, options);
-  if (result.error.empty())
-    best = std::min(best, result.peak);
-  return best;
+  if (!result.error.empty())
+    return ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
+  return result.peak;
 }

@@ -74,10 +74,20 @@ struct SerenitySchedulePass
                            << maxStates.getValue() << ")";
       return signalPassFailure();
     }
+    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
+    if (!concatMode) {
+      function.emitError() << "serenity-schedule: unknown concat '" << concat
+                           << "' (expected 'copy' or 'inplace')";
+      return signalPassFailure();
+    }
     if (function.isExternal())
       return;
 
-    FailureOr<FunctionMemoryModel> model = FunctionMemoryModel::build(function);
+    MemoryModelOptions modelOptions;
+    modelOptions.concat = *concatMode;
+    modelOptions.accumulateInPlace = accumulateInPlace;
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
       return signalPassFailure();
     ::serenity::MemoryGraph &graph = model->graph;
@@ -90,6 +100,13 @@ struct SerenitySchedulePass
         graph.addDependence(node, previousEffect);
       previousEffect = node;
     }
+    // The model counts an accumulation only when the accumulator comes
+    // first; keeping the others in their order keeps the model (and so the
+    // peak reported here) valid for the reordered function.
+    if (accumulateInPlace)
+      for (auto [conv, accumulator] :
+           findBlockedAccumulations(function.getBody().front()))
+        graph.addDependence(model->getStep(accumulator), model->getStep(conv));
 
     int64_t before =
         ::serenity::peakMemory(graph, ::serenity::programOrder(graph));

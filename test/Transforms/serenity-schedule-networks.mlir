@@ -19,6 +19,25 @@
 // RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
 // RUN:   | serenity-opt --serenity-schedule=algorithm=kahn --serenity-annotate-lifetimes 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=HEURISTIC
+//
+// The same under in-place concatenation (and partial sums accumulating in
+// place, after rewriting so that there are some): the scheduler and the
+// memory model agree with the same options, and dp still proves its peak.
+// RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen random-dag --seed 3 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen inception-module --channels 16 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen darts-stack --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen densenet-block --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-rewrite="mode=all concat=inplace accumulate-in-place=true" \
+// RUN:       --serenity-schedule="concat=inplace accumulate-in-place=true" \
+// RUN:       --serenity-annotate-lifetimes="concat=inplace accumulate-in-place=true" 2>/dev/null | FileCheck %s
+// RUN: %python -m serenity gen randwire-stage --seed 2 --channels 8 --resolution 8 \
+// RUN:   | serenity-opt --serenity-schedule="concat=inplace algorithm=greedy" --serenity-annotate-lifetimes=concat=inplace 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=HEURISTIC
 
 // CHECK: func.func @main
 // CHECK-SAME: serenity.peak_bytes = [[PEAK:[0-9]+]] : i64, serenity.peak_step = {{[0-9]+}} : i64, serenity.schedule = {algorithm = "dp", lower_bound_bytes = [[PEAK]] : i64, optimal = true, peak_bytes = [[PEAK]] : i64

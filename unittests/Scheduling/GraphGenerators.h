@@ -1,7 +1,8 @@
 //===- GraphGenerators.h - Seeded graphs for scheduler tests ---*- C++ -*-===//
 //
 // Random DAGs with every feature of the memory model (multi-result nodes,
-// unused results, aliases, graph inputs, returned buffers) and networks of
+// unused results, aliases, graph inputs, returned buffers, in-place
+// concatenations with partial producers) and networks of
 // the shapes the scheduler targets: DARTS cells and RandWire stages.
 //
 //===----------------------------------------------------------------------===//
@@ -80,6 +81,92 @@ inline MemoryGraph randomGraph(std::mt19937 &rng, int numNodes,
     if (uniform(0, 5) == 0)
       graph.buffers[value.buffer].returned = true;
   if (!values.empty())
+    graph.buffers[values.back().buffer].returned = true;
+  return graph;
+}
+
+/// A random DAG of `numNodes` nodes in which some nodes are in-place
+/// concatenations: 2 or 3 op results read by nothing else become slices of
+/// the concat's output, as FunctionMemoryModel::build records them under
+/// concat=inplace (their own buffers keep 0 bytes, their producers become
+/// partial producers of the output and the concat depends on them without
+/// reading them). With `general`, the graphs also leave the shapes the
+/// adapter builds, to exercise every case of simulate(): a concat may not
+/// depend on a slice writer (which may then run after the buffer is
+/// freed), slices may be concats themselves or graph-input-fed nodes, and
+/// outputs may be unused.
+inline MemoryGraph randomInPlaceGraph(std::mt19937 &rng, int numNodes,
+                                      bool general = false) {
+  auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  MemoryGraph graph;
+  std::vector<Value> values;
+  // Op results that nothing reads yet: candidates for in-place slices.
+  std::vector<Value> fresh;
+  auto take = [&](const Value &value) {
+    fresh.erase(std::remove_if(fresh.begin(), fresh.end(),
+                               [&](const Value &other) {
+                                 return other.buffer == value.buffer;
+                               }),
+                fresh.end());
+  };
+  int numInputs = uniform(0, 2);
+  for (int i = 0; i < numInputs; ++i)
+    values.push_back({graph.addInput(uniform(1, 5) * 8), -1});
+  for (int n = 0; n < numNodes; ++n) {
+    if (fresh.size() >= 2 && uniform(0, 2) == 0) {
+      // An in-place concat of 2 or 3 fresh results.
+      std::shuffle(fresh.begin(), fresh.end(), rng);
+      int count = std::min<int>(fresh.size(), uniform(2, 3));
+      std::vector<Value> slices(fresh.begin(), fresh.begin() + count);
+      int node = graph.addNode();
+      int64_t bytes = 0;
+      for (const Value &slice : slices) {
+        bytes += graph.buffers[slice.buffer].bytes;
+        if (!general || uniform(0, 3) != 0)
+          graph.addDependence(node, slice.node);
+        take(slice);
+        // The concat is the slice's only user, now and later.
+        values.erase(std::remove_if(values.begin(), values.end(),
+                                    [&](const Value &other) {
+                                      return other.buffer == slice.buffer;
+                                    }),
+                     values.end());
+      }
+      int output = graph.addResult(node, bytes + uniform(0, 1) * 8);
+      for (const Value &slice : slices) {
+        graph.buffers[slice.buffer].bytes = 0;
+        graph.addPartialProducer(output, slice.node);
+      }
+      Value value{output, node};
+      values.push_back(value);
+      if (general && uniform(0, 1) == 0)
+        fresh.push_back(value);
+      continue;
+    }
+    std::vector<Value> operands;
+    if (!values.empty()) {
+      int count = uniform(values.size() > 1 ? 1 : 0, 2);
+      for (int i = 0; i < count; ++i)
+        operands.push_back(values[uniform(0, values.size() - 1)]);
+    }
+    int node = addOp(graph, operands);
+    for (const Value &operand : operands)
+      take(operand);
+    if (n > 0 && uniform(0, 9) == 0)
+      graph.addDependence(node, uniform(0, n - 1));
+    int numResults = uniform(0, 5) == 0 ? 2 : 1;
+    for (int r = 0; r < numResults; ++r) {
+      Value value{graph.addResult(node, uniform(1, 12) * 8), node};
+      values.push_back(value);
+      fresh.push_back(value);
+    }
+  }
+  for (const Value &value : values)
+    if (uniform(0, 5) == 0)
+      graph.buffers[value.buffer].returned = true;
+  if (!general && !values.empty())
     graph.buffers[values.back().buffer].returned = true;
   return graph;
 }

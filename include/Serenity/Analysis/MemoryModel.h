@@ -68,6 +68,13 @@ struct MemoryModelOptions {
 /// accumulating in place, for the adds of `block` (keyed by the conv).
 DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
 
+/// The (conv, accumulator op) pairs of `block` that `accumulateInPlace` does
+/// not count only because the accumulator is defined after the conv. A
+/// reordering that moved such an accumulator before its conv would change
+/// the model, so the scheduler keeps each one after its conv.
+SmallVector<std::pair<Operation *, Operation *>>
+findBlockedAccumulations(Block &block);
+
 /// True for ops whose lowering writes their result into a destination
 /// tensor that empty-tensor elimination can replace by a slice of a concat:
 /// convolutions, pooling, matmul and elementwise TOSA ops.

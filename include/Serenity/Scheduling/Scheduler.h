@@ -69,9 +69,12 @@ struct ScheduleResult {
 };
 
 /// Schedules `graph` with `options`. A use of a buffer implies a dependence
-/// on its producer even when `preds` omits it. Every algorithm returns a
-/// topological order; `dp` never returns a worse peak than the three
-/// heuristics and stops at the time or state limit with the best order found.
+/// on its producer even when `preds` omits it. A buffer with partial
+/// producers (in-place concatenation) is allocated by its first writer, as in
+/// simulate(); every algorithm, and the dp's proofs, account for that. Every
+/// algorithm returns a topological order; `dp` never returns a worse peak than
+/// the three heuristics and stops at the time or state limit with the best
+/// order found.
 ScheduleResult schedule(const MemoryGraph &graph,
                         const ScheduleOptions &options = {});
 

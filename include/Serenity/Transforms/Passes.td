@@ -211,6 +211,13 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
     order, so running the pass on its own output changes nothing (only
     `time_ms` may differ). A function outside the model (several blocks,
     dynamic shapes) gets the model's error and is left unchanged.
+
+    `concat=inplace` and `accumulate-in-place` schedule under those memory
+    model options (see serenity-annotate-lifetimes): every algorithm then
+    counts an in-place concat's output from the first step writing a slice
+    of it, so `peak_bytes` equals the peak that
+    serenity-annotate-lifetimes reports with the same options afterwards,
+    and `dp` stays exact.
   }];
   let options = [
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
@@ -219,6 +226,13 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
            "Time limit of the dp search per function, in milliseconds">,
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
            "Most search states the dp may create per search">,
+    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
   ];
 }
 

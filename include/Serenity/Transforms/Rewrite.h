@@ -48,11 +48,9 @@ void populateSerenityRewritePatterns(RewritePatternSet &patterns);
 bool isPartitionableUser(Operation *op);
 
 /// The peak the rewrite pass compares before and after a candidate rewrite:
-/// the lowest of the program-order peak, the peak of a memory-greedy
-/// topological order, and the DP scheduler's peak (`serenity::schedule`,
-/// 500 ms per call). This is the one place the pass depends on a scheduler.
-/// The heuristics stay as floors because the DP does not know in-place
-/// concatenation (`Buffer::partialProducers`).
+/// the DP scheduler's peak (`serenity::schedule`, 500 ms per call), which is
+/// exact under every memory model option and never worse than program
+/// order. This is the one place the pass depends on a scheduler.
 int64_t scheduledPeak(const ::serenity::MemoryGraph &graph);
 
 } // namespace serenity
