@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
-# The main job on the bundled example: set up, build, then annotate the
-# example network's activation lifetimes and print its memory report.
+# The main job on the bundled example: set up, build, then walk the example
+# network through Serenity: memory model, optimal schedule, static arena,
+# execution against the upstream reference lowering, and a Cortex-M4 object.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SERENITY_BUILD_DIR:-$root/build}"
 "$root/scripts/setup.sh" "$build"
 example="${1:-$root/examples/residual_block.mlir}"
 opt="$build/bin/serenity-opt"
+out="$build/demo"
+mkdir -p "$out"
+export PATH="$build/bin:$PATH"
 
-echo "== $example: activation lifetimes and peak (serenity-annotate-lifetimes)"
-"$opt" "$example" --serenity-annotate-lifetimes
-echo
-echo "== memory report (serenity-memory-report)"
+echo "== 1. memory model of $example as written (serenity-memory-report)"
 "$opt" "$example" --serenity-memory-report -o /dev/null
+echo
+echo "== 2. optimal schedule (serenity-schedule, DP): the serenity.schedule attribute"
+"$opt" "$example" --serenity-schedule | grep -o 'serenity.schedule = {[^}]*}'
+echo
+echo "== 3. full pipeline to LLVM with one static arena (serenity-pipeline)"
+"$opt" "$example" --serenity-pipeline="lower-to-llvm=0" -o "$out/memref.mlir"
+grep -o 'serenity.arena_bytes = [0-9]*\|serenity.arena_lower_bound = [0-9]*' "$out/memref.mlir"
+"$opt" "$example" --serenity-pipeline -o "$out/llvm.mlir"
+echo "LLVM dialect written to $out/llvm.mlir; malloc calls: $(grep -c 'llvm.call @malloc' "$out/llvm.mlir" || true)"
+echo
+echo "== 4. execute: serenity-pipeline vs the upstream reference lowering (mlir-runner)"
+/usr/bin/python3 "$root/test/Integration/compare_lowering.py" "$example"
+echo
+echo "== 5. Cortex-M4 object (thumbv7em, hard float)"
+"$root/scripts/cortex-m/build-object.sh" -n net "$example" "$out/net-cortex-m4.o"

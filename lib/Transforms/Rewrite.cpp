@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Serenity/Transforms/Rewrite.h"
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Scheduling/Scheduler.h"
 #include "Serenity/Transforms/Passes.h"
-#include "Serenity/Transforms/Rewrite.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,8 +45,9 @@ struct RewriteRecorder : public RewriterBase::Listener {
     if (succeeded(status))
       ++applied[current];
   }
-  void notifyMatchFailure(
-      Location, function_ref<void(Diagnostic &)> reasonCallback) override {
+  void
+  notifyMatchFailure(Location,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
     Diagnostic diag(UnknownLoc::get(context), DiagnosticSeverity::Remark);
     reasonCallback(diag);
     std::string reason = "[" + current + "] " + diag.str();
@@ -170,7 +171,7 @@ struct SerenityRewritePass
               function, best - prefixPeaks.begin() + 1, &*peak, nullptr);
           if (count < 0)
             return signalPassFailure();
-          function.emitRemark()
+          mlir::emitRemark(function.getLoc())
               << "serenity-rewrite: applied " << count
               << " rewrites together, none of which lowers the peak alone; "
                  "scheduled peak "
@@ -179,7 +180,7 @@ struct SerenityRewritePass
         }
       }
       for (auto [index, candidatePeak] : rejected)
-        concats[index].emitRemark()
+        mlir::emitRemark(concats[index].getLoc())
             << "serenity-rewrite: not applied: scheduled peak " << *peak
             << " -> " << candidatePeak << " bytes does not go down";
       break;
@@ -194,7 +195,7 @@ struct SerenityRewritePass
         OwningOpRef<func::FuncOp> clone = function.clone();
         if (apply(collectConcats(*clone)[indexOf(function, concat)], recorder))
           continue; // Already reported as not profitable.
-        InFlightDiagnostic remark = concat.emitRemark()
+        InFlightDiagnostic remark = mlir::emitRemark(concat.getLoc())
                                     << "serenity-rewrite: concat kept:";
         for (const std::string &reason : recorder.failures)
           remark << " " << reason << ";";
@@ -236,9 +237,9 @@ private:
     std::optional<int64_t> newPeak = peakOf(function);
     if (!newPeak)
       return failure();
-    emitRemark(loc) << "serenity-rewrite: applied "
-                    << recorder.appliedSummary() << "; scheduled peak " << peak
-                    << " -> " << *newPeak << " bytes";
+    emitRemark(loc) << "serenity-rewrite: applied " << recorder.appliedSummary()
+                    << "; scheduled peak " << peak << " -> " << *newPeak
+                    << " bytes";
     peak = *newPeak;
     return success();
   }

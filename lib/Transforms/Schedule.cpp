@@ -133,7 +133,7 @@ struct SerenitySchedulePass
     function->setAttr("serenity.schedule",
                       summary.getDictionary(&getContext()));
 
-    InFlightDiagnostic remark = function.emitRemark();
+    InFlightDiagnostic remark = mlir::emitRemark(function.getLoc());
     remark << "serenity-schedule (" << algorithm.getValue() << "): peak "
            << before << " -> " << result.peak << " bytes, ";
     if (result.provenOptimal)

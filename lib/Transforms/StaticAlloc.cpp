@@ -194,8 +194,9 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       multiBlock |= !region.empty() && !region.hasOneBlock();
   });
   if (multiBlock) {
-    func.emitRemark() << "serenity-static-alloc: function left unchanged: "
-                         "it has a region with several blocks";
+    mlir::emitRemark(func.getLoc())
+        << "serenity-static-alloc: function left unchanged: "
+           "it has a region with several blocks";
     return std::optional<llvm::json::Object>();
   }
   OpNumbering numbering(func);
@@ -204,7 +205,8 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     auto skip = [&](const Twine &why) {
-      alloc.emitRemark() << "serenity-static-alloc: left in place: " << why;
+      mlir::emitRemark(alloc.getLoc())
+          << "serenity-static-alloc: left in place: " << why;
     };
     if (!type.hasStaticShape())
       return skip("dynamically sized");

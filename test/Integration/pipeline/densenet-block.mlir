@@ -1,0 +1,11 @@
+// serenity-pipeline (schedule, bufferize, static arena, lower to LLVM) vs the
+// upstream reference lowering of ../shared/MLIR22.md, executed by mlir-runner
+// on the same seeded inputs: outputs must match and no memref.alloc may be
+// left for intermediates (outputs are caller-owned out-parameters).
+// RUN: %python -m serenity gen densenet-block --channels 8 --resolution 8 --weights random --param layers=3 --param growth=4 -o %t.mlir
+// RUN: %python %integration/compare_lowering.py %t.mlir | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mlir --options "schedule=greedy alloc=best-fit arena=argument" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mlir --options "schedule=kahn alloc=greedy-size alignment=16" | FileCheck %s
+// CHECK: serenity-pipeline: 0 memref.alloc left in @net, arena {{[0-9]+}} bytes
+// CHECK: output 0: {{.*}}, 0 beyond tolerance
+// CHECK: PASS
