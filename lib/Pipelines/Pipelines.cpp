@@ -83,6 +83,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.alloc != "none")
     os << ",serenity-static-alloc{algorithm=" << options.alloc
        << " alignment=" << options.alignment << " arena=" << options.arena
+       << (options.allocReport.empty()
+               ? std::string()
+               : " report=\"" + options.allocReport + "\"")
        << "}";
   if (options.lowerToLLVM) {
     std::string index =

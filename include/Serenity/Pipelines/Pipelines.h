@@ -55,6 +55,11 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Convs with a zero bias accumulate into the partial sum "
                      "they are added to (serenity-accumulate-partial-sums)"),
       llvm::cl::init(false)};
+  Option<std::string> allocReport{
+      *this, "alloc-report",
+      llvm::cl::desc("Write the static allocation report (JSON) to this "
+                     "file"),
+      llvm::cl::init("")};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "

@@ -1,0 +1,31 @@
+// Options of serenity-pipeline: the allocation report, the Cortex-M index
+// width, stopping on memref, and bad values.
+// RUN: serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="lower-to-llvm=0 alloc-report=%t.json" -o %t.memref.mlir 2>/dev/null
+// RUN: FileCheck %s --check-prefix=REPORT < %t.json
+// RUN: FileCheck %s --check-prefix=MEMREF < %t.memref.mlir
+// RUN: serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="target=cortex-m" 2>/dev/null | FileCheck %s --check-prefix=CORTEX
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="target=riscv" 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="alignment=48" 2>&1 | FileCheck %s --check-prefix=BADALIGN
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="alloc=first-fit" 2>&1 | FileCheck %s --check-prefix=BADALLOC
+
+// REPORT: "arena_bytes":
+// REPORT: "buffers":
+// REPORT: "function": "main"
+// REPORT: "lower_bound":
+
+// The output is an out-parameter, intermediates are views into the arena.
+// MEMREF: memref.global "private" @{{.*}} : memref<{{[0-9]+}}xi8>
+// MEMREF: func.func @main(%{{.*}}: memref<1x16x16x16xf32>, %{{.*}}: memref<1x16x16x16xf32>)
+// MEMREF-SAME: serenity.arena_bytes
+// MEMREF-NOT: memref.alloc
+// MEMREF: memref.view
+// MEMREF-NOT: memref.alloc
+// MEMREF: return
+
+// 32-bit index: memref descriptors carry i32 offsets and sizes.
+// CORTEX: llvm.func @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32
+// CORTEX-NOT: llvm.call @malloc
+
+// BADTARGET: serenity-pipeline: invalid target='riscv' (expected one of: host, cortex-m)
+// BADALIGN: serenity-pipeline: alignment must be a power of two
+// BADALLOC: serenity-pipeline: invalid alloc='first-fit' (expected one of: exact, best-fit, greedy-size, none)
