@@ -36,9 +36,10 @@ def _check(args) -> int:
 
 def _report(args) -> int:
     from . import report
+    from ..driver import ToolError
     try:
         return report.main(args)
-    except TFLiteError as e:
+    except (TFLiteError, ToolError) as e:
         print(f"serenity report-tflite: error: {e}", file=sys.stderr)
         return 1
 

@@ -1,45 +1,19 @@
-"""``report-tflite``: the docs table of imported models and their memory peak.
+"""``report-tflite``: the docs table of imported models and their memory.
 
-For each model: its TFLite op mix, and the serenity memory report
-(``serenity-opt --serenity-memory-report=format=json``) of the default int8
-import, in TFLite's operator order (nothing rescheduled).
+For each model: its TFLite op mix; the memory-model peak of the default int8
+import in TFLite's operator order (``--serenity-memory-report``); the peak
+after ``--serenity-schedule`` (dp, with whether it is proven optimal); and the
+arena that ``serenity-pipeline`` (dp schedule, bufferization, exact static
+allocation) plans for all intermediate buffers.
 """
 
-import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
+from .. import driver
 from .importer import import_model
-from .schema import TFLiteError, load_file
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-
-def find_serenity_opt() -> str:
-    for d in (os.environ.get("SERENITY_BUILD_DIR"), os.path.join(ROOT, "build")):
-        if d and os.path.exists(os.path.join(d, "bin", "serenity-opt")):
-            return os.path.join(d, "bin", "serenity-opt")
-    found = shutil.which("serenity-opt")
-    if found:
-        return found
-    raise TFLiteError("serenity-opt not found: build it (scripts/setup.sh) or set SERENITY_BUILD_DIR")
-
-
-def memory_report(text: str) -> dict:
-    """The JSON memory report of @main for an MLIR module text."""
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(text)
-    try:
-        r = subprocess.run([find_serenity_opt(), f.name, "--serenity-memory-report=format=json",
-                            "-o", os.devnull], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    if r.returncode != 0:
-        raise TFLiteError("serenity-opt failed:\n" + r.stderr)
-    return json.loads(r.stdout or r.stderr)["functions"][0]
+from .schema import load_file
 
 
 def tflite_graph_peak(model) -> int:
@@ -83,18 +57,35 @@ def tflite_graph_peak(model) -> int:
     return peak
 
 
+def model_memory(tool, text):
+    """(memory report of @main as imported, dp schedule attrs, allocation)."""
+    with tempfile.TemporaryDirectory(prefix="serenity-tflite-") as tmp:
+        path = os.path.join(tmp, "model.mlir")
+        with open(path, "w") as f:
+            f.write(text)
+        as_imported = tool.memory_report(path)[0]
+        schedule = tool.schedule(path, "dp").schedules["main"]
+        allocation = tool.allocate(path, passes=[
+            "--serenity-pipeline=lower-to-llvm=0 alloc=none"], options={"algorithm": "exact"})[1][0]
+    return as_imported, schedule, allocation
+
+
 def main(args) -> int:
+    tool = driver.SerenityOpt(getattr(args, "serenity_opt", None))
     print("| model | TFLite ops | TOSA ops scheduled | peak as imported (TFLite order) | peak at "
+          "| after dp scheduling | arena (serenity-pipeline, exact) | arena lower bound "
           "| TFLite tensor graph, same order |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for path in args.models:
         model = load_file(path)
-        fn = memory_report(import_model(model, rounding=args.rounding))
+        fn, schedule, allocation = model_memory(tool, import_model(model, rounding=args.rounding))
         ops = ", ".join(f"{k} {v}" for k, v in sorted(model.op_counts.items()))
-        peak = fn["peak_bytes"]
-        at = fn["steps"][fn["peak_step"]]["op"] if fn["steps"] else "-"
-        print(f"| {os.path.basename(path)} | {ops} | {len(fn['steps'])} | {peak} B "
-              f"({peak / 1024:.1f} KiB) | step {fn['peak_step']} `{at}` "
-              f"| {tflite_graph_peak(model)} B |")
+        peak = fn.peak_bytes
+        at = fn.steps[fn.peak_step]["op"] if fn.steps else "-"
+        proven = "proven optimal" if schedule.get("optimal") else "not proven"
+        print(f"| {os.path.basename(path)} | {ops} | {len(fn.steps)} | {peak} B "
+              f"({peak / 1024:.1f} KiB) | step {fn.peak_step} `{at}` "
+              f"| {schedule['peak_bytes']} B ({proven}) | {allocation.arena_bytes} B "
+              f"| {allocation.lower_bound} B | {tflite_graph_peak(model)} B |")
     sys.stdout.flush()
     return 0
