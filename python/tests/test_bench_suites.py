@@ -142,3 +142,29 @@ def test_rewrite_timeout_is_reported_not_raised(tmp_path):
     ratio = [c for c in bench.REWRITE_COLUMNS if c.name == "dp / dp+rewrite"][0]
     assert ratio.compute(case) is None
     assert bench.geomean([None, 2.0]) == 2.0
+
+
+@pytest.mark.parametrize("name,extra_ops,channels", [("inception-module", 1, 16), ("fire-module", 1, 16),
+                                                     ("darts-normal", 2, 8), ("darts-reduction", 2, 8)])
+def test_next_conv_appends_a_conv_reading_the_concat(name, extra_ops, channels, request):
+    if name.startswith("darts"):
+        request.getfixturevalue("have_shared")
+    small = dict(resolution=8) if not name.startswith("darts") else dict(resolution=8, channels=8)
+
+    def ops(text):
+        return [line for line in text.splitlines() if "= tosa." in line and "tosa.const" not in line]
+
+    plain = generate(name, **small)
+    followed = generate(name, next_conv=channels, **small)
+    assert len(ops(followed)) == len(ops(plain)) + extra_ops
+    last = ops(followed)[-1]
+    assert "tosa.conv2d" in last and ("-> tensor<1x%d" % (small["resolution"] // (2 if name == "darts-reduction" else 1))) in last
+    assert ("x%dxf32> loc(" % channels) in last
+    with pytest.raises(ValueError, match="next_conv must be >= 0"):
+        generate(name, next_conv=-1, **small)
+
+
+def test_darts_stack_without_reductions(have_shared):
+    text = generate("darts-stack", channels=8, resolution=8, cells=3, reductions=False)
+    assert "tosa.slice" not in text  # no FactorizedReduce
+    assert "tosa.slice" in generate("darts-stack", channels=8, resolution=8, cells=3)
