@@ -11,30 +11,50 @@ work adds columns with :func:`register_column`; suites are lists of
 import csv
 import math
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import time
 
-from .driver import SerenityOpt, add_tool_argument
+from .driver import SerenityOpt, ToolError, add_tool_argument, parse_memory_report, parse_schedule_attrs
 from .networks import generate
 
 
 class BenchCase:
-    """One network configuration: a label and the arguments of ``generate``."""
+    """One network configuration: a label and the arguments of ``generate``.
 
-    def __init__(self, label, network, dtype="f32", **params):
+    ``tags`` name the summary groups the case belongs to (see
+    :data:`GROUPS`), e.g. ``irregular``."""
+
+    def __init__(self, label, network, dtype="f32", tags=(), **params):
         self.label = label
         self.network = network
         self.dtype = dtype
+        self.tags = frozenset(tags)
         self.params = params
+
+    def skip_reason(self):
+        """Why this case cannot run here (a missing ../shared input), or None."""
+        if self.network.startswith("darts") and not self.params.get("genotype_file"):
+            from .networks.darts import default_genotype_file
+            path = default_genotype_file()
+            if not os.path.exists(path):
+                return "DARTS genotypes %s are absent (../shared; CI has them)" % path
+        return None
 
 
 class ImportedCase(BenchCase):
     """A real model imported from a .tflite file (int8, ``serenity.tflite``)."""
 
-    def __init__(self, label, tflite_path):
-        BenchCase.__init__(self, label, "tflite", dtype="i8")
+    def __init__(self, label, tflite_path, tags=()):
+        BenchCase.__init__(self, label, "tflite", dtype="i8", tags=tags)
         self.tflite_path = tflite_path
+
+    def skip_reason(self):
+        if not os.path.exists(self.tflite_path):
+            return "%s is absent (../shared/models/mlperf_tiny; CI has it)" % os.path.normpath(self.tflite_path)
+        return None
 
     def text(self):
         from .tflite import import_model, load_file
@@ -48,14 +68,16 @@ _MLPERF_TINY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 class Case:
     """A case being measured: the generated file plus cached tool results."""
 
-    def __init__(self, bench_case, path, tool, schedule_options):
+    def __init__(self, bench_case, path, tool, schedule_options, rewrite_timeout_s=None):
         self.bench_case = bench_case
         self.path = path
         self.tool = tool
+        self.rewrite_timeout_s = rewrite_timeout_s or DEFAULT_REWRITE_TIMEOUT_S
         # {algorithm or "*": {option: value}}; "*" applies to every algorithm.
         self.schedule_options = schedule_options or {}
         self._memory = None
         self._schedules = {}
+        self._rewrites = {}
 
     @property
     def memory(self):
@@ -75,6 +97,78 @@ class Case:
                 raise RuntimeError("serenity-schedule set no serenity.schedule attribute on %s" % self.path)
             self._schedules[algorithm] = attrs[0]
         return self._schedules[algorithm]
+
+    def dp_options(self):
+        options = dict(self.schedule_options.get("*", {}))
+        options.update(self.schedule_options.get("dp", {}))
+        return options
+
+    def rewritten(self, concat="copy", rewrite=True):
+        """Peak after ``serenity-rewrite{mode=profitable}`` (unless ``rewrite``
+        is false) and the dp schedule, as {"peak_bytes", "applied",
+        "schedule"}.
+
+        ``concat="inplace"`` rewrites and reports under in-place concatenation
+        and in-place partial sums (``concat=inplace accumulate-in-place=true``,
+        what ``serenity-pipeline{concat=inplace accumulate-in-place=1}``
+        lowers); the dp still orders the ops under the copy model, so that
+        peak is the one of the order the pipeline realizes, not a proven
+        optimum.  ``applied`` counts the applied rewrite candidates from the
+        pass's remarks.  A run longer than ``rewrite_timeout_s`` gives
+        {"timeout": seconds} instead."""
+        key = (concat, rewrite)
+        if key in self._rewrites:
+            return self._rewrites[key]
+        model = "concat=%s accumulate-in-place=%s" % (concat, "true" if concat == "inplace" else "false")
+        dp = " ".join(["algorithm=dp"] + ["%s=%s" % kv for kv in sorted(self.dp_options().items())])
+        passes = (["--serenity-rewrite=mode=profitable %s" % model] if rewrite else []) + [
+            "--serenity-schedule=%s" % dp, "--serenity-memory-report=format=json %s" % model]
+        with tempfile.TemporaryDirectory(prefix="serenity-bench-") as tmp:
+            out_path = os.path.join(tmp, "out.mlir")
+            try:
+                stdout, stderr = _run_tool(self.tool, [self.path] + passes + ["-o", out_path],
+                                           self.rewrite_timeout_s)
+            except subprocess.TimeoutExpired:
+                self._rewrites[key] = {"timeout": self.rewrite_timeout_s}
+                return self._rewrites[key]
+            with open(out_path) as f:
+                schedule = list(parse_schedule_attrs(f.read()).values())
+        if not schedule:
+            raise RuntimeError("serenity-schedule set no serenity.schedule attribute on %s" % self.path)
+        result = {"peak_bytes": parse_memory_report(stdout)[0].peak_bytes, "schedule": schedule[0],
+                  "applied": count_applied_rewrites(stderr)}
+        self._rewrites[key] = result
+        return result
+
+
+def _run_tool(tool, args, timeout):
+    """Runs serenity-opt like ``SerenityOpt.run`` but returns (stdout,
+    stderr) (the rewrite remarks are on stderr) and lets
+    ``subprocess.TimeoutExpired`` through."""
+    cmd = [tool.path] + list(args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise ToolError("serenity-opt failed (exit %d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr.strip()),
+                        cmd, proc.returncode, proc.stderr)
+    return proc.stdout, proc.stderr
+
+
+_APPLIED_TOGETHER_RE = re.compile(r"serenity-rewrite: applied (\d+) rewrites together")
+_APPLIED_RE = re.compile(r"serenity-rewrite: applied ")
+
+
+def count_applied_rewrites(remarks):
+    """Number of rewrite candidates applied according to serenity-rewrite's
+    remarks: one per ``applied <patterns>`` remark, N per ``applied N
+    rewrites together``."""
+    count = 0
+    for line in remarks.splitlines():
+        together = _APPLIED_TOGETHER_RE.search(line)
+        if together:
+            count += int(together.group(1))
+        elif _APPLIED_RE.search(line):
+            count += 1
+    return count
 
 
 class Column:
@@ -127,6 +221,94 @@ COLUMNS = [
     Column("dp time (ms)", lambda c: c.schedule("dp")["time_ms"], available=_has_schedule),
     Column("reduction vs program order", _ratio, fmt=_fmt_ratio, available=_has_schedule,
            summary=_summary_geomean),
+]
+
+
+def _generator(case):
+    """``serenity gen`` arguments that reproduce the case (non-default ones)."""
+    bc = case.bench_case
+    if isinstance(bc, ImportedCase):
+        return os.path.basename(bc.tflite_path)
+    parts = [bc.network] + ["%s=%s" % kv for kv in sorted(bc.params.items())]
+    if bc.dtype != "f32":
+        parts.append("dtype=%s" % bc.dtype)
+    return " ".join(parts)
+
+
+def _reduction(numerator, denominator):
+    """numerator / denominator, None when either is not a number (a timeout)."""
+    def compute(case):
+        n, d = numerator(case), denominator(case)
+        if not isinstance(n, (int, float)) or not isinstance(d, (int, float)) or not d:
+            return None
+        return n / d
+    return compute
+
+
+def _written_peak(case):
+    return case.memory.peak_bytes
+
+
+def _dp_peak(case):
+    return case.schedule("dp")["peak_bytes"]
+
+
+def _rewritten_value(key, **kwargs):
+    """Column value ``key`` of ``case.rewritten(**kwargs)``, or the text
+    ``timeout (N s)`` (ratios over it are left empty, geomeans skip it)."""
+    def compute(case):
+        result = case.rewritten(**kwargs)
+        if "timeout" in result:
+            return "timeout (%g s)" % result["timeout"]
+        return result[key]
+    return compute
+
+
+_rewrite_peak = _rewritten_value("peak_bytes")
+_inplace_dp_peak = _rewritten_value("peak_bytes", concat="inplace", rewrite=False)
+_inplace_rewrite_peak = _rewritten_value("peak_bytes", concat="inplace")
+
+
+def _has_rewrite(tool):
+    return _has_schedule(tool) and tool.has_pass("serenity-rewrite")
+
+
+# Issue 4: the scheduler table.
+SCHEDULE_COLUMNS = [
+    Column("network", lambda c: c.bench_case.label),
+    Column("generator (non-default params)", _generator),
+    Column("ops", lambda c: c.memory.ops),
+    Column("program order", _written_peak),
+    Column("kahn", lambda c: c.schedule("kahn")["peak_bytes"], available=_has_schedule),
+    Column("greedy", lambda c: c.schedule("greedy")["peak_bytes"], available=_has_schedule),
+    Column("dp", _dp_peak, available=_has_schedule),
+    Column("proven", lambda c: c.schedule("dp")["optimal"], fmt=lambda v: "yes" if v else "no",
+           available=_has_schedule),
+    Column("dp lower bound", lambda c: c.schedule("dp")["lower_bound_bytes"], available=_has_schedule),
+    Column("dp time (ms)", lambda c: c.schedule("dp")["time_ms"], available=_has_schedule),
+    Column("reduction vs program order", _reduction(_written_peak, _dp_peak), fmt=_fmt_ratio,
+           available=_has_schedule, summary=_summary_geomean),
+]
+
+# Issue 6: the rewriting table (dp vs rewrite + dp, and the opt-in in-place model).
+REWRITE_COLUMNS = [
+    Column("network", lambda c: c.bench_case.label),
+    Column("generator (non-default params)", _generator),
+    Column("ops", lambda c: c.memory.ops),
+    Column("program order", _written_peak),
+    Column("dp", _dp_peak, available=_has_schedule),
+    Column("dp+rewrite", _rewrite_peak, available=_has_rewrite),
+    Column("rewrites", _rewritten_value("applied"), available=_has_rewrite),
+    Column("dp / dp+rewrite", _reduction(_dp_peak, _rewrite_peak), fmt=_fmt_ratio, available=_has_rewrite,
+           summary=_summary_geomean),
+    Column("dp vs program order", _reduction(_written_peak, _dp_peak), fmt=_fmt_ratio, available=_has_schedule,
+           summary=_summary_geomean),
+    Column("dp+rewrite vs program order", _reduction(_written_peak, _rewrite_peak), fmt=_fmt_ratio,
+           available=_has_rewrite, summary=_summary_geomean),
+    Column("in-place: dp", _inplace_dp_peak, available=_has_rewrite),
+    Column("in-place: dp+rewrite", _inplace_rewrite_peak, available=_has_rewrite),
+    Column("in-place: dp+rewrite vs program order", _reduction(_written_peak, _inplace_rewrite_peak),
+           fmt=_fmt_ratio, available=_has_rewrite, summary=_summary_geomean),
 ]
 
 
@@ -194,22 +376,113 @@ SUITES = {
 }
 
 
+_IRREGULAR = ("irregular",)
+_PAPER = ("irregular", "paper")
+_TFLITE_MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
+
+# Issue 4 item 4: every family of networks the scheduler is measured on.
+SUITES["schedule"] = (
+    [BenchCase("DARTS normal cell", "darts-normal", tags=_PAPER),
+     BenchCase("DARTS reduction cell", "darts-reduction", tags=_PAPER),
+     BenchCase("DARTS stack (8 cells)", "darts-stack", tags=_PAPER)]
+    + [BenchCase("RandWire stage seed %d" % seed, "randwire-stage", tags=_PAPER, seed=seed) for seed in range(5)]
+    + [BenchCase("RandWire small network", "randwire", tags=_PAPER),
+       BenchCase("DenseNet block", "densenet-block"),
+       BenchCase("Inception module", "inception-module"),
+       BenchCase("fire module", "fire-module"),
+       BenchCase("VWW (generated)", "vww"),
+       BenchCase("KWS DS-CNN (generated)", "kws-dscnn"),
+       BenchCase("ResNet-8 (generated)", "resnet8"),
+       BenchCase("FC autoencoder (generated)", "fc-autoencoder")]
+    + [ImportedCase("%s (.tflite)" % name, os.path.join(_MLPERF_TINY_DIR, name + ".tflite"))
+       for name in _TFLITE_MODELS]
+    # nodes chosen so that the op count is 50 / 100 / 200 / 1000 (999); with
+    # the default branching=3 the final concat of the many sinks dominates,
+    # branching=6 leaves fewer sinks and a harder search.
+    + [BenchCase("random DAG %d ops" % ops, "random-dag", tags=_IRREGULAR, nodes=nodes)
+       for ops, nodes in ((50, 28), (100, 55), (200, 115), (1000, 595))]
+    + [BenchCase("random DAG %d ops, branching 6" % ops, "random-dag", tags=_IRREGULAR, nodes=nodes, branching=6)
+       for ops, nodes in ((50, 28), (100, 56), (200, 109), (1000, 544))])
+
+# Issue 6 item 5: the schedule suite plus concats consumed by a conv, the
+# case the rewrite targets (the generators above return their concat).
+# The branching-6 random DAGs are left out: serenity-rewrite has no overall
+# time limit (each candidate it evaluates runs the dp with a 500 ms limit), and
+# on them it did not finish within 120 s from 100 ops on.
+SUITES["rewrite"] = [c for c in SUITES["schedule"] if c.params.get("branching") != 6] + [
+    BenchCase("DARTS normal cell + next preprocess", "darts-normal", tags=_PAPER, next_conv=36),
+    BenchCase("DARTS reduction cell + next preprocess", "darts-reduction", tags=_PAPER, next_conv=36),
+    BenchCase("DARTS stack, 3 normal cells", "darts-stack", tags=_PAPER, cells=3, reductions=False),
+    BenchCase("Inception module + 1x1 conv", "inception-module", next_conv=128),
+    BenchCase("fire module + next squeeze", "fire-module", next_conv=16),
+]
+
+# Small networks exercising the schedule/rewrite columns, for tests.
+SUITES["smoke-rewrite"] = [
+    BenchCase("inception 8x8 + 1x1 conv", "inception-module", resolution=8, next_conv=16),
+    BenchCase("densenet 3 layers 8x8", "densenet-block", channels=16, resolution=8, layers=3, growth=8),
+    BenchCase("random-dag 10 nodes", "random-dag", tags=_IRREGULAR, nodes=10, resolution=8),
+]
+
+# Column set per suite (others: COLUMNS).
+SUITE_COLUMNS = {"schedule": SCHEDULE_COLUMNS, "rewrite": REWRITE_COLUMNS, "smoke-rewrite": REWRITE_COLUMNS}
+
+# Summary rows besides the whole suite: tag -> description.
+GROUPS = {
+    "irregular": "irregularly wired: DARTS, RandWire, random DAGs",
+    "paper": "DARTS and RandWire only, the paper's kind of network",
+}
+
 DEFAULT_DP_TIME_LIMIT_MS = 2000
+# Wall-clock limit of one rewrite + schedule run of serenity-opt.
+DEFAULT_REWRITE_TIMEOUT_S = 60
+# Suites whose dp runs with the pass's own default time limit (0: not passed).
+SUITE_DP_TIME_LIMIT_MS = {"schedule": 0, "rewrite": 0}
 
 
 def register_suite(name, cases):
     SUITES[name] = list(cases)
 
 
-def run_suite(cases, tool, columns=None, schedule_options=None, workdir=None):
-    """Returns (column names, rows of values, summary row) for ``cases``.
+class Table:
+    """Result of a suite: the columns the tool supports, one row of values
+    per case that ran, the cases skipped (case, reason), and summary rows."""
 
-    Columns the tool does not support are left out.
-    """
+    def __init__(self, columns, rows, cases, skipped):
+        self.columns = columns
+        self.rows = rows
+        self.cases = cases
+        self.skipped = skipped
+
+    def summary(self, tag=None):
+        """Summary row over every row, or over the rows of cases tagged ``tag``."""
+        rows = [r for r, bc in zip(self.rows, self.cases) if tag is None or tag in bc.tags]
+        return [c.summary([r[j] for r in rows]) if c.summary else "" for j, c in enumerate(self.columns)]
+
+    def summaries(self):
+        """[(label, summary row)]: the whole suite, then each group of :data:`GROUPS` with rows."""
+        result = [("**all %d**" % len(self.rows), self.summary())]
+        for tag in GROUPS:
+            n = sum(1 for bc in self.cases if tag in bc.tags)
+            if n and any(c.summary for c in self.columns):
+                result.append(("**%s (%d)**" % (tag, n), self.summary(tag)))
+        return result
+
+
+def run_table(cases, tool, columns=None, schedule_options=None, workdir=None, log=None, rewrite_timeout_s=None):
+    """Runs ``cases`` and returns a :class:`Table`.  Columns the tool does not
+    support are left out; cases whose inputs are absent (``skip_reason``) are
+    skipped with a message on ``log`` (default stderr)."""
     columns = [c for c in (columns or COLUMNS) if c.available(tool)]
-    rows = []
+    log = log or sys.stderr
+    rows, ran, skipped = [], [], []
     with tempfile.TemporaryDirectory(prefix="serenity-bench-") as tmp:
         for i, bc in enumerate(cases):
+            reason = bc.skip_reason()
+            if reason:
+                print("skipped %s: %s" % (bc.label, reason), file=log)
+                skipped.append((bc, reason))
+                continue
             params = dict(bc.params)
             seed = params.pop("seed", 0)
             if isinstance(bc, ImportedCase):
@@ -219,19 +492,26 @@ def run_suite(cases, tool, columns=None, schedule_options=None, workdir=None):
             path = os.path.join(workdir or tmp, "%02d-%s.mlir" % (i, bc.network))
             with open(path, "w") as f:
                 f.write(text)
-            case = Case(bc, path, tool, schedule_options)
+            case = Case(bc, path, tool, schedule_options, rewrite_timeout_s)
             rows.append([c.compute(case) for c in columns])
-    summary = []
-    for j, c in enumerate(columns):
-        summary.append(c.summary([r[j] for r in rows]) if c.summary else "")
-    return columns, rows, summary
+            ran.append(bc)
+    return Table(columns, rows, ran, skipped)
 
 
-def markdown_table(columns, rows, summary):
+def run_suite(cases, tool, columns=None, schedule_options=None, workdir=None):
+    """Returns (columns, rows of values, summary row over all rows) for ``cases``."""
+    table = run_table(cases, tool, columns, schedule_options, workdir)
+    return table.columns, table.rows, table.summary()
+
+
+def markdown_table(columns, rows, summary, summaries=None):
+    """Markdown text; ``summaries`` ([(label, row)]) replaces the single
+    ``summary`` row when given."""
     header = [c.name for c in columns]
     body = [[c.fmt(v) for c, v in zip(columns, r)] for r in rows]
-    if any(summary):
-        body.append(["**summary**" if j == 0 and not s else s for j, s in enumerate(summary)])
+    for label, row in summaries if summaries is not None else [("**summary**", summary)]:
+        if any(row):
+            body.append([label if j == 0 and not s else s for j, s in enumerate(row)])
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join("---" if j == 0 else "---:" for j in range(len(header))) + "|"]
     lines.extend("| " + " | ".join(r) + " |" for r in body)
@@ -256,9 +536,13 @@ def add_subparser(subparsers):
     p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
     p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
                    help="extra serenity-schedule option for every algorithm, or only for ALG (repeatable)")
-    p.add_argument("--dp-time-limit-ms", type=int, default=DEFAULT_DP_TIME_LIMIT_MS,
-                   help="time limit of each dp search when serenity-schedule has time-limit-ms "
-                        "(default %(default)s; keeps the default suite under a minute)")
+    p.add_argument("--dp-time-limit-ms", type=int, default=None,
+                   help="time limit of each dp search when serenity-schedule has time-limit-ms; 0 = the pass's "
+                        "default (default: 0 for the suites schedule and rewrite, else %d, which keeps the "
+                        "default suite under a minute)" % DEFAULT_DP_TIME_LIMIT_MS)
+    p.add_argument("--rewrite-timeout-s", type=float, default=DEFAULT_REWRITE_TIMEOUT_S,
+                   help="wall-clock limit of each serenity-rewrite + schedule run; longer runs are reported as "
+                        "'timeout' (default %(default)s)")
     add_tool_argument(p)
     p.set_defaults(func=run_bench)
 
@@ -280,14 +564,18 @@ def schedule_options(tool, items, dp_time_limit_ms):
 
 def run_bench(args):
     tool = SerenityOpt(args.serenity_opt)
-    options = schedule_options(tool, args.schedule_option, args.dp_time_limit_ms)
+    limit = args.dp_time_limit_ms
+    if limit is None:
+        limit = SUITE_DP_TIME_LIMIT_MS.get(args.suite, DEFAULT_DP_TIME_LIMIT_MS)
+    options = schedule_options(tool, args.schedule_option, limit)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     start = time.time()
-    columns, rows, summary = run_suite(SUITES[args.suite], tool, schedule_options=options, workdir=args.keep)
-    print(markdown_table(columns, rows, summary))
-    print("\nsuite %s: %d networks in %.1f s (%s)" % (args.suite, len(rows), time.time() - start, tool.path),
-          file=sys.stderr)
+    table = run_table(SUITES[args.suite], tool, SUITE_COLUMNS.get(args.suite), options, args.keep,
+                      rewrite_timeout_s=args.rewrite_timeout_s)
+    print(markdown_table(table.columns, table.rows, None, table.summaries()))
+    print("\nsuite %s: %d networks in %.1f s, %d skipped (%s)"
+          % (args.suite, len(table.rows), time.time() - start, len(table.skipped), tool.path), file=sys.stderr)
     if args.csv:
-        write_csv(args.csv, columns, rows)
+        write_csv(args.csv, table.columns, table.rows)
     return 0

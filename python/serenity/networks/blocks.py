@@ -28,9 +28,12 @@ def densenet_block(b, channels, resolution, layers, growth, seed):
     return out
 
 
-@network("inception-module", "Inception-v1 module (GoogLeNet 3a widths): 1x1 | 1x1-3x3 | 1x1-5x5 | pool-1x1, concat",
-         channels=192, resolution=28, b1=64, b2_reduce=96, b2=128, b3_reduce=16, b3=32, b4=32)
-def inception_module(b, channels, resolution, b1, b2_reduce, b2, b3_reduce, b3, b4, seed):
+@network("inception-module", "Inception-v1 module (GoogLeNet 3a widths): 1x1 | 1x1-3x3 | 1x1-5x5 | pool-1x1, concat; "
+         "next_conv > 0 appends a 1x1 conv of that width reading the concat",
+         channels=192, resolution=28, b1=64, b2_reduce=96, b2=128, b3_reduce=16, b3=32, b4=32, next_conv=0)
+def inception_module(b, channels, resolution, b1, b2_reduce, b2, b3_reduce, b3, b4, next_conv, seed):
+    """With ``next_conv`` the module is followed by a 1x1 conv (the next
+    layer's first op), so the concat has a conv user as in a whole network."""
     x = b.input((1, resolution, resolution, channels))
     branches = []
     b.push_scope("branch1")
@@ -48,14 +51,28 @@ def inception_module(b, channels, resolution, b1, b2_reduce, b2, b3_reduce, b3, 
     h = b.max_pool2d(x, 3, 1, padding=1)
     branches.append(b.relu(b.conv2d(h, b4, kernel=1)))
     b.pop_scope()
-    return b.concat(branches)
+    return _next_conv(b, b.concat(branches), next_conv)
 
 
-@network("fire-module", "SqueezeNet fire module (fire2): squeeze 1x1 -> expand 1x1 | expand 3x3, concat",
-         channels=96, resolution=55, squeeze=16, expand=64)
-def fire_module(b, channels, resolution, squeeze, expand, seed):
+@network("fire-module", "SqueezeNet fire module (fire2): squeeze 1x1 -> expand 1x1 | expand 3x3, concat; "
+         "next_conv > 0 appends a 1x1 conv of that width (the next squeeze) reading the concat",
+         channels=96, resolution=55, squeeze=16, expand=64, next_conv=0)
+def fire_module(b, channels, resolution, squeeze, expand, next_conv, seed):
     x = b.input((1, resolution, resolution, channels))
     s = b.relu(b.conv2d(x, squeeze, kernel=1, name="squeeze"), name="squeeze_relu")
     e1 = b.relu(b.conv2d(s, expand, kernel=1, name="expand1x1"), name="expand1x1_relu")
     e3 = b.relu(b.conv2d(s, expand, kernel=3, padding=1, name="expand3x3"), name="expand3x3_relu")
-    return b.concat([e1, e3])
+    return _next_conv(b, b.concat([e1, e3]), next_conv)
+
+
+def _next_conv(b, x, channels):
+    """``x`` itself when ``channels`` is 0, else a 1x1 conv of ``x`` with
+    ``channels`` outputs (scope ``next``)."""
+    if channels < 0:
+        raise ValueError("next_conv must be >= 0, got %d" % channels)
+    if channels == 0:
+        return x
+    b.push_scope("next")
+    out = b.conv2d(x, channels, kernel=1)
+    b.pop_scope()
+    return out

@@ -164,28 +164,41 @@ def darts_cell(b, genotype, s0, s1, c, reduction, reduction_prev, name="cell"):
     return out
 
 
-@network("darts-normal", "DARTS normal cell (genotype parsed from shared/models/darts); inputs 4C channels",
-         channels=36, resolution=32, genotype=DEFAULT_GENOTYPE, genotype_file="")
-def darts_normal(b, channels, resolution, genotype, genotype_file, seed):
+@network("darts-normal", "DARTS normal cell (genotype parsed from shared/models/darts); inputs 4C channels; "
+         "next_conv > 0 appends the next cell's preprocessing (ReLU, 1x1 conv of that width)",
+         channels=36, resolution=32, genotype=DEFAULT_GENOTYPE, genotype_file="", next_conv=0)
+def darts_normal(b, channels, resolution, genotype, genotype_file, next_conv, seed):
     g = load_genotype(genotype, genotype_file)
     s0 = b.input((1, resolution, resolution, 4 * channels), "s0")
     s1 = b.input((1, resolution, resolution, 4 * channels), "s1")
-    return darts_cell(b, g, s0, s1, channels, False, False)
+    return _next_preprocess(b, darts_cell(b, g, s0, s1, channels, False, False), next_conv)
 
 
-@network("darts-reduction", "DARTS reduction cell (genotype parsed from shared/models/darts); inputs 4C channels",
-         channels=36, resolution=32, genotype=DEFAULT_GENOTYPE, genotype_file="")
-def darts_reduction(b, channels, resolution, genotype, genotype_file, seed):
+@network("darts-reduction", "DARTS reduction cell (genotype parsed from shared/models/darts); inputs 4C channels; "
+         "next_conv > 0 appends the next cell's preprocessing (ReLU, 1x1 conv of that width)",
+         channels=36, resolution=32, genotype=DEFAULT_GENOTYPE, genotype_file="", next_conv=0)
+def darts_reduction(b, channels, resolution, genotype, genotype_file, next_conv, seed):
     g = load_genotype(genotype, genotype_file)
     s0 = b.input((1, resolution, resolution, 4 * channels), "s0")
     s1 = b.input((1, resolution, resolution, 4 * channels), "s1")
-    return darts_cell(b, g, s0, s1, channels, True, False)
+    return _next_preprocess(b, darts_cell(b, g, s0, s1, channels, True, False), next_conv)
 
 
-@network("darts-stack", "DARTS CIFAR network: stem conv 3C, cells (reduction at 1/3 and 2/3), pool, FC",
-         channels=16, resolution=32, cells=8, classes=10, genotype=DEFAULT_GENOTYPE, genotype_file="")
-def darts_stack(b, channels, resolution, cells, classes, genotype, genotype_file, seed):
-    """``NetworkCIFAR`` of cnn/model.py without the auxiliary head."""
+def _next_preprocess(b, out, channels):
+    """``out`` itself when ``channels`` is 0, else the next cell's
+    ``preprocess1`` (ReLUConvBN 1x1 with ``channels`` outputs) applied to it."""
+    if channels < 0:
+        raise ValueError("next_conv must be >= 0, got %d" % channels)
+    return relu_conv(b, out, channels, name="next_preprocess") if channels else out
+
+
+@network("darts-stack", "DARTS CIFAR network: stem conv 3C, cells (reduction at 1/3 and 2/3 unless "
+         "reductions=false), pool, FC",
+         channels=16, resolution=32, cells=8, classes=10, genotype=DEFAULT_GENOTYPE, genotype_file="",
+         reductions=True)
+def darts_stack(b, channels, resolution, cells, classes, genotype, genotype_file, reductions, seed):
+    """``NetworkCIFAR`` of cnn/model.py without the auxiliary head.  With
+    ``reductions`` false every cell is a normal cell (a stack of one stage)."""
     g = load_genotype(genotype, genotype_file)
     x = b.input((1, resolution, resolution, 3))
     b.push_scope("stem")
@@ -195,7 +208,7 @@ def darts_stack(b, channels, resolution, cells, classes, genotype, genotype_file
     c = channels
     reduction_prev = False
     for i in range(cells):
-        reduction = i in (cells // 3, 2 * cells // 3)
+        reduction = reductions and i in (cells // 3, 2 * cells // 3)
         if reduction:
             c *= 2
         out = darts_cell(b, g, s0, s1, c, reduction, reduction_prev, "cell%d" % i)

@@ -1,0 +1,170 @@
+"""The schedule and rewrite suites of ``bench``: column sets, group
+summaries, skips for absent ../shared inputs, the rewrite remark count, and
+the rewrite columns on small networks with the real serenity-opt."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from serenity import bench
+from serenity.driver import SerenityOpt
+from serenity.networks import generate
+
+
+def test_count_applied_rewrites():
+    remarks = "\n".join([
+        'x.mlir:3:1: remark: serenity-rewrite: applied channel-partition x1; scheduled peak 10 -> 8 bytes',
+        'x.mlir:4:1: remark: serenity-rewrite: not applied: scheduled peak 8 -> 9 bytes does not go down',
+        'x.mlir:1:1: remark: serenity-rewrite: applied 3 rewrites together, none of which lowers the peak alone; '
+        'scheduled peak 8 -> 7 bytes',
+        'x.mlir:2:1: remark: serenity-schedule (dp): peak 7 -> 7 bytes, proven optimal',
+    ])
+    assert bench.count_applied_rewrites(remarks) == 4
+    assert bench.count_applied_rewrites("") == 0
+
+
+def test_suites_cover_the_issue_tables():
+    labels = [c.label for c in bench.SUITES["schedule"]]
+    networks = {c.network for c in bench.SUITES["schedule"]}
+    assert {"darts-normal", "darts-reduction", "darts-stack", "randwire-stage", "densenet-block",
+            "inception-module", "fire-module", "vww", "kws-dscnn", "resnet8", "fc-autoencoder", "tflite",
+            "random-dag"} <= networks
+    assert sum(1 for c in bench.SUITES["schedule"] if c.network == "randwire-stage") == 5
+    assert len(labels) == len(set(labels))
+    # The rewrite suite is the schedule suite (without the branching-6 random
+    # DAGs) plus concats consumed by a conv.
+    common = [c for c in bench.SUITES["schedule"] if c.params.get("branching") != 6]
+    assert len(common) == len(labels) - 4
+    assert bench.SUITES["rewrite"][:len(common)] == common
+    assert all("next_conv" in c.params or "reductions" in c.params
+               for c in bench.SUITES["rewrite"][len(common):])
+    # Every tag used names a summary group.
+    assert set().union(*(c.tags for c in bench.SUITES["rewrite"])) <= set(bench.GROUPS)
+
+
+@pytest.mark.parametrize("name", ["schedule", "rewrite"])
+def test_suite_networks_generate_with_their_op_counts(name, have_shared):
+    """Random DAG node counts were chosen for 50/100/200/1000 ops; the
+    labels say so, and the generators accept every parameter."""
+    for case in bench.SUITES[name]:
+        if isinstance(case, bench.ImportedCase):
+            continue
+        params = dict(case.params)
+        seed = params.pop("seed", 0)
+        text = generate(case.network, dtype=case.dtype, seed=seed, **params)
+        if case.network == "random-dag":
+            ops = sum(1 for line in text.splitlines() if "= tosa." in line and "tosa.const" not in line)
+            wanted = int(case.label.split()[2])
+            assert abs(ops - wanted) <= 1, (case.label, ops)
+
+
+def test_missing_inputs_are_skipped_with_a_message(tmp_path):
+    missing = bench.ImportedCase("gone", str(tmp_path / "gone.tflite"))
+    assert "gone.tflite is absent" in missing.skip_reason()
+    darts = bench.BenchCase("d", "darts-normal", genotype_file=str(tmp_path / "g.py"))
+    assert darts.skip_reason() is None  # an explicit file is the generator's business
+    log = io.StringIO()
+    table = bench.run_table([missing], tool=_NoTool(), columns=[bench.Column("network", lambda c: 1)], log=log)
+    assert table.rows == [] and [bc for bc, _ in table.skipped] == [missing]
+    assert "skipped gone: " in log.getvalue()
+
+
+class _NoTool:
+    """A tool that must not be run."""
+
+
+def test_group_summaries():
+    cases = [bench.BenchCase("a", "fire-module"), bench.BenchCase("b", "random-dag", tags=("irregular",))]
+    columns = [bench.Column("network", lambda c: None), bench.Column("r", None, summary=bench._summary_geomean)]
+    table = bench.Table(columns, [["a", 4.0], ["b", 1.0]], cases, [])
+    assert table.summaries() == [("**all 2**", ["", "geomean 2.00x"]),
+                                 ("**irregular (1)**", ["", "geomean 1.00x"])]
+    text = bench.markdown_table(columns, table.rows, None, table.summaries())
+    assert text.splitlines()[-1] == "| **irregular (1)** | geomean 1.00x |"
+
+
+def test_rewrite_columns_on_small_networks(serenity_opt, tmp_path):
+    tool = SerenityOpt(serenity_opt)
+    if not tool.has_pass("serenity-rewrite"):
+        pytest.skip("this serenity-opt has no --serenity-rewrite")
+    table = bench.run_table(bench.SUITES["smoke-rewrite"], tool, bench.REWRITE_COLUMNS, workdir=str(tmp_path))
+    names = [c.name for c in table.columns]
+    assert names[:7] == ["network", "generator (non-default params)", "ops", "program order", "dp", "dp+rewrite",
+                         "rewrites"]
+    files = sorted(p for p in os.listdir(tmp_path) if p.endswith(".mlir"))
+    for row, name in zip(table.rows, files):
+        values = dict(zip(names, row))
+        path = str(tmp_path / name)
+        # dp+rewrite is what the passes give when run by hand, and the rewrite
+        # (profitable) never makes the dp peak worse.
+        out = tool.run([path, "--serenity-rewrite=mode=profitable", "--serenity-schedule=algorithm=dp",
+                        "--serenity-memory-report=format=json", "-o", os.devnull])
+        assert values["dp+rewrite"] == bench.parse_memory_report(out)[0].peak_bytes
+        assert values["dp+rewrite"] <= values["dp"] <= values["program order"]
+        assert values["dp / dp+rewrite"] == pytest.approx(values["dp"] / values["dp+rewrite"])
+        assert values["dp+rewrite vs program order"] == pytest.approx(values["program order"] / values["dp+rewrite"])
+        if values["rewrites"] == 0:
+            assert values["dp+rewrite"] == values["dp"]
+    inception = dict(zip(names, table.rows[0]))
+    # A 1x1 conv reading the inception concat is partitioned and lowers the peak.
+    assert inception["rewrites"] >= 1 and inception["dp+rewrite"] < inception["dp"]
+    # The in-place report of a rewritten network is the model's peak of that order.
+    assert inception["in-place: dp+rewrite"] > 0
+
+
+def test_bench_cli_schedule_columns_and_groups(serenity_opt, tmp_path, monkeypatch):
+    """The CLI prints the suite's column set and a summary row per group."""
+    tool = SerenityOpt(serenity_opt)
+    if not tool.has_pass("serenity-rewrite"):
+        pytest.skip("this serenity-opt has no --serenity-rewrite")
+    proc = subprocess.run([sys.executable, "-m", "serenity", "bench", "--suite", "smoke-rewrite",
+                           "--serenity-opt", serenity_opt], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("| network | generator (non-default params) | ops | program order | dp | dp+rewrite |")
+    assert lines[-2].startswith("| **all 3** |") and lines[-1].startswith("| **irregular (1)** |")
+    assert "suite smoke-rewrite: 3 networks" in proc.stderr
+
+
+def test_rewrite_timeout_is_reported_not_raised(tmp_path):
+    """A rewrite run over the time limit becomes a 'timeout' cell; its ratios
+    are empty and left out of the geomean."""
+    slow = tmp_path / "serenity-opt"
+    slow.write_text("#!/bin/sh\nsleep 5\n")
+    os.chmod(slow, 0o755)
+    tool = SerenityOpt(str(slow))
+    case = bench.Case(bench.BenchCase("x", "fire-module"), str(tmp_path / "x.mlir"), tool, {}, rewrite_timeout_s=0.2)
+    case._schedules["dp"] = {"peak_bytes": 100}
+    assert bench._rewrite_peak(case) == "timeout (0.2 s)"
+    ratio = [c for c in bench.REWRITE_COLUMNS if c.name == "dp / dp+rewrite"][0]
+    assert ratio.compute(case) is None
+    assert bench.geomean([None, 2.0]) == 2.0
+
+
+@pytest.mark.parametrize("name,extra_ops,channels", [("inception-module", 1, 16), ("fire-module", 1, 16),
+                                                     ("darts-normal", 2, 8), ("darts-reduction", 2, 8)])
+def test_next_conv_appends_a_conv_reading_the_concat(name, extra_ops, channels, request):
+    if name.startswith("darts"):
+        request.getfixturevalue("have_shared")
+    small = dict(resolution=8) if not name.startswith("darts") else dict(resolution=8, channels=8)
+
+    def ops(text):
+        return [line for line in text.splitlines() if "= tosa." in line and "tosa.const" not in line]
+
+    plain = generate(name, **small)
+    followed = generate(name, next_conv=channels, **small)
+    assert len(ops(followed)) == len(ops(plain)) + extra_ops
+    last = ops(followed)[-1]
+    assert "tosa.conv2d" in last and ("-> tensor<1x%d" % (small["resolution"] // (2 if name == "darts-reduction" else 1))) in last
+    assert ("x%dxf32> loc(" % channels) in last
+    with pytest.raises(ValueError, match="next_conv must be >= 0"):
+        generate(name, next_conv=-1, **small)
+
+
+def test_darts_stack_without_reductions(have_shared):
+    text = generate("darts-stack", channels=8, resolution=8, cells=3, reductions=False)
+    assert "tosa.slice" not in text  # no FactorizedReduce
+    assert "tosa.slice" in generate("darts-stack", channels=8, resolution=8, cells=3)
