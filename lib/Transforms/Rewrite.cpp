@@ -17,6 +17,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <chrono>
+
 #include <limits>
 #include <map>
 #include <tuple>
@@ -121,8 +123,17 @@ struct SerenityRewritePass
     }
     modelOptions.concat = *concatMode;
     modelOptions.accumulateInPlace = accumulateInPlace;
+    if (timeLimitMs < 0) {
+      function.emitError() << "serenity-rewrite: time-limit-ms must be >= 0";
+      return signalPassFailure();
+    }
     if (function.isExternal())
       return;
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::milliseconds(timeLimitMs);
+    auto expired = [&] {
+      return mode == "profitable" && std::chrono::steady_clock::now() > deadline;
+    };
     std::optional<int64_t> peak = peakOf(function);
     if (!peak)
       return signalPassFailure();
@@ -137,7 +148,12 @@ struct SerenityRewritePass
       std::optional<size_t> chosen;
       int64_t chosenPeak = *peak;
       SmallVector<std::pair<size_t, int64_t>> rejected;
+      bool timedOut = false;
       for (size_t index = 0; index < concats.size(); ++index) {
+        if (expired()) {
+          timedOut = true;
+          break;
+        }
         std::optional<int64_t> candidatePeak = evaluate(function, index);
         if (!candidatePeak)
           continue;
@@ -154,7 +170,17 @@ struct SerenityRewritePass
       if (chosen) {
         if (failed(applyAndReport(concats[*chosen], *peak)))
           return signalPassFailure();
-        continue;
+        if (!timedOut)
+          continue;
+      }
+      if (timedOut) {
+        mlir::emitRemark(function.getLoc())
+            << "serenity-rewrite: time limit of "
+            << static_cast<int64_t>(timeLimitMs)
+            << " ms reached; kept the rewrites applied so far (scheduled "
+               "peak "
+            << *peak << " bytes), remaining candidates not evaluated";
+        break;
       }
       // Rewrites that pay off only together (each alone moves the peak
       // elsewhere): apply the remaining candidates in order on a clone and

@@ -111,9 +111,8 @@ class Case:
         ``concat="inplace"`` rewrites and reports under in-place concatenation
         and in-place partial sums (``concat=inplace accumulate-in-place=true``,
         what ``serenity-pipeline{concat=inplace accumulate-in-place=1}``
-        lowers); the dp still orders the ops under the copy model, so that
-        peak is the one of the order the pipeline realizes, not a proven
-        optimum.  ``applied`` counts the applied rewrite candidates from the
+        lowers), and the dp orders the ops under that same model.
+        ``applied`` counts the applied rewrite candidates from the
         pass's remarks.  A run longer than ``rewrite_timeout_s`` gives
         {"timeout": seconds} instead."""
         key = (concat, rewrite)
@@ -122,7 +121,7 @@ class Case:
         model = "concat=%s accumulate-in-place=%s" % (concat, "true" if concat == "inplace" else "false")
         dp = " ".join(["algorithm=dp"] + ["%s=%s" % kv for kv in sorted(self.dp_options().items())])
         passes = (["--serenity-rewrite=mode=profitable %s" % model] if rewrite else []) + [
-            "--serenity-schedule=%s" % dp, "--serenity-memory-report=format=json %s" % model]
+            "--serenity-schedule=%s %s" % (dp, model), "--serenity-memory-report=format=json %s" % model]
         with tempfile.TemporaryDirectory(prefix="serenity-bench-") as tmp:
             out_path = os.path.join(tmp, "out.mlir")
             try:

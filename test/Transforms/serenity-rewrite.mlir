@@ -6,9 +6,21 @@
 // RUN:   | FileCheck %s --check-prefix=MODE
 // RUN: not serenity-opt %s --serenity-rewrite=patterns=bogus 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=GROUP
+// RUN: not serenity-opt %s --serenity-rewrite=time-limit-ms=-1 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADLIMIT
+// With no time at all, the profitable search evaluates no candidate, keeps
+// the function as it is and says so (the file's dynamic-shape case fails).
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=time-limit-ms=0 \
+// RUN:   2>&1 >/dev/null | FileCheck %s --check-prefix=NOTIME
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=time-limit-ms=0 \
+// RUN:   2>/dev/null | FileCheck %s --check-prefix=NOTIMEIR
 
 // MODE: error: serenity-rewrite: unknown mode 'bogus' (expected 'profitable' or 'all')
 // GROUP: error: serenity-rewrite: unknown pattern group 'bogus'
+// BADLIMIT: error: serenity-rewrite: time-limit-ms must be >= 0
+// NOTIME: remark: serenity-rewrite: time limit of 0 ms reached; kept the rewrites applied so far (scheduled peak 8192 bytes), remaining candidates not evaluated
+// NOTIMEIR-LABEL: func.func @profitable
+// NOTIMEIR: tosa.concat
 
 // Two 8-channel branches of x (512 B) concatenated into a 1x1 conv.
 // Before: every order computes a and b (2048 B each) before the concat

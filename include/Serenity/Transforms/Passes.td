@@ -136,12 +136,18 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
     `explain=true`, rejected candidates get a remark with the reasons.
     `patterns=` restricts the pattern groups (to test one pattern alone);
     `concat=inplace` measures peaks with in-place concatenation.
+    `time-limit-ms` bounds the profitable search (each candidate is
+    re-scheduled): when it expires, the rewrites applied so far are kept, the
+    remaining candidates are not evaluated, and a remark says so.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
            "Which rewrites to apply: profitable or all">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark with the reasons for every concat left unchanged">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"20000",
+           "Wall-clock limit of the profitable search; on expiry the "
+           "rewrites applied so far are kept and a remark says so">,
     ListOption<"patternGroups", "patterns", "std::string",
                "Pattern groups to use (default: all): channel-partition, "
                "kernel-partition, push-through-concat">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
