@@ -175,6 +175,9 @@ struct SerenityFuseRequantizationPass
     if (!resultType || !resultType.hasStaticShape())
       return;
     int64_t rows = resultType.getDimSize(1);
+    // One tile would be the whole accumulator: nothing to gain.
+    if (rows <= tileRows)
+      return;
     if (rows % tileRows != 0) {
       consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
           << tileRows << " does not divide the " << rows << " output rows";
