@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -90,6 +91,51 @@ SmallVector<Operation *> fusableConvOperands(linalg::GenericOp generic) {
   return convs;
 }
 
+/// Bytes of a statically shaped tensor value, or nullopt.
+std::optional<int64_t> staticBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// True when fusing the elementwise `producer` into its consumer cannot grow
+/// the peak: the fused op keeps the producer's inputs live next to the
+/// consumer's result, which costs nothing only if those inputs are not larger
+/// than the producer's result they replace. Constants (ROM) do not count, and
+/// neither does a convolution accumulator wider than the result, which
+/// row tiling shrinks to one row afterwards. This keeps e.g. a sum of two
+/// f32 convs unfused (both would have to stay live until the sum's consumer).
+bool fusionKeepsPeak(linalg::GenericOp producer) {
+  Value result = producer->getResult(0);
+  std::optional<int64_t> resultBytes = staticBytes(result);
+  if (!resultBytes)
+    return false;
+  unsigned resultBits = getElementTypeOrSelf(result.getType())
+                            .getIntOrFloatBitWidth();
+  int64_t inputBytes = 0;
+  for (Value input : producer.getDpsInputs()) {
+    if (matchPattern(input, m_Constant()))
+      continue;
+    Value source = input;
+    if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
+      source = collapse.getSrc();
+    Operation *def = source.getDefiningOp();
+    if (def && isRowTileableConv(def) &&
+        getElementTypeOrSelf(source.getType()).getIntOrFloatBitWidth() >
+            resultBits)
+      continue;
+    if (!isa<RankedTensorType>(input.getType()))
+      continue;
+    std::optional<int64_t> bytes = staticBytes(input);
+    if (!bytes)
+      return false;
+    inputBytes += *bytes;
+  }
+  return inputBytes <= *resultBytes;
+}
+
 struct SerenityFuseRequantizationPass
     : public mlir::serenity::impl::SerenityFuseRequantizationPassBase<
           SerenityFuseRequantizationPass> {
@@ -154,7 +200,8 @@ struct SerenityFuseRequantizationPass
           Operation *producer = fused->get().getDefiningOp();
           Operation *consumer = fused->getOwner();
           if (!isParallelGeneric(producer) || !isParallelGeneric(consumer) ||
-              !producer->hasOneUse())
+              !producer->hasOneUse() ||
+              !fusionKeepsPeak(cast<linalg::GenericOp>(producer)))
             return false;
           return isConvChained(fused->get()) ||
                  isConvChained(consumer->getResult(0));
@@ -183,6 +230,20 @@ struct SerenityFuseRequantizationPass
           << tileRows << " does not divide the " << rows << " output rows";
       return;
     }
+
+    // Row tiles pay off when the accumulator is wider than the result (i32
+    // -> i8): before, the input and the accumulator, then the accumulator and
+    // the result are live; after, the input, the result and one row. With
+    // equal widths (f32 conv + relu) that is one row more, since the padded
+    // input must now outlive the whole loop (measured in docs/TFLiteImport.md).
+    SmallVector<Operation *> convs = fusableConvOperands(consumer);
+    auto isWidening = [&](Operation *conv) {
+      return getElementTypeOrSelf(conv->getResult(0).getType())
+                 .getIntOrFloatBitWidth() >
+             resultType.getElementType().getIntOrFloatBitWidth();
+    };
+    if (!allConvs && !llvm::any_of(convs, isWidening))
+      return;
 
     SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),
                                         rewriter.getIndexAttr(0));
@@ -224,7 +285,6 @@ struct SerenityFuseRequantizationPass
           return std::nullopt;
         });
 
-    SmallVector<Operation *> convs = fusableConvOperands(consumer);
     rewriter.setInsertionPoint(consumer);
     FailureOr<scf::SCFTileAndFuseResult> result =
         scf::tileConsumerAndFuseProducersUsingSCF(

@@ -223,6 +223,12 @@ def SerenityFuseRequantizationPass
     }
     ```
 
+    Tiling applies by default only where the accumulator's element type is
+    wider than the generic's result (i32 -> i8): with equal widths (an f32
+    conv + relu) the padded input then outlives the loop next to the result
+    and the peak grows by one row; `all-convs` tiles those too. Elementwise
+    fusion applies in both cases.
+
     After bufferization the accumulator is a buffer of one row tile
     allocated inside the loop (serenity-static-alloc plans it). Results are
     exactly equal (the same arithmetic per element). A convolution whose
@@ -232,6 +238,9 @@ def SerenityFuseRequantizationPass
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"1",
            "Output rows per tile (must divide the output height)">,
+    Option<"allConvs", "all-convs", "bool", /*default=*/"false",
+           "Also tile convolutions whose accumulator is not wider than the "
+           "result (f32 conv + relu), where it does not lower the peak">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",
