@@ -77,6 +77,39 @@ bool isConvChained(Value value, unsigned depth = 0) {
                       });
 }
 
+/// True when the single-use pointwise chain starting at `value` (generics and
+/// reshapes) produces an element type narrower than `bits`: the chain
+/// requantizes an accumulator, so row tiling will apply to it.
+bool reachesNarrowerResult(Value value, unsigned bits, unsigned depth = 0) {
+  if (depth > 16 || !value.hasOneUse())
+    return false;
+  Operation *user = *value.user_begin();
+  if (!isParallelGeneric(user) &&
+      !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+    return false;
+  Value result = user->getResult(0);
+  if (getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth() < bits)
+    return true;
+  return reachesNarrowerResult(result, bits, depth + 1);
+}
+
+/// The convolution at the root of a conv-chained value (see isConvChained).
+Operation *chainRoot(Value value, unsigned depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 16)
+    return nullptr;
+  if (isRowTileableConv(def))
+    return def;
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+    return chainRoot(collapse.getSrc(), depth + 1);
+  if (!isParallelGeneric(def))
+    return nullptr;
+  for (Value input : cast<linalg::GenericOp>(def).getDpsInputs())
+    if (Operation *root = chainRoot(input, depth + 1))
+      return root;
+  return nullptr;
+}
+
 /// The convolutions a row-tiled `generic` can absorb: operands defined by a
 /// row-tileable conv whose only user is `generic`, read with the identity map
 /// (the generic's output rows are the conv's output rows).
@@ -189,11 +222,22 @@ struct SerenityFuseRequantizationPass
     // A depthwise conv's [N, H, W, C, M] result is collapsed to
     // [N, H, W, C*M] before the bias add: expanding the consumer generic to
     // five dimensions instead makes it read the conv result directly.
+    // Only where the chain will be tiled: elsewhere the moved collapse would
+    // just stand between the result and its user (e.g. an in-place concat).
+    bool all = allConvs;
     linalg::populateFoldReshapeOpsByExpansionPatterns(
-        patterns, [](OpOperand *fused) {
+        patterns, [all](OpOperand *fused) {
           auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
-          return collapse && isParallelGeneric(fused->getOwner()) &&
-                 collapse->hasOneUse() && isConvChained(collapse.getSrc());
+          if (!collapse || !isParallelGeneric(fused->getOwner()) ||
+              !collapse->hasOneUse() || !isConvChained(collapse.getSrc()))
+            return false;
+          if (all)
+            return true;
+          Operation *conv = chainRoot(collapse.getSrc());
+          Value accumulator = conv->getResult(0);
+          return reachesNarrowerResult(
+              accumulator, getElementTypeOrSelf(accumulator.getType())
+                               .getIntOrFloatBitWidth());
         });
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {

@@ -60,7 +60,7 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Compute each convolution's accumulator one output row "
                      "at a time, fused with its rescale/clamp "
                      "(serenity-fuse-requantization)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   Option<std::string> allocReport{
       *this, "alloc-report",
       llvm::cl::desc("Write the static allocation report (JSON) to this "

@@ -18,9 +18,9 @@
 // The most bytes live at once (the arena's lower bound, independent of the
 // allocator's search) before and after: resnet8 196608 -> 53312 (the 32x32x16
 // i32 accumulators, 64 KiB each, become 2 KiB rows), kws 76096 -> 21376.
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size" 2>/dev/null | FileCheck %s --check-prefix=R8-BEFORE
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=R8-BEFORE
 // RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=R8-AFTER
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size" 2>/dev/null | FileCheck %s --check-prefix=KWS-BEFORE
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-BEFORE
 // RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
 // R8-BEFORE: serenity.arena_lower_bound = 196608
 // R8-AFTER: serenity.arena_lower_bound = 53312
