@@ -1,5 +1,6 @@
 // RUN: serenity-opt %s --split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization),canonicalize)' | FileCheck %s
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
 
 // An int8 conv (bias 7, -7, 100, 0) followed by rescale and clamp: the clamp
 // is fused into the rescale generic, and that generic is tiled along the 8
@@ -103,4 +104,30 @@ func.func @two_users(%input: tensor<1x8x8x3xi8>) -> (tensor<1x8x8x4xi8>, tensor<
   %c = tosa.conv2d %input, %w, %b, %zp, %zp {acc_type = i32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x3xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x4xi32>
   %r = tosa.rescale %c, %m, %s, %zp32, %zp {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x8x8x4xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x4xi8>
   return %r, %c : tensor<1x8x8x4xi8>, tensor<1x8x8x4xi32>
+}
+
+// -----
+
+// An f32 conv + relu: the accumulator is as wide as the result, so row tiles
+// would not lower the peak (the padded input would outlive the loop next to
+// the result) and, by default, nothing is tiled; all-convs tiles it anyway.
+
+// CHECK-LABEL: func.func @f32_conv_relu
+// CHECK-NOT:   scf.for
+// CHECK:       linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK-NOT:   scf.for
+// CHECK:       return
+
+// ALL-LABEL: func.func @f32_conv_relu
+// ALL:       scf.for %{{.*}} = %c0 to %c4 step %c1
+// ALL:         linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x4x2xf32>
+// ALL:         arith.maximumf
+// ALL:         scf.yield
+func.func @f32_conv_relu(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[-1.0, 0.5]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<[0.25, -0.25]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32>
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4028235e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %r : tensor<1x4x4x2xf32>
 }
