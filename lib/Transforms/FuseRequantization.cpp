@@ -47,6 +47,13 @@ bool isRowTileableConv(Operation *op) {
              linalg::DepthwiseConv2DNhwcHwcmQOp>(op);
 }
 
+/// Bit width of `value`'s element type, 0 unless it is an integer or float
+/// (such values never take part in fusion or tiling decisions).
+unsigned elementBits(Value value) {
+  Type element = getElementTypeOrSelf(value.getType());
+  return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+}
+
 /// A linalg.generic with only parallel loops: a pointwise map of its inputs
 /// (possibly broadcasting some of them), such as a rescale, clamp or bias add.
 bool isParallelGeneric(Operation *op) {
@@ -88,7 +95,8 @@ bool reachesNarrowerResult(Value value, unsigned bits, unsigned depth = 0) {
       !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
     return false;
   Value result = user->getResult(0);
-  if (getElementTypeOrSelf(result.getType()).getIntOrFloatBitWidth() < bits)
+  unsigned resultBits = elementBits(result);
+  if (resultBits != 0 && resultBits < bits)
     return true;
   return reachesNarrowerResult(result, bits, depth + 1);
 }
@@ -145,8 +153,7 @@ bool fusionKeepsPeak(linalg::GenericOp producer) {
   std::optional<int64_t> resultBytes = staticBytes(result);
   if (!resultBytes)
     return false;
-  unsigned resultBits = getElementTypeOrSelf(result.getType())
-                            .getIntOrFloatBitWidth();
+  unsigned resultBits = elementBits(result);
   int64_t inputBytes = 0;
   for (Value input : producer.getDpsInputs()) {
     if (matchPattern(input, m_Constant()))
@@ -155,9 +162,7 @@ bool fusionKeepsPeak(linalg::GenericOp producer) {
     if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
       source = collapse.getSrc();
     Operation *def = source.getDefiningOp();
-    if (def && isRowTileableConv(def) &&
-        getElementTypeOrSelf(source.getType()).getIntOrFloatBitWidth() >
-            resultBits)
+    if (def && isRowTileableConv(def) && elementBits(source) > resultBits)
       continue;
     if (!isa<RankedTensorType>(input.getType()))
       continue;
@@ -235,9 +240,7 @@ struct SerenityFuseRequantizationPass
             return true;
           Operation *conv = chainRoot(collapse.getSrc());
           Value accumulator = conv->getResult(0);
-          return reachesNarrowerResult(
-              accumulator, getElementTypeOrSelf(accumulator.getType())
-                               .getIntOrFloatBitWidth());
+          return reachesNarrowerResult(accumulator, elementBits(accumulator));
         });
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
@@ -281,10 +284,9 @@ struct SerenityFuseRequantizationPass
     // equal widths (f32 conv + relu) that is one row more, since the padded
     // input must now outlive the whole loop (measured in docs/TFLiteImport.md).
     SmallVector<Operation *> convs = fusableConvOperands(consumer);
+    unsigned resultBits = elementBits(consumer->getResult(0));
     auto isWidening = [&](Operation *conv) {
-      return getElementTypeOrSelf(conv->getResult(0).getType())
-                 .getIntOrFloatBitWidth() >
-             resultType.getElementType().getIntOrFloatBitWidth();
+      return resultBits != 0 && elementBits(conv->getResult(0)) > resultBits;
     };
     if (!allConvs && !llvm::any_of(convs, isWidening))
       return;
