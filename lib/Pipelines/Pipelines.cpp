@@ -64,6 +64,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
         "canonicalize,";
   if (options.accumulateInPlace)
     os << "func.func(serenity-accumulate-partial-sums),";
+  // Row-tile every conv with its requantization so only one row of the i32
+  // accumulator is live (after accumulate-partial-sums, whose patterns need
+  // the untiled convs).
+  if (options.fuseRequantization)
+    os << "func.func(serenity-fuse-requantization),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place; cse merges the equal subviews so the then self-copies

@@ -55,6 +55,12 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Convs with a zero bias accumulate into the partial sum "
                      "they are added to (serenity-accumulate-partial-sums)"),
       llvm::cl::init(false)};
+  Option<bool> fuseRequantization{
+      *this, "fuse-requantization",
+      llvm::cl::desc("Compute each convolution's accumulator one output row "
+                     "at a time, fused with its rescale/clamp "
+                     "(serenity-fuse-requantization)"),
+      llvm::cl::init(true)};
   Option<std::string> allocReport{
       *this, "alloc-report",
       llvm::cl::desc("Write the static allocation report (JSON) to this "

@@ -189,6 +189,66 @@ def SerenityAccumulatePartialSumsPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SerenityFuseRequantizationPass
+    : Pass<"serenity-fuse-requantization", "func::FuncOp"> {
+  let summary = "Compute each conv's accumulator one row tile at a time";
+  let description = [{
+    On linalg on tensors (right after tosa-to-linalg(-named)/tosa-to-arith,
+    before bufferization). A quantized `tosa.conv2d` lowers to a convolution
+    producing a full i32 accumulator (4 bytes per element) that the
+    elementwise `tosa.rescale` (i32 -> i8) and `tosa.clamp` then read; TFLite
+    Micro requantizes in registers instead. This pass
+
+    1. fuses the elementwise `linalg.generic` chain that consumes a
+       convolution into one generic (upstream elementwise fusion, and for
+       depthwise convolutions reshape propagation through the
+       `tensor.collapse_shape` of their [N, H, W, C, M] result), fusing only
+       single-use producers of such chains;
+    2. tiles that generic along the output rows (H of NHWC, `tile-rows`
+       rows per tile) with upstream `scf::tileConsumerAndFuseProducersUsingSCF`,
+       fusing into the loop every convolution whose only user is the generic
+       (named conv / depthwise ops, quantized or not) and the
+       `linalg.fill`/`linalg.generic` that initializes its accumulator.
+
+    ```mlir
+    %acc = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%bias)  // 1x8x8x4xi32
+    %q = linalg.generic {rescale, clamp} ins(%acc) outs(%e)  // 1x8x8x4xi8
+    // becomes
+    %q = scf.for %h = %c0 to %c8 step %c1 iter_args(%o = %e) {
+      %b = linalg.generic {broadcast} ... -> tensor<1x1x8x4xi32>
+      %a = linalg.conv_2d_nhwc_fhwc ins(%x_rows, %w) outs(%b)
+      %t = linalg.generic {rescale, clamp} ins(%a) outs(%o_row)
+      %r = tensor.insert_slice %t into %o[0, %h, 0, 0] [1, 1, 8, 4] ...
+      scf.yield %r
+    }
+    ```
+
+    Tiling applies by default only where the accumulator's element type is
+    wider than the generic's result (i32 -> i8): with equal widths (an f32
+    conv + relu) the padded input then outlives the loop next to the result
+    and the peak grows by one row; `all-convs` tiles those too. Elementwise
+    fusion applies in both cases.
+
+    After bufferization the accumulator is a buffer of one row tile
+    allocated inside the loop (serenity-static-alloc plans it). Results are
+    exactly equal (the same arithmetic per element). A convolution whose
+    result has other users, or whose rows `tile-rows` does not divide, or
+    that upstream tiling rejects, is left as it is with a remark.
+  }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"1",
+           "Output rows per tile (must divide the output height)">,
+    Option<"allConvs", "all-convs", "bool", /*default=*/"false",
+           "Also tile convolutions whose accumulator is not wider than the "
+           "result (f32 conv + relu), where it does not lower the peak">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
   let summary = "Reorder the ops of a function body to minimize peak memory";
   let description = [{

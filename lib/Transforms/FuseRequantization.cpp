@@ -1,0 +1,368 @@
+//===- FuseRequantization.cpp - Row-tile convs with their rescale -*- C++ -*-===//
+//
+// After tosa-to-linalg an int8 convolution materializes its whole i32
+// accumulator before the elementwise rescale/clamp turn it into int8: four
+// bytes per output element where TFLite Micro needs none. Tiling the
+// elementwise consumer along the output rows and fusing the convolution into
+// that loop leaves only one row tile of the accumulator alive at a time.
+// Everything here is composed from upstream transformations (elementwise
+// fusion, reshape propagation, tile-and-fuse); this file decides where they
+// apply.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYFUSEREQUANTIZATIONPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The named 2-D convolutions tosa-to-linalg-named produces (and their
+/// layout variants): NHWC output, so dimension 1 is the output row.
+bool isRowTileableConv(Operation *op) {
+  return isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp,
+             linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcHwcfQOp,
+             linalg::DepthwiseConv2DNhwcHwcOp,
+             linalg::DepthwiseConv2DNhwcHwcQOp,
+             linalg::DepthwiseConv2DNhwcHwcmOp,
+             linalg::DepthwiseConv2DNhwcHwcmQOp>(op);
+}
+
+/// Bit width of `value`'s element type, 0 unless it is an integer or float
+/// (such values never take part in fusion or tiling decisions).
+unsigned elementBits(Value value) {
+  Type element = getElementTypeOrSelf(value.getType());
+  return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+}
+
+/// A linalg.generic with only parallel loops: a pointwise map of its inputs
+/// (possibly broadcasting some of them), such as a rescale, clamp or bias add.
+bool isParallelGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// True when `value` is computed from a convolution's accumulator by
+/// pointwise ops only (the conv itself, the generics after it, and the
+/// collapse of a depthwise conv's channel multiplier). Elementwise fusion is
+/// restricted to such chains so that it does not reshape unrelated parts of
+/// the program.
+bool isConvChained(Value value, unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isRowTileableConv(def))
+    return true;
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+    return isConvChained(collapse.getSrc(), depth + 1);
+  if (!isParallelGeneric(def))
+    return false;
+  return llvm::any_of(cast<linalg::GenericOp>(def).getDpsInputs(),
+                      [&](Value input) {
+                        return isConvChained(input, depth + 1);
+                      });
+}
+
+/// True when the single-use pointwise chain starting at `value` (generics and
+/// reshapes) produces an element type narrower than `bits`: the chain
+/// requantizes an accumulator, so row tiling will apply to it.
+bool reachesNarrowerResult(Value value, unsigned bits, unsigned depth = 0) {
+  if (depth > 16 || !value.hasOneUse())
+    return false;
+  Operation *user = *value.user_begin();
+  if (!isParallelGeneric(user) &&
+      !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+    return false;
+  Value result = user->getResult(0);
+  unsigned resultBits = elementBits(result);
+  if (resultBits != 0 && resultBits < bits)
+    return true;
+  return reachesNarrowerResult(result, bits, depth + 1);
+}
+
+/// The convolution at the root of a conv-chained value (see isConvChained).
+Operation *chainRoot(Value value, unsigned depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 16)
+    return nullptr;
+  if (isRowTileableConv(def))
+    return def;
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+    return chainRoot(collapse.getSrc(), depth + 1);
+  if (!isParallelGeneric(def))
+    return nullptr;
+  for (Value input : cast<linalg::GenericOp>(def).getDpsInputs())
+    if (Operation *root = chainRoot(input, depth + 1))
+      return root;
+  return nullptr;
+}
+
+/// The convolutions a row-tiled `generic` can absorb: operands defined by a
+/// row-tileable conv whose only user is `generic`, read with the identity map
+/// (the generic's output rows are the conv's output rows).
+SmallVector<Operation *> fusableConvOperands(linalg::GenericOp generic) {
+  SmallVector<Operation *> convs;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Operation *def = input->get().getDefiningOp();
+    if (def && isRowTileableConv(def) && input->get().hasOneUse() &&
+        generic.getMatchingIndexingMap(input).isIdentity())
+      convs.push_back(def);
+  }
+  return convs;
+}
+
+/// Bytes of a statically shaped tensor value, or nullopt.
+std::optional<int64_t> staticBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// True when fusing the elementwise `producer` into its consumer cannot grow
+/// the peak: the fused op keeps the producer's inputs live next to the
+/// consumer's result, which costs nothing only if those inputs are not larger
+/// than the producer's result they replace. Constants (ROM) do not count, and
+/// neither does a convolution accumulator wider than the result, which
+/// row tiling shrinks to one row afterwards. This keeps e.g. a sum of two
+/// f32 convs unfused (both would have to stay live until the sum's consumer).
+bool fusionKeepsPeak(linalg::GenericOp producer) {
+  Value result = producer->getResult(0);
+  std::optional<int64_t> resultBytes = staticBytes(result);
+  if (!resultBytes)
+    return false;
+  unsigned resultBits = elementBits(result);
+  int64_t inputBytes = 0;
+  for (Value input : producer.getDpsInputs()) {
+    if (matchPattern(input, m_Constant()))
+      continue;
+    Value source = input;
+    if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
+      source = collapse.getSrc();
+    Operation *def = source.getDefiningOp();
+    if (def && isRowTileableConv(def) && elementBits(source) > resultBits)
+      continue;
+    if (!isa<RankedTensorType>(input.getType()))
+      continue;
+    std::optional<int64_t> bytes = staticBytes(input);
+    if (!bytes)
+      return false;
+    inputBytes += *bytes;
+  }
+  return inputBytes <= *resultBytes;
+}
+
+struct SerenityFuseRequantizationPass
+    : public mlir::serenity::impl::SerenityFuseRequantizationPassBase<
+          SerenityFuseRequantizationPass> {
+  using SerenityFuseRequantizationPassBase::SerenityFuseRequantizationPassBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *context = &getContext();
+    if (tileRows < 1) {
+      func.emitError("serenity-fuse-requantization: tile-rows must be >= 1");
+      return signalPassFailure();
+    }
+
+    if (failed(fuseElementwiseChains(func)))
+      return signalPassFailure();
+
+    SmallVector<linalg::GenericOp> consumers;
+    func.walk([&](linalg::GenericOp generic) {
+      if (isParallelGeneric(generic) && !fusableConvOperands(generic).empty())
+        consumers.push_back(generic);
+    });
+
+    IRRewriter rewriter(context);
+    for (linalg::GenericOp consumer : consumers)
+      tileAndFuse(rewriter, consumer);
+
+    // Per-tile accumulators: extract_slice(tensor.empty) -> a tile-sized
+    // tensor.empty, which bufferization allocates inside the loop.
+    RewritePatternSet cleanup(context);
+    tensor::populateFoldTensorEmptyPatterns(cleanup);
+    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+      return signalPassFailure();
+
+    func.walk([](Operation *op) {
+      if (isRowTileableConv(op) && !op->getResult(0).use_empty()) {
+        unsigned users = std::distance(op->getResult(0).getUsers().begin(),
+                                       op->getResult(0).getUsers().end());
+        if (users != 1 || !isParallelGeneric(*op->getResult(0).user_begin()))
+          op->emitRemark("serenity-fuse-requantization: not fused: the "
+                         "convolution result has ")
+              << users << " user(s), not one elementwise linalg.generic";
+      }
+    });
+  }
+
+  /// Fuses the pointwise generics after each convolution into one, so that
+  /// the conv's result has a single elementwise user.
+  LogicalResult fuseElementwiseChains(func::FuncOp func) {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    // A depthwise conv's [N, H, W, C, M] result is collapsed to
+    // [N, H, W, C*M] before the bias add: expanding the consumer generic to
+    // five dimensions instead makes it read the conv result directly.
+    // Only where the chain will be tiled: elsewhere the moved collapse would
+    // just stand between the result and its user (e.g. an in-place concat).
+    bool all = allConvs;
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        patterns, [all](OpOperand *fused) {
+          auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
+          if (!collapse || !isParallelGeneric(fused->getOwner()) ||
+              !collapse->hasOneUse() || !isConvChained(collapse.getSrc()))
+            return false;
+          if (all)
+            return true;
+          Operation *conv = chainRoot(collapse.getSrc());
+          Value accumulator = conv->getResult(0);
+          return reachesNarrowerResult(accumulator, elementBits(accumulator));
+        });
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          Operation *producer = fused->get().getDefiningOp();
+          Operation *consumer = fused->getOwner();
+          if (!isParallelGeneric(producer) || !isParallelGeneric(consumer) ||
+              !producer->hasOneUse() ||
+              !fusionKeepsPeak(cast<linalg::GenericOp>(producer)))
+            return false;
+          return isConvChained(fused->get()) ||
+                 isConvChained(consumer->getResult(0));
+        });
+    return applyPatternsGreedily(func, std::move(patterns));
+  }
+
+  /// Tiles `consumer` along its output rows and fuses its single-use
+  /// convolutions (and their accumulator initializations) into the loop.
+  void tileAndFuse(RewriterBase &rewriter, linalg::GenericOp consumer) {
+    if (consumer.getNumDpsInits() != 1 ||
+        !consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0))
+             .isIdentity() ||
+        consumer.getNumLoops() < 4)
+      return;
+    auto resultType =
+        dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
+    if (!resultType || !resultType.hasStaticShape())
+      return;
+    int64_t rows = resultType.getDimSize(1);
+    // One tile would be the whole accumulator: nothing to gain.
+    if (rows <= tileRows)
+      return;
+    if (rows % tileRows != 0) {
+      consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
+          << tileRows << " does not divide the " << rows << " output rows";
+      return;
+    }
+
+    // Row tiles pay off when the accumulator is wider than the result (i32
+    // -> i8): before, the input and the accumulator, then the accumulator and
+    // the result are live; after, the input, the result and one row. With
+    // equal widths (f32 conv + relu) that is one row more, since the padded
+    // input must now outlive the whole loop (measured in docs/TFLiteImport.md).
+    SmallVector<Operation *> convs = fusableConvOperands(consumer);
+    unsigned resultBits = elementBits(consumer->getResult(0));
+    auto isWidening = [&](Operation *conv) {
+      return resultBits != 0 && elementBits(conv->getResult(0)) > resultBits;
+    };
+    if (!allConvs && !llvm::any_of(convs, isWidening))
+      return;
+
+    SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),
+                                        rewriter.getIndexAttr(0));
+    tileSizes[1] = rewriter.getIndexAttr(tileRows);
+    scf::SCFTilingOptions tilingOptions;
+    tilingOptions.setTileSizes(tileSizes);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tilingOptions);
+    // Fuse only what belongs to the accumulator: the consumer's single-use
+    // convolutions, convolutions accumulating into them (their init), and
+    // the fill/broadcast that initializes an accumulator. Never the conv
+    // inputs (pads, previous layers): fusing those would recompute halos.
+    options.setFusionControlFn(
+        [](tensor::ExtractSliceOp slice, OpResult producer,
+           bool) -> std::optional<
+                                    scf::SCFTileAndFuseOptions::ControlFnResult> {
+          Operation *def = producer.getOwner();
+          // During fusion the untiled user still reads `producer` next to
+          // `slice`: that one user must be its only other one.
+          llvm::SmallPtrSet<Operation *, 2> otherUsers;
+          for (Operation *user : producer.getUsers())
+            if (user != slice.getOperation())
+              otherUsers.insert(user);
+          if (otherUsers.size() > 1 || !slice->hasOneUse())
+            return std::nullopt;
+          OpOperand &use = *slice->use_begin();
+          auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+          if (!user)
+            return std::nullopt;
+          bool intoConvInit =
+              isRowTileableConv(user) && user.isDpsInit(&use);
+          bool intoGenericInput =
+              isParallelGeneric(user) && user.isDpsInput(&use);
+          if (isRowTileableConv(def) && (intoConvInit || intoGenericInput))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          if (intoConvInit &&
+              (isa<linalg::FillOp>(def) || isParallelGeneric(def)))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+    if (failed(result)) {
+      consumer.emitRemark("serenity-fuse-requantization: not fused: upstream "
+                          "tile-and-fuse failed");
+      return;
+    }
+    for (Operation *conv : convs)
+      if (!result->fusedProducers.contains(conv))
+        conv->emitRemark("serenity-fuse-requantization: tiled consumer did "
+                         "not fuse this convolution");
+
+    Value replacement = result->replacements.lookup(consumer->getResult(0));
+    rewriter.replaceAllUsesWith(consumer->getResult(0), replacement);
+    rewriter.eraseOp(consumer);
+    // The fused producers are now dead (each had the tiled op as only user);
+    // erase them from the last to the first.
+    SmallVector<Operation *> producers(result->fusedProducers.begin(),
+                                       result->fusedProducers.end());
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      for (Operation *&op : producers)
+        if (op && op->use_empty()) {
+          rewriter.eraseOp(op);
+          op = nullptr;
+          erased = true;
+        }
+    }
+  }
+};
+
+} // namespace

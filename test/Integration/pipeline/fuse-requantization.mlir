@@ -1,0 +1,29 @@
+// serenity-pipeline with fuse-requantization=1 (every conv's i32 accumulator
+// computed one output row at a time, fused with its rescale/clamp) vs the
+// upstream reference lowering, executed by mlir-runner on the same seeded
+// inputs: int8 outputs must be bit-exact, and f32 too (tiling the output rows
+// does not change any element's summation order).
+// RUN: %python -m serenity gen resnet8 --dtype i8 --weights random -o %t.resnet8.mlir
+// RUN: %python -m serenity gen kws-dscnn --dtype i8 --weights random -o %t.kws.mlir
+// RUN: %python -m serenity gen vww --dtype i8 --resolution 32 --weights random -o %t.vww.mlir
+// RUN: %python -m serenity gen kws-dscnn --weights random -o %t.kws-f32.mlir
+// RUN: %python %integration/compare_lowering.py %t.resnet8.mlir --atol 0 --rtol 0 --options "fuse-requantization=1" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.kws.mlir --atol 0 --rtol 0 --options "fuse-requantization=1 alloc=best-fit" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "fuse-requantization=1 schedule=kahn" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.kws-f32.mlir --atol 0 --rtol 0 --options "fuse-requantization=1" | FileCheck %s
+// CHECK: serenity-pipeline: 0 memref.alloc left in @net, arena {{[0-9]+}} bytes
+// CHECK: output 0: {{.*}}, 0 beyond tolerance
+// CHECK: PASS
+
+// The most bytes live at once (the arena's lower bound, independent of the
+// allocator's search) before and after: resnet8 196608 -> 53312 (the 32x32x16
+// i32 accumulators, 64 KiB each, become 2 KiB rows), kws 76096 -> 21376.
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=R8-BEFORE
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=R8-AFTER
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-BEFORE
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
+// R8-BEFORE: serenity.arena_lower_bound = 196608
+// R8-AFTER: serenity.arena_lower_bound = 53312
+// R8-AFTER: scf.for
+// KWS-BEFORE: serenity.arena_lower_bound = 76096
+// KWS-AFTER: serenity.arena_lower_bound = 21376
