@@ -93,8 +93,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                : " report=\"" + options.allocReport + "\"")
        << "}";
   if (options.lowerToLLVM) {
-    std::string index =
-        options.target == "cortex-m" ? "{index-bitwidth=32}" : "";
+    bool cortexM = options.target == "cortex-m";
+    std::string index = cortexM ? "{index-bitwidth=32}" : "";
+    // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
+    // f32->int): expand it exactly into round/copysign arithmetic.
+    if (cortexM)
+      os << ",func.func(math-expand-ops{ops=roundeven})";
     os << ",convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
           "lower-affine,finalize-memref-to-llvm"
        << index
