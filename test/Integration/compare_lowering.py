@@ -173,6 +173,26 @@ def execute(memref_module, inputs, outputs, arena_bytes, seed, workdir, tag):
     return results
 
 
+def compare_outputs(got, want, expected, atol, rtol, label):
+    """Prints one line per output (size, value range, max abs diff, elements
+    beyond atol + rtol * |want|); returns whether every output matches."""
+    if len(got) != len(want) or len(got) != expected:
+        print(f"FAIL: {len(got)} outputs printed, reference {len(want)}, expected {expected}")
+        return False
+    ok = True
+    for i, (a, b) in enumerate(zip(got, want)):
+        if len(a) != len(b):
+            print(f"FAIL: {label} {i} has {len(a)} elements, reference {len(b)}")
+            return False
+        diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+        bad = sum(1 for x, y in zip(a, b) if abs(x - y) > atol + rtol * abs(y))
+        print(f"{label} {i}: {len(a)} elements, {len(set(b))} distinct values in "
+              f"[{min(b, default=0):.4g}, {max(b, default=0):.4g}], max abs diff {diff:.3g}, "
+              f"{bad} beyond tolerance")
+        ok = ok and bad == 0
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("network")
@@ -216,24 +236,10 @@ def main():
         got = execute(ours, inputs, outputs, arena_bytes, args.seed, workdir, "serenity")
         want = execute(reference, inputs, outputs, None, args.seed, workdir, "reference")
 
-    ok = allocs == 0
-    if len(got) != len(want) or len(got) != len(outputs):
-        print(f"FAIL: {len(got)} outputs printed, reference {len(want)}, expected {len(outputs)}")
-        return 1
-    for i, (a, b) in enumerate(zip(got, want)):
-        if len(a) != len(b):
-            print(f"FAIL: output {i} has {len(a)} elements, reference {len(b)}")
-            return 1
-        diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
-        bad = sum(1 for x, y in zip(a, b) if abs(x - y) > args.atol + args.rtol * abs(y))
-        distinct = len(set(b))
-        print(f"output {i}: {len(a)} elements, {distinct} distinct values in "
-              f"[{min(b, default=0):.4g}, {max(b, default=0):.4g}], max abs diff {diff:.3g}, "
-              f"{bad} beyond tolerance")
-        ok = ok and bad == 0
+    ok = compare_outputs(got, want, len(outputs), args.atol, args.rtol, "output")
+    ok = ok and allocs == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -138,15 +138,7 @@ def main():
         got = [values[1:] for values in got]  # drop the output index
         want = cl.execute(reference, inputs, outputs, None, args.seed, work, "reference")
 
-    ok = len(got) == len(want)
-    for i, (a, b) in enumerate(zip(got, want)):
-        if len(a) != len(b):
-            print(f"FAIL: output {i} has {len(a)} elements, reference {len(b)}")
-            return 1
-        diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
-        bad = sum(1 for x, y in zip(a, b) if abs(x - y) > args.atol + args.rtol * abs(y))
-        print(f"cortex-m output {i}: {len(a)} elements, max abs diff {diff:.3g}, {bad} beyond tolerance")
-        ok = ok and bad == 0
+    ok = cl.compare_outputs(got, want, len(outputs), args.atol, args.rtol, "cortex-m output")
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
