@@ -29,8 +29,6 @@
 // RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
 // RUN: %python -m serenity gen inception-module --channels 16 --resolution 8 \
 // RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
-// RUN: %python -m serenity gen darts-stack --channels 8 --resolution 8 \
-// RUN:   | serenity-opt --serenity-schedule=concat=inplace --serenity-annotate-lifetimes=concat=inplace 2>/dev/null | FileCheck %s
 // RUN: %python -m serenity gen densenet-block --channels 8 --resolution 8 \
 // RUN:   | serenity-opt --serenity-rewrite="mode=all concat=inplace accumulate-in-place=true" \
 // RUN:       --serenity-schedule="concat=inplace accumulate-in-place=true" \
