@@ -18,6 +18,12 @@ echo
 echo "== 2. optimal schedule (serenity-schedule, DP): the serenity.schedule attribute"
 "$opt" "$example" --serenity-schedule | grep -o 'serenity.schedule = {[^}]*}'
 echo
+echo "== 2b. on an irregular network (a RandWire stage from python/, seed 1) the order matters:"
+PYTHONPATH="$root/python" /usr/bin/python3 -m serenity gen randwire-stage --channels 8 --resolution 16 \
+  --seed 1 -o "$out/randwire.mlir"
+echo "peak as written: $("$opt" "$out/randwire.mlir" --serenity-memory-report -o /dev/null | sed -n 2p)"
+"$opt" "$out/randwire.mlir" --serenity-schedule 2>/dev/null | grep -o 'serenity.schedule = {[^}]*}'
+echo
 echo "== 3. full pipeline to LLVM with one static arena (serenity-pipeline)"
 "$opt" "$example" --serenity-pipeline="lower-to-llvm=0" -o "$out/memref.mlir"
 grep -o 'serenity.arena_bytes = [0-9]*\|serenity.arena_lower_bound = [0-9]*' "$out/memref.mlir"
