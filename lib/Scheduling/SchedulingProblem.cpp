@@ -220,31 +220,29 @@ SchedulingProblem::freedBytes(int node,
   return freed;
 }
 
+bool SchedulingProblem::isFirstWriter(int node, int buffer,
+                                      const std::vector<char> &scheduled) const {
+  for (int w : writers[buffer])
+    if (w != node && scheduled[w])
+      return false;
+  return true;
+}
+
 int64_t SchedulingProblem::newBytes(int node,
                                     const std::vector<char> &scheduled) const {
   int64_t total = defBytes[node];
-  for (int b : sharedWrites[node]) {
-    bool first = true;
-    for (int w : writers[b])
-      first = first && (w == node || !scheduled[w]);
-    if (first)
+  for (int b : sharedWrites[node])
+    if (isFirstWriter(node, b, scheduled))
       total += bytes[b];
-  }
   return total;
 }
 
 int64_t SchedulingProblem::keptBytes(int node,
                                      const std::vector<char> &scheduled) const {
   int64_t total = persistBytes[node];
-  for (int b : sharedWrites[node]) {
-    if (!outlives[b])
-      continue;
-    bool first = true;
-    for (int w : writers[b])
-      first = first && (w == node || !scheduled[w]);
-    if (first)
+  for (int b : sharedWrites[node])
+    if (outlives[b] && isFirstWriter(node, b, scheduled))
       total += bytes[b];
-  }
   return total;
 }
 

@@ -139,6 +139,10 @@ struct SchedulingProblem {
   /// run: its non-returned uses whose other users have all run.
   int64_t freedBytes(int node, const std::vector<char> &scheduled) const;
 
+  /// True when no writer of `buffer` other than `node` is in `scheduled`:
+  /// running `node` next allocates the shared buffer.
+  bool isFirstWriter(int node, int buffer,
+                     const std::vector<char> &scheduled) const;
   /// Bytes `node` allocates when `scheduled` have run: defBytes plus the
   /// buffers with several writers of which it is the first to run.
   int64_t newBytes(int node, const std::vector<char> &scheduled) const;
