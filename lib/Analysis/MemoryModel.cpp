@@ -34,6 +34,20 @@ std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
   return std::nullopt;
 }
 
+FailureOr<MemoryModelOptions>
+mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
+                                      StringRef concat,
+                                      bool accumulateInPlace) {
+  std::optional<ConcatMode> concatMode = parseConcatMode(concat);
+  if (!concatMode)
+    return op->emitError() << passName << ": unknown concat '" << concat
+                           << "' (expected 'copy' or 'inplace')";
+  MemoryModelOptions options;
+  options.concat = *concatMode;
+  options.accumulateInPlace = accumulateInPlace;
+  return options;
+}
+
 bool mlir::serenity::canProduceInPlace(Operation *op) {
   return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
              tosa::AvgPool2dOp, tosa::MulOp>(op) ||

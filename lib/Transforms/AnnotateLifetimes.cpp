@@ -44,17 +44,12 @@ struct SerenityAnnotateLifetimesPass
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
-    if (!concatMode) {
-      function.emitError() << "serenity-annotate-lifetimes: unknown concat '"
-                           << concat << "' (expected 'copy' or 'inplace')";
+    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
+        function, "serenity-annotate-lifetimes", concat, accumulateInPlace);
+    if (failed(modelOptions))
       return signalPassFailure();
-    }
-    MemoryModelOptions modelOptions;
-    modelOptions.concat = *concatMode;
-    modelOptions.accumulateInPlace = accumulateInPlace;
     FailureOr<FunctionMemoryModel> model =
-        FunctionMemoryModel::build(function, modelOptions);
+        FunctionMemoryModel::build(function, *modelOptions);
     if (failed(model))
       return signalPassFailure();
 

@@ -115,14 +115,11 @@ struct SerenityRewritePass
                            << "' (expected 'profitable' or 'all')";
       return signalPassFailure();
     }
-    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
-    if (!concatMode) {
-      function.emitError() << "serenity-rewrite: unknown concat '" << concat
-                           << "' (expected 'copy' or 'inplace')";
+    FailureOr<MemoryModelOptions> parsedOptions = getMemoryModelOptions(
+        function, "serenity-rewrite", concat, accumulateInPlace);
+    if (failed(parsedOptions))
       return signalPassFailure();
-    }
-    modelOptions.concat = *concatMode;
-    modelOptions.accumulateInPlace = accumulateInPlace;
+    modelOptions = *parsedOptions;
     if (timeLimitMs < 0) {
       function.emitError() << "serenity-rewrite: time-limit-ms must be >= 0";
       return signalPassFailure();

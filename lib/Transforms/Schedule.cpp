@@ -74,20 +74,15 @@ struct SerenitySchedulePass
                            << maxStates.getValue() << ")";
       return signalPassFailure();
     }
-    std::optional<ConcatMode> concatMode = parseConcatMode(concat);
-    if (!concatMode) {
-      function.emitError() << "serenity-schedule: unknown concat '" << concat
-                           << "' (expected 'copy' or 'inplace')";
+    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
+        function, "serenity-schedule", concat, accumulateInPlace);
+    if (failed(modelOptions))
       return signalPassFailure();
-    }
     if (function.isExternal())
       return;
 
-    MemoryModelOptions modelOptions;
-    modelOptions.concat = *concatMode;
-    modelOptions.accumulateInPlace = accumulateInPlace;
     FailureOr<FunctionMemoryModel> model =
-        FunctionMemoryModel::build(function, modelOptions);
+        FunctionMemoryModel::build(function, *modelOptions);
     if (failed(model))
       return signalPassFailure();
     ::serenity::MemoryGraph &graph = model->graph;

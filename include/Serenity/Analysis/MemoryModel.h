@@ -64,6 +64,14 @@ struct MemoryModelOptions {
   bool accumulateInPlace = false;
 };
 
+/// Memory-model options from a pass's `concat` and `accumulate-in-place`
+/// options; emits "<passName>: unknown concat ..." at `op` and fails on an
+/// unknown concat mode.
+FailureOr<MemoryModelOptions> getMemoryModelOptions(Operation *op,
+                                                    StringRef passName,
+                                                    StringRef concat,
+                                                    bool accumulateInPlace);
+
 /// The conv -> accumulator pairs that `accumulateInPlace` counts as
 /// accumulating in place, for the adds of `block` (keyed by the conv).
 DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
