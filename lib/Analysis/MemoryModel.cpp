@@ -158,7 +158,8 @@ std::optional<int64_t> mlir::serenity::getTypeBytes(Type type,
   if (!shaped.hasStaticShape())
     return fail("dynamic shape is outside the memory model (static shapes "
                 "only)");
-  std::optional<int64_t> elementBytes = getElementBytes(shaped.getElementType());
+  std::optional<int64_t> elementBytes =
+      getElementBytes(shaped.getElementType());
   if (!elementBytes)
     return fail("cannot size element type of this value");
   return shaped.getNumElements() * *elementBytes;
@@ -225,8 +226,8 @@ FunctionMemoryModel::build(FunctionOpInterface function,
   DenseMap<Operation *, Value> accumulatingAdds;
   for (auto [conv, acc] : accumulations)
     accumulatingAdds[*conv->getResult(0).getUsers().begin()] = acc;
-  Operation *terminator = block.mightHaveTerminator() ? block.getTerminator()
-                                                      : nullptr;
+  Operation *terminator =
+      block.mightHaveTerminator() ? block.getTerminator() : nullptr;
   for (Operation &op : block) {
     if (&op == terminator || isConstantLike(&op))
       continue;

@@ -101,8 +101,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       os << ",func.func(math-expand-ops{ops=roundeven})";
     os << ",convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
           "lower-affine,finalize-memref-to-llvm"
-       << index
-       << ",convert-math-to-llvm,convert-arith-to-llvm" << index
+       << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
        << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
        << ",reconcile-unrealized-casts";
   }

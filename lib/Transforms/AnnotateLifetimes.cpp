@@ -53,8 +53,8 @@ struct SerenityAnnotateLifetimesPass
     if (failed(model))
       return signalPassFailure();
 
-    ::serenity::MemoryProfile profile =
-        ::serenity::simulate(model->graph, ::serenity::programOrder(model->graph));
+    ::serenity::MemoryProfile profile = ::serenity::simulate(
+        model->graph, ::serenity::programOrder(model->graph));
     MLIRContext *context = &getContext();
     Builder builder(context);
     int64_t numSteps = model->steps.size();

@@ -57,10 +57,9 @@ void printTable(llvm::raw_ostream &os, const FunctionReport &report) {
   os << llvm::formatv("{0,5}  {1,-28} {2,12} {3,12}\n", "step", "op",
                       "live bytes", "new bytes");
   for (auto [step, op] : llvm::enumerate(report.model.steps)) {
-    os << llvm::formatv("{0,5}  {1,-28} {2,12} {3,12}", step,
-                        op->getName().getStringRef(),
-                        report.profile.usage[step],
-                        report.profile.newBytes[step]);
+    os << llvm::formatv(
+        "{0,5}  {1,-28} {2,12} {3,12}", step, op->getName().getStringRef(),
+        report.profile.usage[step], report.profile.newBytes[step]);
     if (static_cast<int>(step) == report.profile.peakStep)
       os << "  <- peak";
     os << "\n";
@@ -70,19 +69,19 @@ void printTable(llvm::raw_ostream &os, const FunctionReport &report) {
 llvm::json::Value toJson(const FunctionReport &report, AsmState &state) {
   llvm::json::Array steps;
   for (auto [step, op] : llvm::enumerate(report.model.steps))
-    steps.push_back(llvm::json::Object{
-        {"step", static_cast<int64_t>(step)},
-        {"op", op->getName().getStringRef()},
-        {"loc", locationString(op->getLoc())},
-        {"live_bytes", report.profile.usage[step]},
-        {"new_bytes", report.profile.newBytes[step]}});
+    steps.push_back(
+        llvm::json::Object{{"step", static_cast<int64_t>(step)},
+                           {"op", op->getName().getStringRef()},
+                           {"loc", locationString(op->getLoc())},
+                           {"live_bytes", report.profile.usage[step]},
+                           {"new_bytes", report.profile.newBytes[step]}});
   llvm::json::Array buffers;
   for (auto [id, value] : llvm::enumerate(report.model.bufferValues))
-    buffers.push_back(llvm::json::Object{
-        {"name", valueName(value, state)},
-        {"bytes", report.model.graph.buffers[id].bytes},
-        {"def", report.profile.defStep[id]},
-        {"last", report.profile.lastStep[id]}});
+    buffers.push_back(
+        llvm::json::Object{{"name", valueName(value, state)},
+                           {"bytes", report.model.graph.buffers[id].bytes},
+                           {"def", report.profile.defStep[id]},
+                           {"last", report.profile.lastStep[id]}});
   return llvm::json::Object{{"function", report.name},
                             {"peak_bytes", report.profile.peak},
                             {"peak_step", report.profile.peakStep},
@@ -91,7 +90,8 @@ llvm::json::Value toJson(const FunctionReport &report, AsmState &state) {
 }
 
 struct SerenityMemoryReportPass
-    : public mlir::serenity::impl::SerenityMemoryReportPassBase<SerenityMemoryReportPass> {
+    : public mlir::serenity::impl::SerenityMemoryReportPassBase<
+          SerenityMemoryReportPass> {
   using Base::Base;
 
   LogicalResult initializeOptions(
@@ -100,8 +100,8 @@ struct SerenityMemoryReportPass
     if (failed(Pass::initializeOptions(options, errorHandler)))
       return failure();
     if (format != "table" && format != "json")
-      return errorHandler("serenity-memory-report: unknown format '" +
-                          format + "' (expected 'table' or 'json')");
+      return errorHandler("serenity-memory-report: unknown format '" + format +
+                          "' (expected 'table' or 'json')");
     if (!parseConcatMode(concat))
       return errorHandler("serenity-memory-report: unknown concat '" + concat +
                           "' (expected 'copy' or 'inplace')");
@@ -133,8 +133,7 @@ struct SerenityMemoryReportPass
         failedAny = true;
         return;
       }
-      FunctionReport report{function.getSymName().str(), std::move(*model),
-                            {}};
+      FunctionReport report{function.getSymName().str(), std::move(*model), {}};
       report.profile = ::serenity::simulate(
           report.model.graph, ::serenity::programOrder(report.model.graph));
       if (format == "json") {
@@ -145,9 +144,9 @@ struct SerenityMemoryReportPass
       }
     });
     if (format == "json")
-      file->os() << llvm::formatv(
-          "{0:2}\n", llvm::json::Value(llvm::json::Object{
-                         {"functions", std::move(functions)}}));
+      file->os() << llvm::formatv("{0:2}\n",
+                                  llvm::json::Value(llvm::json::Object{
+                                      {"functions", std::move(functions)}}));
     file->keep();
     if (failedAny)
       signalPassFailure();

@@ -129,7 +129,8 @@ struct SerenityRewritePass
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::milliseconds(timeLimitMs);
     auto expired = [&] {
-      return mode == "profitable" && std::chrono::steady_clock::now() > deadline;
+      return mode == "profitable" &&
+             std::chrono::steady_clock::now() > deadline;
     };
     std::optional<int64_t> peak = peakOf(function);
     if (!peak)
