@@ -339,6 +339,16 @@ class FunctionBuilder:
         n, h, w, c = x.shape
         return self._pool("avg_pool2d", x, (h, w), 1, "valid", name)
 
+    def classifier(self, x, classes):
+        """The usual head in scope ``classifier``: global average pool, a
+        fully connected layer to ``classes``, reshape to ``1 x classes``."""
+        self.push_scope("classifier")
+        h = self.global_avg_pool(x)
+        h = self.fully_connected(h, classes)
+        out = self.reshape(h, (1, classes))
+        self.pop_scope()
+        return out
+
     def _pool(self, kind, x, kernel, stride, padding, name):
         kh, kw = _pair(kernel)
         sh, sw = _pair(stride)

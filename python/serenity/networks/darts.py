@@ -214,9 +214,4 @@ def darts_stack(b, channels, resolution, cells, classes, genotype, genotype_file
         out = darts_cell(b, g, s0, s1, c, reduction, reduction_prev, "cell%d" % i)
         s0, s1 = s1, out
         reduction_prev = reduction
-    b.push_scope("classifier")
-    h = b.global_avg_pool(s1)
-    h = b.fully_connected(h, classes)
-    out = b.reshape(h, (1, classes))
-    b.pop_scope()
-    return out
+    return b.classifier(s1, classes)

@@ -47,12 +47,7 @@ def resnet8(b, channels, resolution, classes, seed):
             h = b.conv2d(h, c, kernel=1, stride=stride, padding="same", name="shortcut")
         h = b.relu(b.add(h, y), name="relu2")
         b.pop_scope()
-    b.push_scope("classifier")
-    h = b.global_avg_pool(h)
-    h = b.fully_connected(h, classes)
-    out = b.reshape(h, (1, classes))
-    b.pop_scope()
-    return out
+    return b.classifier(h, classes)
 
 
 # Dense layer widths of the anomaly-detection autoencoder (ad01).

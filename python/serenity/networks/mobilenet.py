@@ -67,9 +67,4 @@ def vww(b, resolution, alpha, classes, seed):
         h = b.relu6(b.depthwise_conv2d(h, 3, s, padding="same"), name="dw_relu6")
         h = b.relu6(b.conv2d(h, int(c * alpha), kernel=1, name="pw"), name="pw_relu6")
         b.pop_scope()
-    b.push_scope("classifier")
-    h = b.global_avg_pool(h)
-    h = b.fully_connected(h, classes)
-    out = b.reshape(h, (1, classes))
-    b.pop_scope()
-    return out
+    return b.classifier(h, classes)
