@@ -217,13 +217,18 @@ std::vector<int> ExactSearch::pathTo(int state) const {
   return order;
 }
 
-SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
+int ExactSearch::resetToRoot() {
   reset();
-  SearchResult result;
   std::fill(scratchBits.begin(), scratchBits.end(), 0);
   bool inserted;
   int root = findOrInsert(scratchBits.data(), inserted);
   liveBytes[root] = problem.initialLive;
+  return root;
+}
+
+SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
+  SearchResult result;
+  int root = resetToRoot();
 
   struct Entry {
     int64_t key;
@@ -284,6 +289,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       // States that cannot beat the budget are not even stored.
       int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
       if (f < budget) {
+        bool inserted;
         int next = findOrInsert(scratchBits.data(), inserted);
         if (inserted || child.peak < bestPeak[next]) {
           bestPeak[next] = child.peak;
@@ -304,12 +310,8 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
 }
 
 SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
-  reset();
   SearchResult result;
-  std::fill(scratchBits.begin(), scratchBits.end(), 0);
-  bool inserted;
-  int root = findOrInsert(scratchBits.data(), inserted);
-  liveBytes[root] = problem.initialLive;
+  int root = resetToRoot();
 
   struct Entry {
     int state;
@@ -352,6 +354,7 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
         continue;
       scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
       if (remainingBound(scratchBits.data()) <= tau) {
+        bool inserted;
         int next = findOrInsert(scratchBits.data(), inserted);
         if (inserted || child.peak < bestPeak[next]) {
           bestPeak[next] = child.peak;

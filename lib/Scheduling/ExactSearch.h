@@ -68,6 +68,9 @@ private:
   };
 
   void reset();
+  /// reset(), then the state of the empty scheduled set (live bytes = the
+  /// graph inputs); returns its id.
+  int resetToRoot();
   /// Index of the state with signature `bits`, inserting it when absent.
   int findOrInsert(const uint64_t *bits, bool &inserted);
   void growTable();

@@ -121,6 +121,16 @@ LogicalResult checkUsersReadAsInput(tosa::ConcatOp concat,
   return success();
 }
 
+/// The common precondition of both partitionings: a static channel concat
+/// whose users all read it as their input.
+LogicalResult checkPartitionableConcat(tosa::ConcatOp concat,
+                                       PatternRewriter &rewriter) {
+  if (!isStaticChannelConcat(concat))
+    return rewriter.notifyMatchFailure(
+        concat, "not a concat of static 4-D tensors on the channel axis (3)");
+  return checkUsersReadAsInput(concat, rewriter);
+}
+
 /// The users of `concat`, each once, in use-list order.
 template <typename OpTy>
 SmallVector<OpTy> usersOfType(tosa::ConcatOp concat) {
@@ -147,10 +157,7 @@ struct ConcatIntoConv2DIsSumOfPartialConvs
 
   LogicalResult matchAndRewrite(tosa::ConcatOp concat,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticChannelConcat(concat))
-      return rewriter.notifyMatchFailure(
-          concat, "not a concat of static 4-D tensors on the channel axis (3)");
-    if (failed(checkUsersReadAsInput(concat, rewriter)))
+    if (failed(checkPartitionableConcat(concat, rewriter)))
       return failure();
     SmallVector<tosa::Conv2DOp> convs = usersOfType<tosa::Conv2DOp>(concat);
     if (convs.empty())
@@ -261,10 +268,7 @@ struct ConcatIntoDepthwiseIsConcatOfDepthwise
 
   LogicalResult matchAndRewrite(tosa::ConcatOp concat,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticChannelConcat(concat))
-      return rewriter.notifyMatchFailure(
-          concat, "not a concat of static 4-D tensors on the channel axis (3)");
-    if (failed(checkUsersReadAsInput(concat, rewriter)))
+    if (failed(checkPartitionableConcat(concat, rewriter)))
       return failure();
     SmallVector<tosa::DepthwiseConv2DOp> convs =
         usersOfType<tosa::DepthwiseConv2DOp>(concat);
