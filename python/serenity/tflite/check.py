@@ -273,12 +273,13 @@ def main(args) -> int:
     reason = armnn_available()
     if reason:
         raise TFLiteError(reason)
-    batches = [seeded_inputs(model, s) for s in args.seeds]
+    seeds = [0, 1, 2] if args.seeds_given is None else list(args.seeds_given)
+    batches = [seeded_inputs(model, s) for s in seeds]
     ref = run_armnn(args.model, batches)
     sg = model.subgraphs[0]
     modes = ["double", "single", "armnn"] if args.rounding == "all" else [args.rounding]
     name = os.path.basename(args.model)
-    print(f"{name}: {len(args.seeds)} seeded inputs {list(args.seeds)}; reference Arm NN CpuRef")
+    print(f"{name}: {len(seeds)} seeded inputs {list(seeds)}; reference Arm NN CpuRef")
     for mode in modes:
         if args.per_op:
             for i, n, rate, lsb in per_op_compare(args.model, model, batches, mode):
@@ -334,3 +335,101 @@ def per_op_float_errors(model: Model, seed: int = 0):
         err = np.abs(fl - dequantize(model, op.outputs[0], qi)).max() / s
         errors.append((op.index, op.name, float(err)))
     return errors
+
+
+MEMREF_TO_LLVM = (
+    "builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+    "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+    "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)")
+
+
+def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: str = "",
+                 serenity_opt: Optional[str] = None, timeout: int = 600) -> List[List[np.ndarray]]:
+    """Like run_mlir, but lowers the imported module with ``serenity-pipeline``
+    (``lower-to-llvm=0`` plus ``options``): the network becomes a function over
+    memrefs (inputs, then caller-owned outputs; intermediates in the static
+    arena). A generated ``@main`` holds each batch's inputs as constant globals,
+    calls it once per batch and prints every output."""
+    from ..driver import find_serenity_opt
+    tool = find_serenity_opt(serenity_opt)
+    m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
+    if not m:
+        raise TFLiteError("imported module has no recognizable @main")
+    arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
+    ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
+    src = text.replace("func.func @main(", "func.func @net(", 1)
+    opt = subprocess.run([tool, "-", f"--serenity-pipeline=lower-to-llvm=0 {options}".strip()],
+                         input=src, capture_output=True, text=True, timeout=timeout)
+    if opt.returncode != 0:
+        raise TFLiteError("serenity-pipeline failed:\n" + opt.stderr[-4000:])
+    lowered = opt.stdout
+    sig = re.search(r"func\.func @net\((.*?)\)\s*(?:attributes|\{)", lowered)
+    params = re.findall(r"%[\w#]+: (memref<[^>]*>)", sig.group(1)) if sig else []
+    in_types = ["memref" + t[len("tensor"):] for t in arg_types]
+    out_types = ["memref" + t[len("tensor"):] for t in ret_types]
+    arena = []
+    if len(params) == len(in_types) + len(out_types) + 1:
+        arena = [params[0]]  # arena=argument
+    elif len(params) != len(in_types) + len(out_types):
+        raise TFLiteError(f"unexpected signature of the lowered network: {params}")
+    glob, lines, decls = [], [], set()
+    if arena:
+        lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : {arena[0]}")
+    k = 0
+    for inputs in batches:
+        args = ["%arena"] if arena else []
+        for arr, ty in zip(inputs, in_types):
+            a = np.asarray(arr).astype(np.int8)
+            glob.append(f'  memref.global "private" constant @__check_in{k} : {ty} = '
+                        f"{dense_literal(a, 'i8')}")
+            lines.append(f"    %in{k} = memref.get_global @__check_in{k} : {ty}")
+            args.append(f"%in{k}")
+            k += 1
+        outs = []
+        for i, ty in enumerate(out_types):
+            lines.append(f"    %out{k}_{i} = memref.alloc() : {ty}")
+            outs.append(f"%out{k}_{i}")
+        lines.append(f"    call @net({', '.join(args + outs)}) : "
+                     f"({', '.join(arena + in_types + out_types)}) -> ()")
+        for o, ty in zip(outs, out_types):
+            elem = ty[ty.rfind("x") + 1:-1]
+            if elem == "f32":
+                lines.append(f"    {o}u = memref.cast {o} : {ty} to memref<*xf32>")
+                lines.append(f"    call @printMemrefF32({o}u) : (memref<*xf32>) -> ()")
+                decls.add("  func.func private @printMemrefF32(memref<*xf32>)")
+                continue
+            wide = ty[:ty.rfind("x") + 1] + "i32>"
+            rank = ty.count("x")
+            ids = ", ".join(f"d{j}" for j in range(rank))
+            ident = f"affine_map<({ids}) -> ({ids})>"
+            par = ", ".join(['"parallel"'] * rank)
+            lines.append(f"    {o}w = memref.alloc() : {wide}")
+            lines.append(f"    linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
+                         f"[{par}]}} ins({o} : {ty}) outs({o}w : {wide}) {{")
+            lines.append(f"    ^bb0(%x: {elem}, %y: i32):")
+            lines.append(f"      %e = arith.extsi %x : {elem} to i32")
+            lines.append("      linalg.yield %e : i32")
+            lines.append("    }")
+            lines.append(f"    {o}u = memref.cast {o}w : {wide} to memref<*xi32>")
+            lines.append(f"    call @printMemrefI32({o}u) : (memref<*xi32>) -> ()")
+            decls.add("  func.func private @printMemrefI32(memref<*xi32>)")
+    body = "\n".join(glob + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
+    end = lowered.rstrip().rfind("}")
+    module = lowered[:end] + body + "\n}\n"
+    bindir, libdir = llvm_bindir(), llvm_libdir()
+    llvm = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={MEMREF_TO_LLVM}"],
+                          input=module, capture_output=True, text=True, timeout=timeout)
+    if llvm.returncode != 0:
+        raise TFLiteError("lowering the pipeline's output failed:\n" + llvm.stderr[-4000:])
+    libs = ",".join(os.path.join(libdir, f) for f in
+                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
+    run = subprocess.run([os.path.join(bindir, "mlir-runner"), "-e", "main",
+                          "-entry-point-result=void", f"-shared-libs={libs}"],
+                         input=llvm.stdout, capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
+    printed = _parse_memrefs(run.stdout)
+    n = len(out_types)
+    if len(printed) != n * len(batches):
+        raise TFLiteError(f"expected {n * len(batches)} printed results, got {len(printed)}")
+    return [printed[b * n:(b + 1) * n] for b in range(len(batches))]

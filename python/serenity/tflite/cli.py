@@ -26,10 +26,17 @@ def _import(args) -> int:
 
 
 def _check(args) -> int:
-    from . import check
+    from . import check, tflm
+    from ..driver import ToolError
     try:
+        if args.against:
+            args.rounding = args.rounding or "double"
+            return tflm.main(args)
+        args.rounding = args.rounding or "all"
+        if args.lowering != "reference":
+            raise TFLiteError("--lowering applies to --against only")
         return check.main(args)
-    except TFLiteError as e:
+    except (TFLiteError, ToolError) as e:
         print(f"serenity check-tflite: error: {e}", file=sys.stderr)
         return 1
 
@@ -61,10 +68,21 @@ def add_subparsers(subparsers) -> None:
     c = subparsers.add_parser("check-tflite",
                               help="run an imported model with mlir-runner and Arm NN and compare")
     c.add_argument("model", help="input .tflite file")
-    c.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
-                   help="seeds of the random int8 inputs (default: 0 1 2)")
-    c.add_argument("--rounding", choices=["double", "single", "armnn", "all"], default="all",
-                   help="which int8 import(s) to compare (default: all three)")
+    c.add_argument("--seeds", type=int, nargs="+", default=None, dest="seeds_given",
+                   help="seeds of the random int8 inputs (default: 0 1 2); with --against, "
+                        "the seeds of DIR to compare (default: all of them)")
+    c.add_argument("--against", metavar="DIR",
+                   help="compare with TensorFlow Lite Micro's outputs and intermediate tensors in "
+                        "DIR (layout of ../shared/bench/tflm) instead of Arm NN, and name the "
+                        "first operator that differs; exit 1 when anything differs")
+    c.add_argument("--lowering", choices=["reference", "pipeline", "both"], default="reference",
+                   help="with --against: run the import through the upstream reference lowering, "
+                        "serenity-pipeline, or both (default: reference)")
+    c.add_argument("--pipeline-options", default="",
+                   help="with --against: extra serenity-pipeline options (e.g. 'schedule=none')")
+    c.add_argument("--rounding", choices=["double", "single", "armnn", "all"], default=None,
+                   help="which int8 import(s) to compare (default: all three; with --against, "
+                        "double)")
     c.add_argument("--float", action="store_true", help="also run the --float import")
     c.add_argument("--per-op", action="store_true",
                    help="also compare every operator's output tensor (op-by-op debugging)")
