@@ -12,6 +12,7 @@ import numpy as np
 
 from . import quant
 from .emulate import ArmNNEmulation
+from .tflite_int import TFLiteIntegerOps
 from .mlir_text import Builder, Value, float_literal, tensor_type
 from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
 
@@ -25,7 +26,7 @@ ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH",
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-class Importer(ArmNNEmulation):
+class Importer(ArmNNEmulation, TFLiteIntegerOps):
     """Imports subgraph 0 of a decoded model; run() returns the module text."""
 
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
@@ -38,6 +39,8 @@ class Importer(ArmNNEmulation):
         self.float_mode = float_mode or not any(t.type == 9 for t in self.sg.tensors)
         self.rounding = ROUNDING_MODES[rounding]
         self.emulate = rounding == "armnn"
+        # --rounding=double: TFLite's integer arithmetic (tflite_int.py).
+        self.tflite_exact = rounding == "double"
         self.rounding_name = rounding
         self.b = Builder()
         self.values: Dict[int, Value] = {}
@@ -141,11 +144,7 @@ class Importer(ArmNNEmulation):
             # Quantized-domain clamp, as TFLite's CalculateActivationRangeQuantized.
             # The bound is quantized with a float32 division like TFLite and Arm NN.
             s, z = self.per_tensor(out)
-
-            def q(real):
-                return z + quant.round_half_away(float(np.float32(real) / np.float32(s)))
-            lo = max(-128, q(lo_real))
-            hi = 127 if hi_real is None else min(127, q(hi_real))
+            lo, hi = quant.activation_range(act, s, z)
             attrs = f"max_val = {hi} : i8, min_val = {lo} : i8"
         res = Value("", x.shape, x.elem)
         res.name = self.b.op("clamp", [x.name], [x.type], x.type, attrs,
@@ -259,8 +258,15 @@ class Importer(ArmNNEmulation):
                         f"pad = array<i64: {', '.join(map(str, pad))}>, "
                         f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
         # Scales are float32 in the file; the real multiplier is computed in
-        # double from them, as the legalization does.
-        y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
+        # double from them, as TFLite and the legalization do.
+        if self.tflite_exact:
+            # |acc| <= |bias| + max|q - zp| * sum|w| per output channel.
+            wabs = np.abs(weight.astype(np.int64))
+            wsum = wabs.sum(axis=(1, 2, 3)) if kind == "conv2d" else wabs.sum(axis=(0, 1)).reshape(-1)
+            bound = np.abs(bias.astype(np.int64)) + max(127 - z_in, z_in + 128) * wsum
+            y = self.tflite_requantize(acc, s_in * s_w / s_out, 0, z_out, "i8", bound)
+        else:
+            y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
         return self.activation(y, act, out)
 
     # --------------------------------------------------------------- op import
@@ -356,6 +362,9 @@ class Importer(ArmNNEmulation):
         if self.emulate:
             b.lines.append(f"// ADD #{op.index} (Arm NN CpuRef float32 arithmetic)")
             return self.activation(self.emulated_add(a, c, sa, za, sc, zc, so, zo), act, out)
+        if self.tflite_exact:
+            y = self.tflite_add(a, c, sa, za, sc, zc, so, zo, f"ADD #{op.index}")
+            return self.activation(y, act, out)
         # The legalization's (and TFLite's) int8 add: both inputs to int32 at
         # a common scale 2*max(sa, sc) / 2**20, exact int32 add, rescale out.
         shift = 20
@@ -373,6 +382,7 @@ class Importer(ArmNNEmulation):
         x = self.value(op.inputs[0])
         out = self.tensor(op.outputs[0])
         pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
+        in_shape, orig_pad = list(x.shape), list(pad)
         x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
         b = self.b
         res = Value("", out.shape, x.elem)
@@ -388,6 +398,13 @@ class Importer(ArmNNEmulation):
         if si != so:
             raise self.error("int8 AVERAGE_POOL_2D with different input and output scales "
                              "is not supported")
+        if self.tflite_exact:
+            lo, hi = quant.activation_range(act, so, zo) if act in quant.ACTIVATION_REAL_RANGE \
+                else (None, None)
+            if lo is None:
+                raise self.error(f"fused activation {ACT_NAMES.get(act, act)} is not supported")
+            return self.tflite_avg_pool(x, in_shape, (fh, fw), (sh, sw), pad, list(out.shape), lo, hi,
+                                        orig_pad, f"AVERAGE_POOL_2D #{op.index}")
         if self.emulate:
             y = self.emulated_avg_pool(x, (fh, fw), (sh, sw), pad, out.shape, si, zi, zo)
             return self.activation(y, act, out)
@@ -432,6 +449,13 @@ class Importer(ArmNNEmulation):
         axis = rank - 1
         red = shape[:-1] + [1]
         comment = f"SOFTMAX #{op.index}"
+        if x.elem == "i8" and self.tflite_exact:
+            so, zo = self.per_tensor(out)
+            if zo != -128 or so != 1.0 / 256:
+                raise self.error(f"int8 SOFTMAX needs output scale 1/256 and zero point -128 "
+                                 f"(TFLite's requirement), not {so} and {zo}")
+            si, _ = self.per_tensor(self.tensor(op.inputs[0]))
+            return self.tflite_softmax(x, float(beta), si, comment)
         if x.elem == "i8":
             # Dequantize exactly as a float reference would: float(q - zp) * scale.
             si, zi = self.per_tensor(self.tensor(op.inputs[0]))

@@ -89,3 +89,42 @@ def tflite_multiply_by_quantized_multiplier(x: int, multiplier: int, tflite_shif
     right = -tflite_shift if tflite_shift < 0 else 0
     return _rounding_divide_by_pot(
         _saturating_rounding_doubling_high_mul(x * (1 << left), multiplier), right)
+
+
+def tflite_quantize_multiplier(real: float) -> Tuple[int, int]:
+    """TFLite's QuantizeMultiplier: (multiplier, shift) with shift > 0 a left
+    shift, real ~= multiplier * 2**(shift - 31); scales below 2**-32 flush to
+    (0, 0) as TFLite does."""
+    if real < 0 or not math.isfinite(real):
+        raise ValueError(f"cannot requantize with scale {real}")
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    fixed = round_half_away(q * (1 << 31))
+    if fixed == (1 << 31):
+        fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if shift > 30:
+        raise ValueError(f"requantization scale {real} is too large")
+    return fixed, shift
+
+
+# fused_activation_function values of the TFLite schema with a quantized range.
+ACTIVATION_REAL_RANGE = {0: (None, None), 1: (0.0, None), 2: (-1.0, 1.0), 3: (0.0, 6.0)}
+
+
+def activation_range(act: int, scale: float, zero_point: int, qmin: int = -128, qmax: int = 127):
+    """TFLite's CalculateActivationRangeQuantized: the real bounds quantized
+    with a float32 division and std::round, intersected with [qmin, qmax]."""
+    if act not in ACTIVATION_REAL_RANGE:
+        raise ValueError(f"fused activation {act} has no quantized range")
+    lo_real, hi_real = ACTIVATION_REAL_RANGE[act]
+
+    def q(real):
+        import numpy as np
+        return zero_point + round_half_away(float(np.float32(real) / np.float32(scale)))
+    lo = qmin if lo_real is None else max(qmin, q(lo_real))
+    hi = qmax if hi_real is None else min(qmax, q(hi_real))
+    return lo, hi
