@@ -145,8 +145,8 @@ std::optional<int64_t> staticBytes(Value value) {
 /// the peak: the fused op keeps the producer's inputs live next to the
 /// consumer's result, which costs nothing only if those inputs are not larger
 /// than the producer's result they replace. Constants (ROM) do not count, and
-/// neither does a convolution accumulator wider than the result, which
-/// row tiling shrinks to one row afterwards. This keeps e.g. a sum of two
+/// neither does a convolution accumulator wider than the chain's final result,
+/// which row tiling shrinks to one row afterwards. This keeps e.g. a sum of two
 /// f32 convs unfused (both would have to stay live until the sum's consumer).
 bool fusionKeepsPeak(linalg::GenericOp producer) {
   Value result = producer->getResult(0);
@@ -162,7 +162,12 @@ bool fusionKeepsPeak(linalg::GenericOp producer) {
     if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
       source = collapse.getSrc();
     Operation *def = source.getDefiningOp();
-    if (def && isRowTileableConv(def) && elementBits(source) > resultBits)
+    // The accumulator is tiled away when the chain requantizes it: the
+    // producer's result is narrower, or a later single-use pointwise step is
+    // (e.g. an int8 ADD of two convs: the i32 sum, then its rescale to i8).
+    if (def && isRowTileableConv(def) &&
+        (elementBits(source) > resultBits ||
+         reachesNarrowerResult(result, elementBits(source))))
       continue;
     if (!isa<RankedTensorType>(input.getType()))
       continue;
