@@ -53,6 +53,10 @@ RDBPOT_MULTIPLIER = (1 << 31) - 1  # see the module docstring, step 2
 class TFLiteIntegerOps:
     """Mixin for Importer: TOSA building blocks with TFLite's integer roundings."""
 
+    # |SRDHM result| below which the two-rescale RoundingDivideByPOT is exact;
+    # tests set 0 to force the integer-op form everywhere.
+    exact_rescale_bound = 2.0 ** 30
+
     # ------------------------------------------------------------- helpers
     def iconst(self, values, shape, elem: str = "i32") -> Value:
         dtype = {"i8": np.int8, "i32": np.int32}[elem]
@@ -133,7 +137,7 @@ class TFLiteIntegerOps:
             if xb.size != gain.size:  # per-tensor scale, per-channel bound (or vice versa)
                 xb, gain = xb.max(), gain.max()
             bound = float(np.max(xb * gain + 1))
-        if bound is not None and bound < 2.0 ** 30:
+        if bound is not None and bound < self.exact_rescale_bound:
             return self.rescale_raw(y, [RDBPOT_MULTIPLIER] * len(right), [31 + r for r in right],
                                     0, out_zp, out_elem, "DOUBLE_ROUND")
         return self.rounding_divide_by_pot(y, right, out_zp, out_elem)
