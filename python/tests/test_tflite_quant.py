@@ -86,3 +86,46 @@ def test_double_round_matches_tflite_exhaustively_on_small_values():
         for x in range(-5000, 5000, 7):
             assert tosa_apply_scale(x, multiplier, shift, True) == \
                 tflite_multiply_by_quantized_multiplier(x, multiplier, 31 - shift)
+
+
+def test_double_round_equals_tflite_mbqm_including_ties():
+    """tosa.rescale DOUBLE_ROUND with shift 31 - tflite_shift is exactly
+    TFLite's MultiplyByQuantizedMultiplier (docs/TFLiteImport.md has the
+    proof): random values, and constructed ties of both roundings."""
+    import random
+    rng = random.Random(7)
+    cases = []
+    for _ in range(20000):
+        m = rng.randrange(1 << 30, 1 << 31)
+        cases.append((rng.randrange(-(1 << 31), 1 << 31), m, -rng.randrange(1, 32)))
+        cases.append((rng.randrange(-(1 << 16), 1 << 16), m, rng.randrange(-31, 8)))
+    # SRDHM ties: x * 2^30 with x odd is exactly half way; second-rounding ties:
+    # m = 2^30 (0.5), y = x / 2 lands on k + 1/2 after the power-of-two division.
+    for x in range(-4097, 4097):
+        for r in (1, 2, 3, 5, 12):
+            cases.append((x, 1 << 30, -r))
+            cases.append((x * (1 << r), 3 << 29, -r))
+    for x, m, shift in cases:
+        if shift > 0 and not -(1 << 31) <= x * (1 << shift) < (1 << 31):
+            continue  # TFLite's x << shift would overflow int32
+        assert tosa_apply_scale(x, m, 31 - shift, double_round=True) == \
+            tflite_multiply_by_quantized_multiplier(x, m, shift), (x, m, shift)
+
+
+def test_add_input_scaling_needs_the_shift_first():
+    """TFLite's ADD scales (q - zp) << 20 with MultiplyByQuantizedMultiplier:
+    the import shifts first, then rescales with DOUBLE_ROUND (equal for every
+    int8 difference); one rescale of q - zp by 2^20 * s (the legalization's
+    form) rounds once and differs."""
+    from serenity.tflite.quant import tflite_quantize_multiplier
+    differ = 0
+    for s in (0.5, 0.48021542235016224, 0.3, 0.2500001, 0.0999):
+        m, shift = tflite_quantize_multiplier(s)
+        m1, s1 = quantize_multiplier((1 << 20) * s)
+        for x in range(-255, 256):
+            want = tflite_multiply_by_quantized_multiplier(x * (1 << 20), m, shift)
+            shifted = tosa_apply_scale(x, 1 << 30, 10, double_round=False)
+            assert shifted == x * (1 << 20)
+            assert tosa_apply_scale(shifted, m, 31 - shift, double_round=True) == want
+            differ += tosa_apply_scale(x, m1, s1, double_round=True) != want
+    assert differ > 0

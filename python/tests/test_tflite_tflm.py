@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from serenity.tflite import check, import_model, load_file, reference, tflm
-from serenity.tflite.importer import Importer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, "..", "shared")
@@ -112,25 +111,6 @@ def test_pipeline_equals_reference_on_other_inputs(name, serenity_opt):
     for b, g in zip(batches, got):
         assert np.array_equal(np.rint(g[0]).astype(np.int64).reshape(-1),
                               reference.run_reference(m, b)[out].astype(np.int64).reshape(-1))
-
-
-@pytest.mark.parametrize("name", ["ad01_int8", "pretrainedResnet_quant"])
-def test_integer_division_form_is_exact_too(name):
-    """The RoundingDivideByPOT fallback (integer ops, used where the two-rescale
-    form cannot be proven exact) forced on every requantization."""
-    m = model(name)
-    imp = Importer(m, outputs=[op.outputs[0] for op in m.subgraphs[0].operators])
-    imp.exact_rescale_bound = 0.0
-    text = imp.run()
-    assert "arithmetic_right_shift" in text and "bitwise_and" in text
-    check.verify_mlir(text, tosa_validate=True)
-    batches = other_inputs(m, [0, 1, 2]) + [tflm.load_cases(m, name, TFLM_DIR, [0])[0].inputs]
-    got = check.run_mlir(text, batches, float_inputs=False)
-    for b, g in zip(batches, got):
-        ref = reference.run_reference(m, b)
-        for op, v in zip(m.subgraphs[0].operators, g):
-            assert np.array_equal(np.rint(v).astype(np.int64).reshape(-1),
-                                  ref[op.outputs[0]].astype(np.int64).reshape(-1)), op.index
 
 
 def run_cli(*args):

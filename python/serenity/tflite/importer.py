@@ -260,11 +260,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         # Scales are float32 in the file; the real multiplier is computed in
         # double from them, as TFLite and the legalization do.
         if self.tflite_exact:
-            # |acc| <= |bias| + max|q - zp| * sum|w| per output channel.
-            wabs = np.abs(weight.astype(np.int64))
-            wsum = wabs.sum(axis=(1, 2, 3)) if kind == "conv2d" else wabs.sum(axis=(0, 1)).reshape(-1)
-            bound = np.abs(bias.astype(np.int64)) + max(127 - z_in, z_in + 128) * wsum
-            y = self.tflite_requantize(acc, s_in * s_w / s_out, 0, z_out, "i8", bound)
+            y = self.tflite_requantize(acc, s_in * s_w / s_out, 0, z_out, "i8")
         else:
             y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
         return self.activation(y, act, out)
