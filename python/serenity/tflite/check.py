@@ -133,19 +133,7 @@ def run_mlir_many(items, timeout: int = 600):
                 lines.append(f"  func.call @{fn}({r}u) : (memref<*x{elem}>) -> ()")
     lines += ["  return", "}"]
     module = "module {\n" + "\n".join(funcs) + "\n" + "\n".join("  " + l for l in lines) + "\n}\n"
-    bindir, libdir = llvm_bindir(), llvm_libdir()
-    opt = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={LOWERING}"],
-                         input=module, capture_output=True, text=True, timeout=timeout)
-    if opt.returncode != 0:
-        raise TFLiteError("lowering failed:\n" + opt.stderr[-4000:])
-    libs = ",".join(os.path.join(libdir, f) for f in
-                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
-    run = subprocess.run([os.path.join(bindir, "mlir-runner"), "-e", "main",
-                          "-entry-point-result=void", f"-shared-libs={libs}"],
-                         input=opt.stdout, capture_output=True, text=True, timeout=timeout)
-    if run.returncode != 0:
-        raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
-    printed = _parse_memrefs(run.stdout)
+    printed = lower_and_run(module, LOWERING, "lowering failed", timeout)
     total = sum(n * nb for n, nb in expected)
     if len(printed) != total:
         raise TFLiteError(f"expected {total} printed results, got {len(printed)}")
@@ -154,6 +142,24 @@ def run_mlir_many(items, timeout: int = 600):
         out.append([printed[pos + i * n:pos + (i + 1) * n] for i in range(nb)])
         pos += n * nb
     return out
+
+
+def lower_and_run(module: str, pipeline: str, what: str, timeout: int) -> List[np.ndarray]:
+    """mlir-opt --pass-pipeline=pipeline, then mlir-runner on @main; returns
+    every memref it printed."""
+    bindir, libdir = llvm_bindir(), llvm_libdir()
+    opt = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={pipeline}"],
+                         input=module, capture_output=True, text=True, timeout=timeout)
+    if opt.returncode != 0:
+        raise TFLiteError(what + ":\n" + opt.stderr[-4000:])
+    libs = ",".join(os.path.join(libdir, f) for f in
+                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
+    run = subprocess.run([os.path.join(bindir, "mlir-runner"), "-e", "main",
+                          "-entry-point-result=void", f"-shared-libs={libs}"],
+                         input=opt.stdout, capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
+    return _parse_memrefs(run.stdout)
 
 
 def _parse_memrefs(out: str) -> List[np.ndarray]:
@@ -416,19 +422,7 @@ def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: st
     body = "\n".join(glob + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
     end = lowered.rstrip().rfind("}")
     module = lowered[:end] + body + "\n}\n"
-    bindir, libdir = llvm_bindir(), llvm_libdir()
-    llvm = subprocess.run([os.path.join(bindir, "mlir-opt"), "-", f"--pass-pipeline={MEMREF_TO_LLVM}"],
-                          input=module, capture_output=True, text=True, timeout=timeout)
-    if llvm.returncode != 0:
-        raise TFLiteError("lowering the pipeline's output failed:\n" + llvm.stderr[-4000:])
-    libs = ",".join(os.path.join(libdir, f) for f in
-                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
-    run = subprocess.run([os.path.join(bindir, "mlir-runner"), "-e", "main",
-                          "-entry-point-result=void", f"-shared-libs={libs}"],
-                         input=llvm.stdout, capture_output=True, text=True, timeout=timeout)
-    if run.returncode != 0:
-        raise TFLiteError("mlir-runner failed:\n" + run.stderr[-4000:])
-    printed = _parse_memrefs(run.stdout)
+    printed = lower_and_run(module, MEMREF_TO_LLVM, "lowering the pipeline's output failed", timeout)
     n = len(out_types)
     if len(printed) != n * len(batches):
         raise TFLiteError(f"expected {n * len(batches)} printed results, got {len(printed)}")

@@ -113,22 +113,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             ms = [quant.quantize_multiplier(float(s)) for s in scales]
         except ValueError as e:
             raise self.error(str(e)) from None
-        b = self.b
-        mult = b.const(np.array([m for m, _ in ms], dtype=np.int32), "i32")
-        shift = b.const(np.array([s for _, s in ms], dtype=np.int8), "i8")
-        izp = b.scalar1(in_zp, x.elem)
-        ozp = b.scalar1(out_zp, out_elem)
-        out = Value("", x.shape, out_elem)
-        per_channel = "true" if scales.size > 1 else "false"
-        n = scales.size
-        out.name = b.op(
-            "rescale", [x.name, mult, shift, izp, ozp],
-            [x.type, f"tensor<{n}xi32>", f"tensor<{n}xi8>", f"tensor<1x{x.elem}>", f"tensor<1x{out_elem}>"],
-            out.type,
-            "input_unsigned = false, output_unsigned = false, "
-            f"per_channel = {per_channel}, rounding_mode = #tosa.rounding_mode<{self.rounding}>, "
-            "scale32 = true", comment)
-        return out
+        return self.rescale_raw(x, [m for m, _ in ms], [s for _, s in ms], in_zp, out_zp, out_elem,
+                                self.rounding, comment)
 
     def activation(self, x: Value, act: int, out: Tensor) -> Value:
         if act == ACT_NONE:

@@ -32,11 +32,7 @@ def quantize_multiplier(scale: float) -> Tuple[int, int]:
         raise ValueError(f"cannot requantize with scale {scale}")
     if scale == 0.0:
         return 0, 2
-    mantissa, exponent = math.frexp(scale)
-    multiplier = round_half_away(mantissa * (1 << 31))
-    if multiplier == (1 << 31):
-        multiplier //= 2
-        exponent += 1
+    multiplier, exponent = _q31(scale)
     shift = 31 - exponent
     if shift < 2:
         raise ValueError(f"requantization scale {scale} is too large for tosa.rescale")
@@ -46,6 +42,17 @@ def quantize_multiplier(scale: float) -> Tuple[int, int]:
         multiplier >>= min(31, shift - 62)
         shift = 62
     return multiplier, shift
+
+
+def _q31(scale: float) -> Tuple[int, int]:
+    """scale ~= fixed * 2**(exponent - 31), fixed = round(mantissa * 2**31) in
+    [2**30, 2**31) (renormalized when the mantissa rounds up to 2**31)."""
+    mantissa, exponent = math.frexp(scale)
+    fixed = round_half_away(mantissa * (1 << 31))
+    if fixed == (1 << 31):
+        fixed //= 2
+        exponent += 1
+    return fixed, exponent
 
 
 def round_half_away(x: float) -> int:
@@ -99,11 +106,7 @@ def tflite_quantize_multiplier(real: float) -> Tuple[int, int]:
         raise ValueError(f"cannot requantize with scale {real}")
     if real == 0.0:
         return 0, 0
-    q, shift = math.frexp(real)
-    fixed = round_half_away(q * (1 << 31))
-    if fixed == (1 << 31):
-        fixed //= 2
-        shift += 1
+    fixed, shift = _q31(real)
     if shift < -31:
         return 0, 0
     if shift > 30:
