@@ -261,6 +261,39 @@ struct SerenityFuseRequantizationPass
     return applyPatternsGreedily(func, std::move(patterns));
   }
 
+  /// Tiling a tensor.pad guards the tile that lies entirely in the padding:
+  /// `scf.if (rows read == 0) {tensor.generate} else {pad(extract_slice)}`.
+  /// The else branch is correct for an empty slice too (its offsets and
+  /// sizes are clamped to the source), so keep just that branch: one padded
+  /// tile buffer per iteration that the static allocator can plan, instead
+  /// of a buffer yielded out of a conditional.
+  static void dropEmptyPadGuards(RewriterBase &rewriter,
+                                 LoopLikeOpInterface loop) {
+    SmallVector<scf::IfOp> guards;
+    loop->walk([&](scf::IfOp ifOp) {
+      if (ifOp.getNumResults() != 1 || ifOp.getElseRegion().empty())
+        return;
+      // (A tensor.cast to the static tile type may sit on either value.)
+      auto source = [](Value v) -> Value {
+        if (auto cast = v.getDefiningOp<tensor::CastOp>())
+          return cast.getSource();
+        return v;
+      };
+      Value thenValue = source(ifOp.thenYield().getOperand(0));
+      Value elseValue = source(ifOp.elseYield().getOperand(0));
+      if (thenValue.getDefiningOp<tensor::GenerateOp>() &&
+          elseValue.getDefiningOp<tensor::PadOp>())
+        guards.push_back(ifOp);
+    });
+    for (scf::IfOp ifOp : guards) {
+      Block *elseBlock = ifOp.elseBlock();
+      Value padded = ifOp.elseYield().getOperand(0);
+      rewriter.eraseOp(ifOp.elseYield());
+      rewriter.inlineBlockBefore(elseBlock, ifOp);
+      rewriter.replaceOp(ifOp, padded);
+    }
+  }
+
   /// Tiles `consumer` along its output rows and fuses its single-use
   /// convolutions (and their accumulator initializations) into the loop.
   void tileAndFuse(RewriterBase &rewriter, linalg::GenericOp consumer) {
@@ -304,11 +337,13 @@ struct SerenityFuseRequantizationPass
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tilingOptions);
     // Fuse only what belongs to the accumulator: the consumer's single-use
-    // convolutions, convolutions accumulating into them (their init), and
-    // the fill/broadcast that initializes an accumulator. Never the conv
-    // inputs (pads, previous layers): fusing those would recompute halos.
+    // convolutions, convolutions accumulating into them (their init), the
+    // fill/broadcast that initializes an accumulator and (fuse-padding) the
+    // tensor.pad of a conv input. Never the previous layers: fusing those
+    // would recompute halos.
     options.setFusionControlFn(
-        [](tensor::ExtractSliceOp slice, OpResult producer,
+        [fusePadding = bool(fusePadding)](tensor::ExtractSliceOp slice,
+                                          OpResult producer,
            bool) -> std::optional<
                                     scf::SCFTileAndFuseOptions::ControlFnResult> {
           Operation *def = producer.getOwner();
@@ -333,6 +368,13 @@ struct SerenityFuseRequantizationPass
           if (intoConvInit &&
               (isa<linalg::FillOp>(def) || isParallelGeneric(def)))
             return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          // The zero-point padding of the conv input: each tile pads just
+          // the input rows its window reads, so no padded copy of the whole
+          // input exists (the rows under a window are copied once per tile;
+          // nothing is recomputed).
+          if (fusePadding && isa<tensor::PadOp>(def) &&
+              isRowTileableConv(user) && user.isDpsInput(&use))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
           return std::nullopt;
         });
 
@@ -349,6 +391,9 @@ struct SerenityFuseRequantizationPass
       if (!result->fusedProducers.contains(conv))
         conv->emitRemark("serenity-fuse-requantization: tiled consumer did "
                          "not fuse this convolution");
+
+    for (LoopLikeOpInterface loop : result->loops)
+      dropEmptyPadGuards(rewriter, loop);
 
     Value replacement = result->replacements.lookup(consumer->getResult(0));
     rewriter.replaceAllUsesWith(consumer->getResult(0), replacement);

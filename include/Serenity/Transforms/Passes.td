@@ -230,7 +230,10 @@ def SerenityFuseRequantizationPass
     fusion applies in both cases.
 
     After bufferization the accumulator is a buffer of one row tile
-    allocated inside the loop (serenity-static-alloc plans it). Results are
+    allocated inside the loop (serenity-static-alloc plans it). With
+    `fuse-padding` (default) the `tensor.pad` of the conv input is fused too:
+    each tile pads the few input rows its window reads, and no padded copy
+    of the whole input exists. Results are
     exactly equal (the same arithmetic per element). A convolution whose
     result has other users, or whose rows `tile-rows` does not divide, or
     that upstream tiling rejects, is left as it is with a remark.
@@ -241,6 +244,10 @@ def SerenityFuseRequantizationPass
     Option<"allConvs", "all-convs", "bool", /*default=*/"false",
            "Also tile convolutions whose accumulator is not wider than the "
            "result (f32 conv + relu), where it does not lower the peak">,
+    Option<"fusePadding", "fuse-padding", "bool", /*default=*/"true",
+           "Fuse the tensor.pad of a tiled conv's input into the loop: each "
+           "tile pads only the input rows its window reads, so no padded "
+           "copy of the whole input is allocated">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",
