@@ -39,6 +39,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("rewrite", options.rewrite,
                          {"none", "profitable", "all"}, errorHandler)))
     return failure();
+  if (options.tileCols < 0)
+    return errorHandler("serenity-pipeline: tile-cols must be >= 0 (0 = whole "
+                        "rows)");
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
     return errorHandler("serenity-pipeline: alignment must be a power of two");
@@ -68,7 +71,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // accumulator is live (after accumulate-partial-sums, whose patterns need
   // the untiled convs).
   if (options.fuseRequantization)
-    os << "func.func(serenity-fuse-requantization),canonicalize,";
+    os << "func.func(serenity-fuse-requantization{tile-cols="
+       << static_cast<int64_t>(options.tileCols) << " fuse-padding="
+       << (options.fusePadding ? "true" : "false") << "}),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place; cse merges the equal subviews so the then self-copies

@@ -191,6 +191,11 @@ struct SerenityFuseRequantizationPass
       func.emitError("serenity-fuse-requantization: tile-rows must be >= 1");
       return signalPassFailure();
     }
+    if (tileCols < 0) {
+      func.emitError("serenity-fuse-requantization: tile-cols must be >= 0 "
+                     "(0 = whole rows)");
+      return signalPassFailure();
+    }
 
     if (failed(fuseElementwiseChains(func)))
       return signalPassFailure();
@@ -306,15 +311,23 @@ struct SerenityFuseRequantizationPass
         dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
     if (!resultType || !resultType.hasStaticShape())
       return;
-    int64_t rows = resultType.getDimSize(1);
-    // One tile would be the whole accumulator: nothing to gain.
-    if (rows <= tileRows)
-      return;
-    if (rows % tileRows != 0) {
+    // Tile = tile-rows x tile-cols output pixels with all their channels; a
+    // single-pixel output (a fully connected layer as a 1x1 conv) is tiled
+    // by output channel instead, so its accumulator is one element.
+    int64_t rows = resultType.getDimSize(1), cols = resultType.getDimSize(2);
+    int64_t tr = std::min<int64_t>(tileRows, rows);
+    int64_t tc = tileCols == 0 ? cols : std::min<int64_t>(tileCols, cols);
+    if (rows % tr != 0 || cols % tc != 0) {
       consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
-          << tileRows << " does not divide the " << rows << " output rows";
+          << static_cast<int64_t>(tileRows) << " tile-cols="
+          << static_cast<int64_t>(tileCols) << " does not divide the "
+          << rows << "x" << cols << " output";
       return;
     }
+    bool singlePixel = rows == 1 && cols == 1;
+    // One tile would be the whole accumulator: nothing to gain.
+    if (tr == rows && tc == cols && !singlePixel)
+      return;
 
     // Row tiles pay off when the accumulator is wider than the result (i32
     // -> i8): before, the input and the accumulator, then the accumulator and
@@ -331,7 +344,12 @@ struct SerenityFuseRequantizationPass
 
     SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),
                                         rewriter.getIndexAttr(0));
-    tileSizes[1] = rewriter.getIndexAttr(tileRows);
+    if (singlePixel) {
+      tileSizes[3] = rewriter.getIndexAttr(1);
+    } else {
+      tileSizes[1] = rewriter.getIndexAttr(tr == rows ? 0 : tr);
+      tileSizes[2] = rewriter.getIndexAttr(tc == cols ? 0 : tc);
+    }
     scf::SCFTilingOptions tilingOptions;
     tilingOptions.setTileSizes(tileSizes);
     scf::SCFTileAndFuseOptions options;

@@ -1,6 +1,8 @@
-// RUN: serenity-opt %s --split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization),canonicalize)' | FileCheck %s
-// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
-// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
+// RUN: serenity-opt %s --split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=0 fuse-padding=0}),canonicalize)' | FileCheck %s
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=PIXEL
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=3}),canonicalize)' 2>&1 >/dev/null | FileCheck %s --check-prefix=COLS3
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2 tile-cols=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true tile-cols=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
 
 // An int8 conv (bias 7, -7, 100, 0) followed by rescale and clamp: the clamp
 // is fused into the rescale generic, and that generic is tiled along the 8
@@ -28,6 +30,24 @@
 // CHECK:         scf.yield %[[INS]]
 // CHECK-NOT:   linalg.conv_2d
 // CHECK:       return %[[LOOP]]
+
+// Defaults (tile-cols=1, fuse-padding): one output pixel per iteration. The
+// accumulator is 1x1x1x4 (16 bytes), and no padded copy of the input exists:
+// each pixel pads the (up to) 3x3 input window it reads.
+// PIXEL-LABEL: func.func @conv_rescale_clamp
+// PIXEL-NOT:   tensor.pad
+// PIXEL:       scf.for %[[H:.*]] = %c0 to %c8 step %c1
+// PIXEL:         scf.for %[[W:.*]] = %c0 to %c8 step %c1
+// PIXEL:           %[[WIN:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, 0] [1, %{{.*}}, %{{.*}}, 3]
+// PIXEL:           %[[PADDED:.*]] = tensor.pad %[[WIN]] low[0, %{{.*}}, %{{.*}}, 0] high[0, %{{.*}}, %{{.*}}, 0]
+// PIXEL:           } : tensor<1x?x?x3xi8> to tensor<1x3x3x3xi8>
+// PIXEL-NOT:       scf.if
+// PIXEL:           tensor.empty() : tensor<1x1x1x4xi32>
+// PIXEL:           linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[PADDED]], %{{.*}} : tensor<1x3x3x3xi8>, tensor<4x3x3x3xi8>) outs(%{{.*}} : tensor<1x1x1x4xi32>)
+// PIXEL:           tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[H]], %[[W]], 0] [1, 1, 1, 4]
+
+// tile-cols must divide the output width: 3 does not divide 8.
+// COLS3: remark: serenity-fuse-requantization: not fused: tile-rows=1 tile-cols=3 does not divide the 8x8 output
 
 // Two rows per tile: 4 iterations, the conv reads 4 padded rows.
 // ROWS2-LABEL: func.func @conv_rescale_clamp
@@ -130,4 +150,26 @@ func.func @f32_conv_relu(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32>
   %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4028235e+38 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %r : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// A fully connected layer (a 1x1 conv on one pixel): the single-pixel output
+// is tiled by output channel, so the accumulator is one i32 element.
+
+// PIXEL-LABEL: func.func @fully_connected
+// PIXEL:       scf.for %[[C:.*]] = %c0 to %c6 step %c1
+// PIXEL:         tensor.empty() : tensor<1x1x1x1xi32>
+// PIXEL:         linalg.conv_2d_nhwc_fhwc {{.*}} outs(%{{.*}} : tensor<1x1x1x1xi32>)
+// PIXEL:         tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, %[[C]]] [1, 1, 1, 1]
+func.func @fully_connected(%x: tensor<1x1x1x5xi8>) -> tensor<1x1x1x6xi8> {
+  %w = "tosa.const"() <{values = dense<3> : tensor<6x1x1x5xi8>}> : () -> tensor<6x1x1x5xi8>
+  %b = "tosa.const"() <{values = dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>}> : () -> tensor<6xi32>
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %zp32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x1x1x5xi8>, tensor<6x1x1x5xi8>, tensor<6xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x6xi32>
+  %r = tosa.rescale %c, %m, %s, %zp32, %zp {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x1x1x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x6xi8>
+  return %r : tensor<1x1x1x6xi8>
 }

@@ -57,9 +57,20 @@ struct SerenityPipelineOptions
       llvm::cl::init(false)};
   Option<bool> fuseRequantization{
       *this, "fuse-requantization",
-      llvm::cl::desc("Compute each convolution's accumulator one output row "
+      llvm::cl::desc("Compute each convolution's accumulator one output tile "
                      "at a time, fused with its rescale/clamp "
                      "(serenity-fuse-requantization)"),
+      llvm::cl::init(true)};
+  Option<int64_t> tileCols{
+      *this, "tile-cols",
+      llvm::cl::desc("fuse-requantization: output columns per tile (0 = "
+                     "whole rows; one row per tile either way)"),
+      llvm::cl::init(1)};
+  Option<bool> fusePadding{
+      *this, "fuse-padding",
+      llvm::cl::desc("fuse-requantization: pad each tile's input window "
+                     "inside the loop instead of copying the whole padded "
+                     "input"),
       llvm::cl::init(true)};
   Option<std::string> allocReport{
       *this, "alloc-report",

@@ -241,6 +241,9 @@ def SerenityFuseRequantizationPass
   let options = [
     Option<"tileRows", "tile-rows", "int64_t", /*default=*/"1",
            "Output rows per tile (must divide the output height)">,
+    Option<"tileCols", "tile-cols", "int64_t", /*default=*/"1",
+           "Output columns per tile (must divide the output width; 0 = "
+           "whole rows)">,
     Option<"allConvs", "all-convs", "bool", /*default=*/"false",
            "Also tile convolutions whose accumulator is not wider than the "
            "result (f32 conv + relu), where it does not lower the peak">,
