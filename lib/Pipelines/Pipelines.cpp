@@ -30,6 +30,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("alloc", options.alloc,
                          {"exact", "best-fit", "greedy-size", "none"},
                          errorHandler)) ||
+      failed(checkChoice("io", options.io, {"caller", "arena"}, errorHandler)) ||
       failed(checkChoice("arena", options.arena, {"global", "argument"},
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
@@ -87,12 +88,14 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
      << "canonicalize,"
         "buffer-results-to-out-params{hoist-static-allocs "
         "modify-public-functions},"
+        // The result buffer becomes the out-parameter itself (no final copy).
+        "func.func(serenity-elide-output-copies),"
         "func.func(serenity-copy-to-linalg)";
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != "none")
     os << ",serenity-static-alloc{algorithm=" << options.alloc
-       << " alignment=" << options.alignment << " arena=" << options.arena
+       << " alignment=" << options.alignment << " arena=" << options.arena << " io=" << options.io
        << (options.allocReport.empty()
                ? std::string()
                : " report=\"" + options.allocReport + "\"")

@@ -35,6 +35,9 @@ namespace {
 /// One alloc the pass will place.
 struct PlannedAlloc {
   memref::AllocOp alloc;
+  /// io=arena: the function argument this buffer realizes (no alloc).
+  BlockArgument argument;
+  bool isOutput = false;
   int64_t bytes = 0;
   int64_t alignment = 1;
   int64_t first = 0;
@@ -110,6 +113,62 @@ std::optional<std::string> computeLifetime(PlannedAlloc &plan,
   return std::nullopt;
 }
 
+/// True when `user` may write through `value` (an out-parameter).
+bool writes(Operation *user, Value value) {
+  auto iface = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!iface)
+    return true; // unknown: assume it writes
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffectsOnValue(value, effects);
+  return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect());
+  });
+}
+
+/// io=arena: the interval of a memref argument. An input (never written) is
+/// live from the entry to its last use; an output (written, through any
+/// alias) from its first write to the end of the function, where the caller
+/// reads it. Why it cannot be planned otherwise.
+std::optional<std::string> computeArgumentLifetime(PlannedAlloc &plan,
+                                                   func::FuncOp func,
+                                                   const OpNumbering &numbering) {
+  Block &entry = func.getBody().front();
+  int64_t firstUse = -1, lastUse = -1, firstWrite = -1;
+  SmallVector<Value> worklist = {plan.argument};
+  DenseSet<Value> seen(worklist.begin(), worklist.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<func::ReturnOp>(user))
+        return std::string("it is returned");
+      Operation *ancestor = entry.findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return std::string("it is used outside the function body");
+      int64_t at = numbering.index.lookup(ancestor);
+      int64_t end = numbering.end.lookup(ancestor);
+      if (firstUse < 0 || at < firstUse)
+        firstUse = at;
+      lastUse = std::max(lastUse, end);
+      if (writes(user, value) && (firstWrite < 0 || at < firstWrite))
+        firstWrite = at;
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  int64_t functionEnd = numbering.end.lookup(entry.getTerminator());
+  plan.isOutput = firstWrite >= 0;
+  if (plan.isOutput) {
+    plan.first = firstWrite;
+    plan.last = functionEnd;
+  } else {
+    plan.first = 0;
+    plan.last = std::max<int64_t>(lastUse, 0);
+  }
+  return std::nullopt;
+}
+
 struct SerenityStaticAllocPass
     : public mlir::serenity::impl::SerenityStaticAllocPassBase<
           SerenityStaticAllocPass> {
@@ -138,6 +197,11 @@ void SerenityStaticAllocPass::runOnOperation() {
   if (arena != "global" && arena != "argument") {
     module.emitError() << "serenity-static-alloc: unknown arena '" << arena
                        << "' (expected global or argument)";
+    return signalPassFailure();
+  }
+  if (io != "caller" && io != "arena") {
+    module.emitError() << "serenity-static-alloc: unknown io '" << io
+                       << "' (expected caller or arena)";
     return signalPassFailure();
   }
   if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
@@ -226,6 +290,49 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       return skip(*why);
     plans.push_back(std::move(plan));
   });
+  // io=arena: the memref arguments join the plan (their bytes are counted
+  // once, in the arena); io=caller: they are the caller's, reported as
+  // io_bytes outside the arena.
+  int64_t ioBytes = 0;
+  SmallVector<int64_t> argBytes(func.getNumArguments(), -1);
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    argBytes[arg.getArgNumber()] =
+        type.getNumElements() *
+        static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+  }
+  if (io == "arena") {
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
+        continue;
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          type.getMemorySpace()) {
+        func.emitError() << "serenity-static-alloc: io=arena needs statically "
+                            "shaped, identity-layout memref arguments; "
+                            "argument "
+                         << arg.getArgNumber() << " is " << type;
+        return failure();
+      }
+      PlannedAlloc plan;
+      plan.argument = arg;
+      plan.bytes = argBytes[arg.getArgNumber()];
+      plan.alignment = alignment;
+      if (std::optional<std::string> why =
+              computeArgumentLifetime(plan, func, numbering)) {
+        func.emitError() << "serenity-static-alloc: io=arena cannot place "
+                            "argument "
+                         << arg.getArgNumber() << ": " << *why;
+        return failure();
+      }
+      plans.push_back(std::move(plan));
+    }
+  } else {
+    for (int64_t bytes : argBytes)
+      ioBytes += std::max<int64_t>(bytes, 0);
+  }
   if (plans.empty())
     return std::optional<llvm::json::Object>();
 
@@ -235,7 +342,10 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   for (auto [i, plan] : llvm::enumerate(plans)) {
     std::string name;
     llvm::raw_string_ostream os(name);
-    plan.alloc.getResult().printAsOperand(os, asmState);
+    if (plan.alloc)
+      plan.alloc.getResult().printAsOperand(os, asmState);
+    else
+      plan.argument.printAsOperand(os, asmState);
     buffers.push_back(
         {name, plan.first, plan.last + 1, plan.bytes, plan.alignment});
   }
@@ -286,7 +396,23 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   }
 
   SmallVector<Operation *> views;
+  SmallVector<int64_t> ioOffsets(func.getNumArguments(), -1);
+  if (arena == "argument")
+    ioOffsets.insert(ioOffsets.begin(), -1);
+  llvm::json::Array ioReports;
   for (auto [plan, offset] : llvm::zip_equal(plans, result.offsets)) {
+    if (!plan.alloc) {
+      // The caller places the argument at `offset`; the body is unchanged.
+      unsigned index = plan.argument.getArgNumber();
+      ioOffsets[index] = offset;
+      ioReports.push_back(llvm::json::Object{
+          {"argument", static_cast<int64_t>(index)},
+          {"kind", plan.isOutput ? "output" : "input"},
+          {"offset", offset},
+          {"size", plan.bytes}});
+      views.push_back(nullptr);
+      continue;
+    }
     builder.setInsertionPoint(plan.alloc);
     Location loc = plan.alloc.getLoc();
     Value byteShift = arith::ConstantIndexOp::create(builder, loc, offset);
@@ -306,13 +432,19 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   OpNumbering final(func);
   llvm::json::Array bufferReports;
   for (auto [plan, offset, buffer, view] :
-       llvm::zip_equal(plans, result.offsets, buffers, views))
+       llvm::zip_equal(plans, result.offsets, buffers, views)) {
+    if (!view)
+      continue; // an io=arena argument: reported under "io"
     bufferReports.push_back(
         llvm::json::Object{{"name", buffer.id},
                            {"offset", offset},
                            {"size", buffer.size},
                            {"first", final.index.lookup(view)},
                            {"last", final.end.lookup(plan.lastOp)}});
+  }
+  if (io == "arena")
+    func->setAttr("serenity.io_offsets",
+                  builder.getDenseI64ArrayAttr(ioOffsets));
   func->setAttr("serenity.arena_bytes",
                 builder.getI64IntegerAttr(result.arenaSize));
   func->setAttr("serenity.arena_lower_bound",
@@ -323,6 +455,10 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                          {"lower_bound", result.lowerBound},
                          {"proven_optimal", result.provenOptimal},
                          {"algorithm", ::serenity::allocAlgorithmName(algo)},
+                         {"io", io.getValue()},
+                         {"io_bytes", ioBytes},
+                         {"ram_bytes", result.arenaSize + ioBytes},
+                         {"io_buffers", std::move(ioReports)},
                          {"buffers", std::move(bufferReports)}});
 }
 

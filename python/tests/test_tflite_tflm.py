@@ -67,13 +67,15 @@ def test_numpy_reference_equals_tflite_micro(name):
         assert np.array_equal(got[out].reshape(-1), c.output.reshape(-1)), c.seed
 
 
-@pytest.mark.parametrize("lowering", ["reference", "pipeline"])
+@pytest.mark.parametrize("lowering,options", [("reference", ""), ("pipeline", ""),
+                                              ("pipeline", "io=arena")])
 @pytest.mark.parametrize("name", MODELS)
-def test_import_equals_tflite_micro(name, lowering, serenity_opt):
-    """Every intermediate tensor and every output, all seeds of ../shared/bench/tflm."""
+def test_import_equals_tflite_micro(name, lowering, options, serenity_opt):
+    """Every intermediate tensor and every output, all seeds of ../shared/bench/tflm
+    (io=arena: the inputs written into the arena, the outputs read from it)."""
     m = model(name)
     cases = tflm.load_cases(m, name, TFLM_DIR)
-    per_case = tflm.compare(m, cases, "double", lowering)
+    per_case = tflm.compare(m, cases, "double", lowering, options)
     compared = 0
     for c, diffs in zip(cases, per_case):
         assert diffs, c.seed

@@ -104,13 +104,38 @@ def nested(values, dims):
                            for i in range(dims[0])) + "]"
 
 
+def io_offsets(module):
+    """serenity.io_offsets of @net (io=arena), or None."""
+    match = re.search(r"serenity\.io_offsets = array<i64: ([-0-9, ]+)>", module)
+    return [int(x) for x in match.group(1).split(",")] if match else None
+
+
+def arena_view(offsets, index, ty, lines, name):
+    """io=arena: the argument is a view of the arena at its planned offset."""
+    lines.append(f"    %off_{name} = arith.constant {offsets[index]} : index")
+    lines.append(f"    %{name} = memref.view %arena[%off_{name}][] : {ARENA_TYPE[0]} to {ty}")
+    return f"%{name}"
+
+
+ARENA_TYPE = [None]
+
+
 def wrap(module, inputs, outputs, arena_bytes, seed):
-    """Appends a @main that feeds seeded inputs to @net and prints outputs."""
+    """Appends a @main that feeds seeded inputs to @net and prints outputs.
+    With io=arena (serenity.io_offsets) the inputs are written into the arena
+    at their offsets and the outputs read from it, as a deployment would."""
     lines, globals_ = [], []
     args = []
+    offsets = io_offsets(module)
     if arena_bytes is not None:
         lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : memref<{arena_bytes}xi8>")
         args.append(("%arena", f"memref<{arena_bytes}xi8>"))
+        ARENA_TYPE[0] = f"memref<{arena_bytes}xi8>"
+    elif offsets is not None:
+        size = re.search(r"memref\.global \"private\" @__serenity_arena_net : memref<(\d+)xi8>", module)
+        ARENA_TYPE[0] = f"memref<{size.group(1)}xi8>"
+        lines.append(f"    %arena = memref.get_global @__serenity_arena_net : {ARENA_TYPE[0]}")
+    first = 1 if arena_bytes is not None else 0
     for i, ty in enumerate(inputs):
         dims, element = shape_and_element(ty)
         count = 1
@@ -120,11 +145,17 @@ def wrap(module, inputs, outputs, arena_bytes, seed):
         globals_.append(f'  memref.global "private" constant @__serenity_input{i} : {ty} = '
                         f"dense<{literal}>")
         lines.append(f"    %g{i} = memref.get_global @__serenity_input{i} : {ty}")
-        lines.append(f"    %in{i} = memref.alloc() : {ty}")
+        if offsets is None:
+            lines.append(f"    %in{i} = memref.alloc() : {ty}")
+        else:
+            arena_view(offsets, first + i, ty, lines, f"in{i}")
         lines.append(f"    memref.copy %g{i}, %in{i} : {ty} to {ty}")
         args.append((f"%in{i}", ty))
     for i, ty in enumerate(outputs):
-        lines.append(f"    %out{i} = memref.alloc() : {ty}")
+        if offsets is None:
+            lines.append(f"    %out{i} = memref.alloc() : {ty}")
+        else:
+            arena_view(offsets, first + len(inputs) + i, ty, lines, f"out{i}")
         args.append((f"%out{i}", ty))
     call_args = ", ".join(a for a, _ in args)
     call_types = ", ".join(t for _, t in args)

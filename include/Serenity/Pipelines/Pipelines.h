@@ -32,6 +32,13 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Arena storage: global (a private memref.global) or "
                      "argument (a leading memref<Nxi8> argument)"),
       llvm::cl::init("global")};
+  Option<std::string> io{
+      *this, "io",
+      llvm::cl::desc("Inputs and outputs: caller (held by the caller outside "
+                     "the arena) or arena (planned in the arena, their bytes "
+                     "reused as TFLite Micro does; the caller passes views at "
+                     "the offsets in serenity.io_offsets)"),
+      llvm::cl::init("caller")};
   Option<unsigned> alignment{*this, "alignment",
                              llvm::cl::desc("Buffer alignment in the arena"),
                              llvm::cl::init(64)};

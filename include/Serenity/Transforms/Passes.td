@@ -333,6 +333,33 @@ def SerenityCopyToLinalgPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SerenityElideOutputCopiesPass
+    : Pass<"serenity-elide-output-copies", "func::FuncOp"> {
+  let summary = "Compute a result directly in its out-parameter instead of "
+                "copying it there";
+  let description = [{
+    `buffer-results-to-out-params` returns a result by copying its buffer
+    into the caller's out-parameter at the end of the function, so both
+    exist at once (in ad01, a 640-byte activation next to the 640-byte
+    output). Where the copied value is a buffer allocated in the function,
+    possibly seen through `memref.collapse_shape`/`expand_shape` (a TOSA
+    reshape), and neither the buffer nor the out-parameter is used after the
+    copy, the buffer is replaced by the out-parameter viewed through the
+    inverse reshapes and the copy is erased: the producer writes the output
+    in place.
+
+    ```mlir
+    %a = memref.alloc() : memref<1x1x1x640xi8>
+    ... writes %a ...
+    %c = memref.collapse_shape %a [[0, 1, 2], [3]] : ... into memref<1x640xi8>
+    memref.copy %c, %out : memref<1x640xi8> to memref<1x640xi8>
+    // becomes
+    %a = memref.expand_shape %out [[0, 1, 2], [3]] output_shape [1, 1, 1, 640]
+    ... writes %a ...
+    ```
+  }];
+}
+
 def SerenityStaticAllocPass
     : Pass<"serenity-static-alloc", "mlir::ModuleOp"> {
   let summary = "Place every static memref.alloc of a function in one arena";
@@ -378,6 +405,13 @@ def SerenityStaticAllocPass
            "Minimum alignment of every buffer in bytes (a power of two)">,
     Option<"arena", "arena", "std::string", /*default=*/"\"global\"",
            "Arena storage: global (private memref.global) or argument">,
+    Option<"io", "io", "std::string", /*default=*/"\"caller\"",
+           "Where the function's memref arguments (inputs, and outputs as "
+           "out-parameters) live: caller (outside the arena, held by the "
+           "caller) or arena (planned in the arena like intermediates: an "
+           "input's bytes are reused once it is dead, an output's before it "
+           "is written; the caller passes views of the arena at the offsets "
+           "in serenity.io_offsets)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File to write the JSON allocation report to">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"10.0",

@@ -379,22 +379,44 @@ def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: st
     elif len(params) != len(in_types) + len(out_types):
         raise TFLiteError(f"unexpected signature of the lowered network: {params}")
     glob, lines, decls = [], [], set()
+    # io=arena: inputs are written into the arena at their offsets and the
+    # outputs read from it (serenity.io_offsets, one entry per argument).
+    io = re.search(r"serenity\.io_offsets = array<i64: ([-0-9, ]+)>", lowered)
+    offsets = [int(x) for x in io.group(1).split(",")] if io else None
+    arena_type = arena[0] if arena else None
     if arena:
         lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : {arena[0]}")
+    elif offsets:
+        g = re.search(r'memref\.global "private" @__serenity_arena_net : (memref<\d+xi8>)', lowered)
+        arena_type = g.group(1)
+        lines.append(f"    %arena = memref.get_global @__serenity_arena_net : {arena_type}")
+
+    def arena_view(index, ty, name):
+        lines.append(f"    %{name}_o = arith.constant {offsets[len(arena) + index]} : index")
+        lines.append(f"    %{name} = memref.view %arena[%{name}_o][] : {arena_type} to {ty}")
+        return f"%{name}"
     k = 0
     for inputs in batches:
         args = ["%arena"] if arena else []
-        for arr, ty in zip(inputs, in_types):
+        for j, (arr, ty) in enumerate(zip(inputs, in_types)):
             a = np.asarray(arr).astype(np.int8)
             glob.append(f'  memref.global "private" constant @__check_in{k} : {ty} = '
                         f"{dense_literal(a, 'i8')}")
             lines.append(f"    %in{k} = memref.get_global @__check_in{k} : {ty}")
-            args.append(f"%in{k}")
+            if offsets:
+                view = arena_view(j, ty, f"inv{k}")
+                lines.append(f"    memref.copy %in{k}, {view} : {ty} to {ty}")
+                args.append(view)
+            else:
+                args.append(f"%in{k}")
             k += 1
         outs = []
         for i, ty in enumerate(out_types):
-            lines.append(f"    %out{k}_{i} = memref.alloc() : {ty}")
-            outs.append(f"%out{k}_{i}")
+            if offsets:
+                outs.append(arena_view(len(in_types) + i, ty, f"out{k}_{i}"))
+            else:
+                lines.append(f"    %out{k}_{i} = memref.alloc() : {ty}")
+                outs.append(f"%out{k}_{i}")
         lines.append(f"    call @net({', '.join(args + outs)}) : "
                      f"({', '.join(arena + in_types + out_types)}) -> ()")
         for o, ty in zip(outs, out_types):
