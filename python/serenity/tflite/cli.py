@@ -92,4 +92,11 @@ def add_subparsers(subparsers) -> None:
                               help="markdown table: op mix and memory peak of imported models")
     r.add_argument("models", nargs="+", help=".tflite files")
     r.add_argument("--rounding", choices=["double", "single", "armnn"], default="double")
+    r.add_argument("--versus-tflm", metavar="DIR",
+                   help="instead: activation RAM (arena + caller-held I/O) before and after, "
+                        "and host run time, next to TFLite Micro's arenas in DIR/README.md "
+                        "(../shared/bench/tflm)")
+    r.add_argument("--before-serenity-opt", metavar="PATH",
+                   help="with --versus-tflm: the 'before' columns from this serenity-opt (an "
+                        "earlier build) with its default options")
     r.set_defaults(func=_report)

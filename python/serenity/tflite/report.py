@@ -13,7 +13,7 @@ import tempfile
 
 from .. import driver
 from .importer import import_model
-from .schema import load_file
+from .schema import TFLiteError, load_file
 
 
 def tflite_graph_peak(model) -> int:
@@ -70,7 +70,89 @@ def model_memory(tool, text):
     return as_imported, schedule, allocation
 
 
+def tflm_arenas(directory: str):
+    """TFLite Micro's measured arenas from DIR/README.md (../shared/bench/tflm):
+    {model: (smallest arena, activations, max-live of its plan)}."""
+    path = os.path.join(directory, "README.md")
+    if not os.path.exists(path):
+        raise TFLiteError(f"{path}: no such file (expected ../shared/bench/tflm)")
+    out = {}
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 5 and all(c.isdigit() for c in cells[1:]):
+                out[cells[0]] = (int(cells[1]), int(cells[2]), int(cells[4]))
+    return out
+
+
+# serenity-pipeline options before this work (row tiles, whole padded inputs,
+# inputs/outputs held by the caller) and now (the defaults plus io=arena).
+BEFORE = "tile-cols=0 fuse-padding=0 io=caller"
+AFTER = "io=arena"
+
+
+def ram_table(args) -> int:
+    """Activation RAM against TFLite Micro: arena + caller-held I/O bytes."""
+    from .runtime import host_time_ms
+    tool = driver.SerenityOpt(getattr(args, "serenity_opt", None))
+    # "before": another build's serenity-opt with its defaults, or this one
+    # with the options that reproduce the earlier lowering.
+    old = getattr(args, "before_serenity_opt", None)
+    before_tool = driver.SerenityOpt(old) if old else tool
+    before = "" if old else BEFORE
+    tflm = tflm_arenas(args.versus_tflm)
+    print("| model | TFLite Micro activations (I/O included) | TFLite Micro whole arena "
+          "| TFLite tensor graph max-live | Serenity RAM before (arena + I/O) "
+          "| Serenity RAM after (io=arena) | host ms before | host ms after |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for path in args.models:
+        name = os.path.splitext(os.path.basename(path))[0]
+        model = load_file(path)
+        text = import_model(model, rounding=args.rounding)
+        ram = []
+        for t, options in ((before_tool, before), (tool, AFTER)):
+            report = allocation_report(t, text, options)
+            io = report.get("io_bytes")
+            if io is None:  # a build without io accounting: the I/O tensors' bytes
+                io = io_tensor_bytes(model)
+            ram.append(f"{report['arena_bytes'] + io} ({report['arena_bytes']} + {io})")
+        times = [f"{host_time_ms(text, o, serenity_opt=t.path):.3f}"
+                 for t, o in ((before_tool, before), (tool, AFTER))]
+        arena, activations, _ = tflm.get(name, (None, None, None))
+        print(f"| {name} | {activations} | {arena} | {tflite_graph_peak(model)} | {ram[0]} | {ram[1]} "
+              f"| {times[0]} | {times[1]} |")
+        sys.stdout.flush()
+    return 0
+
+
+def io_tensor_bytes(model) -> int:
+    sg = model.subgraphs[0]
+    total = 0
+    for i in list(sg.inputs) + list(sg.outputs):
+        n = 1
+        for d in sg.tensors[i].shape:
+            n *= d
+        total += n * {9: 1, 3: 1, 7: 2, 0: 4, 2: 4}.get(sg.tensors[i].type, 4)
+    return total
+
+
+def allocation_report(tool, text: str, options: str) -> dict:
+    """The static allocation report (JSON) of serenity-pipeline with options."""
+    import json
+    with tempfile.TemporaryDirectory(prefix="serenity-tflite-") as tmp:
+        path = os.path.join(tmp, "model.mlir")
+        report = os.path.join(tmp, "alloc.json")
+        with open(path, "w") as f:
+            f.write(text)
+        tool.run([path, f"--serenity-pipeline=lower-to-llvm=0 {options} alloc-report={report}",
+                  "-o", os.devnull])
+        with open(report) as f:
+            return json.load(f)
+
+
 def main(args) -> int:
+    if getattr(args, "versus_tflm", None):
+        return ram_table(args)
     tool = driver.SerenityOpt(getattr(args, "serenity_opt", None))
     print("| model | TFLite ops | TOSA ops scheduled | peak as imported (TFLite order) | peak at "
           "| after dp scheduling | arena (serenity-pipeline, exact) | arena lower bound "
