@@ -30,7 +30,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("alloc", options.alloc,
                          {"exact", "best-fit", "greedy-size", "none"},
                          errorHandler)) ||
-      failed(checkChoice("io", options.io, {"caller", "arena"}, errorHandler)) ||
+      failed(
+          checkChoice("io", options.io, {"caller", "arena"}, errorHandler)) ||
       failed(checkChoice("arena", options.arena, {"global", "argument"},
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
@@ -73,8 +74,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the untiled convs).
   if (options.fuseRequantization)
     os << "func.func(serenity-fuse-requantization{tile-cols="
-       << static_cast<int64_t>(options.tileCols) << " fuse-padding="
-       << (options.fusePadding ? "true" : "false") << "}),canonicalize,";
+       << static_cast<int64_t>(options.tileCols)
+       << " fuse-padding=" << (options.fusePadding ? "true" : "false")
+       << "}),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place; cse merges the equal subviews so the then self-copies
@@ -95,7 +97,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // adds a memref.global next to the function).
   if (options.alloc != "none")
     os << ",serenity-static-alloc{algorithm=" << options.alloc
-       << " alignment=" << options.alignment << " arena=" << options.arena << " io=" << options.io
+       << " alignment=" << options.alignment << " arena=" << options.arena
+       << " io=" << options.io
        << (options.allocReport.empty()
                ? std::string()
                : " report=\"" + options.allocReport + "\"")

@@ -1,4 +1,5 @@
-//===- ElideOutputCopies.cpp - results computed in their out-params -*- C++ -*-===//
+//===- ElideOutputCopies.cpp - results computed in their out-params -*- C++
+//-*-===//
 //
 // See SerenityElideOutputCopiesPass in Passes.td.
 //
@@ -72,9 +73,9 @@ bool elide(RewriterBase &rewriter, memref::CopyOp copy) {
   for (Operation *reshape : reshapes) {
     auto sourceType = cast<MemRefType>(reshape->getOperand(0).getType());
     if (auto collapse = dyn_cast<memref::CollapseShapeOp>(reshape))
-      view = memref::ExpandShapeOp::create(
-          rewriter, reshape->getLoc(), sourceType.getShape(), view,
-          collapse.getReassociationIndices());
+      view = memref::ExpandShapeOp::create(rewriter, reshape->getLoc(),
+                                           sourceType.getShape(), view,
+                                           collapse.getReassociationIndices());
     else
       view = memref::CollapseShapeOp::create(
           rewriter, reshape->getLoc(), view,

@@ -319,9 +319,9 @@ struct SerenityFuseRequantizationPass
     int64_t tc = tileCols == 0 ? cols : std::min<int64_t>(tileCols, cols);
     if (rows % tr != 0 || cols % tc != 0) {
       consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
-          << static_cast<int64_t>(tileRows) << " tile-cols="
-          << static_cast<int64_t>(tileCols) << " does not divide the "
-          << rows << "x" << cols << " output";
+          << static_cast<int64_t>(tileRows)
+          << " tile-cols=" << static_cast<int64_t>(tileCols)
+          << " does not divide the " << rows << "x" << cols << " output";
       return;
     }
     bool singlePixel = rows == 1 && cols == 1;
@@ -361,9 +361,8 @@ struct SerenityFuseRequantizationPass
     // would recompute halos.
     options.setFusionControlFn(
         [fusePadding = bool(fusePadding)](tensor::ExtractSliceOp slice,
-                                          OpResult producer,
-           bool) -> std::optional<
-                                    scf::SCFTileAndFuseOptions::ControlFnResult> {
+                                          OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
           Operation *def = producer.getOwner();
           // During fusion the untiled user still reads `producer` next to
           // `slice`: that one user must be its only other one.

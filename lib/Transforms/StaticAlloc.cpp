@@ -68,6 +68,33 @@ struct OpNumbering {
   }
 };
 
+/// Calls `visit` on every use of `root` and of every memref an op derives
+/// from it (subview, casts, reshapes, view, ...: any may alias it); returns
+/// the first reason `visit` gives not to go on.
+std::optional<std::string> forEachAliasUse(
+    Value root,
+    llvm::function_ref<std::optional<std::string>(OpOperand &)> visit) {
+  SmallVector<Value> worklist = {root};
+  DenseSet<Value> seen = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      if (std::optional<std::string> why = visit(use))
+        return why;
+      for (Value result : use.getOwner()->getResults())
+        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Bytes of a statically shaped memref.
+int64_t bufferBytes(MemRefType type, const DataLayout &layout) {
+  return type.getNumElements() *
+         static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+}
+
 /// Why an alloc cannot be placed, or nothing when it can; fills the
 /// interval and deallocs of `plan`.
 std::optional<std::string> computeLifetime(PlannedAlloc &plan,
@@ -76,41 +103,33 @@ std::optional<std::string> computeLifetime(PlannedAlloc &plan,
   plan.first = numbering.index.lookup(plan.alloc);
   plan.last = plan.first;
   plan.lastOp = plan.alloc;
-  SmallVector<Value> worklist = {plan.alloc.getResult()};
-  DenseSet<Value> seen(worklist.begin(), worklist.end());
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<memref::DeallocOp>(user)) {
-        plan.deallocs.push_back(user);
-        continue;
-      }
-      if (user->hasTrait<OpTrait::IsTerminator>())
-        return "it escapes through '" + user->getName().getStringRef().str() +
-               "'";
-      if (user->getName().getStringRef() == "bufferization.dealloc" ||
-          isa<memref::ReallocOp>(user))
-        return "it is freed or resized by '" +
-               user->getName().getStringRef().str() + "'";
-      // A use nested in a region (a loop body) keeps the buffer live until
-      // the end of the enclosing op in the alloc's block: every iteration.
-      Operation *ancestor = home->findAncestorOpInBlock(*user);
-      if (!ancestor)
-        return "it is used outside its block by '" +
-               user->getName().getStringRef().str() + "'";
-      if (numbering.end.lookup(ancestor) > plan.last) {
-        plan.last = numbering.end.lookup(ancestor);
-        plan.lastOp = ancestor;
-      }
-      // Any memref an op derives from the buffer may alias it (subview,
-      // casts, reshapes, view, ...): follow all of them.
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
-          worklist.push_back(result);
-    }
-  }
-  return std::nullopt;
+  return forEachAliasUse(
+      plan.alloc.getResult(),
+      [&](OpOperand &use) -> std::optional<std::string> {
+        Operation *user = use.getOwner();
+        if (isa<memref::DeallocOp>(user)) {
+          plan.deallocs.push_back(user);
+          return std::nullopt;
+        }
+        if (user->hasTrait<OpTrait::IsTerminator>())
+          return "it escapes through '" + user->getName().getStringRef().str() +
+                 "'";
+        if (user->getName().getStringRef() == "bufferization.dealloc" ||
+            isa<memref::ReallocOp>(user))
+          return "it is freed or resized by '" +
+                 user->getName().getStringRef().str() + "'";
+        // A use nested in a region (a loop body) keeps the buffer live until
+        // the end of the enclosing op in the alloc's block: every iteration.
+        Operation *ancestor = home->findAncestorOpInBlock(*user);
+        if (!ancestor)
+          return "it is used outside its block by '" +
+                 user->getName().getStringRef().str() + "'";
+        if (numbering.end.lookup(ancestor) > plan.last) {
+          plan.last = numbering.end.lookup(ancestor);
+          plan.lastOp = ancestor;
+        }
+        return std::nullopt;
+      });
 }
 
 /// True when `user` may write through `value` (an out-parameter).
@@ -129,42 +148,33 @@ bool writes(Operation *user, Value value) {
 /// live from the entry to its last use; an output (written, through any
 /// alias) from its first write to the end of the function, where the caller
 /// reads it. Why it cannot be planned otherwise.
-std::optional<std::string> computeArgumentLifetime(PlannedAlloc &plan,
-                                                   func::FuncOp func,
-                                                   const OpNumbering &numbering) {
+std::optional<std::string>
+computeArgumentLifetime(PlannedAlloc &plan, func::FuncOp func,
+                        const OpNumbering &numbering) {
   Block &entry = func.getBody().front();
-  int64_t firstUse = -1, lastUse = -1, firstWrite = -1;
-  SmallVector<Value> worklist = {plan.argument};
-  DenseSet<Value> seen(worklist.begin(), worklist.end());
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<func::ReturnOp>(user))
-        return std::string("it is returned");
-      Operation *ancestor = entry.findAncestorOpInBlock(*user);
-      if (!ancestor)
-        return std::string("it is used outside the function body");
-      int64_t at = numbering.index.lookup(ancestor);
-      int64_t end = numbering.end.lookup(ancestor);
-      if (firstUse < 0 || at < firstUse)
-        firstUse = at;
-      lastUse = std::max(lastUse, end);
-      if (writes(user, value) && (firstWrite < 0 || at < firstWrite))
-        firstWrite = at;
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
-          worklist.push_back(result);
-    }
-  }
-  int64_t functionEnd = numbering.end.lookup(entry.getTerminator());
+  int64_t lastUse = 0, firstWrite = -1;
+  if (std::optional<std::string> why = forEachAliasUse(
+          plan.argument, [&](OpOperand &use) -> std::optional<std::string> {
+            Operation *user = use.getOwner();
+            if (isa<func::ReturnOp>(user))
+              return std::string("it is returned");
+            Operation *ancestor = entry.findAncestorOpInBlock(*user);
+            if (!ancestor)
+              return std::string("it is used outside the function body");
+            int64_t at = numbering.index.lookup(ancestor);
+            lastUse = std::max(lastUse, numbering.end.lookup(ancestor));
+            if (writes(user, use.get()) && (firstWrite < 0 || at < firstWrite))
+              firstWrite = at;
+            return std::nullopt;
+          }))
+    return why;
   plan.isOutput = firstWrite >= 0;
   if (plan.isOutput) {
     plan.first = firstWrite;
-    plan.last = functionEnd;
+    plan.last = numbering.end.lookup(entry.getTerminator());
   } else {
     plan.first = 0;
-    plan.last = std::max<int64_t>(lastUse, 0);
+    plan.last = lastUse;
   }
   return std::nullopt;
 }
@@ -280,9 +290,7 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       return skip("non-default memory space");
     PlannedAlloc plan;
     plan.alloc = alloc;
-    plan.bytes =
-        type.getNumElements() *
-        static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+    plan.bytes = bufferBytes(type, layout);
     plan.alignment = alignment;
     if (std::optional<uint64_t> own = alloc.getAlignment())
       plan.alignment = std::max<int64_t>(plan.alignment, *own);
@@ -299,9 +307,7 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type || !type.hasStaticShape())
       continue;
-    argBytes[arg.getArgNumber()] =
-        type.getNumElements() *
-        static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+    argBytes[arg.getArgNumber()] = bufferBytes(type, layout);
   }
   if (io == "arena") {
     for (BlockArgument arg : func.getArguments()) {
@@ -405,11 +411,11 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       // The caller places the argument at `offset`; the body is unchanged.
       unsigned index = plan.argument.getArgNumber();
       ioOffsets[index] = offset;
-      ioReports.push_back(llvm::json::Object{
-          {"argument", static_cast<int64_t>(index)},
-          {"kind", plan.isOutput ? "output" : "input"},
-          {"offset", offset},
-          {"size", plan.bytes}});
+      ioReports.push_back(
+          llvm::json::Object{{"argument", static_cast<int64_t>(index)},
+                             {"kind", plan.isOutput ? "output" : "input"},
+                             {"offset", offset},
+                             {"size", plan.bytes}});
       views.push_back(nullptr);
       continue;
     }
