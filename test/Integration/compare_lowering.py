@@ -17,6 +17,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "python"))
+from serenity.harness import MEMREF_TO_LLVM, memref_driver  # noqa: E402
+
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 LLVM_LIB = "/usr/lib/llvm-22/lib"
 
@@ -26,15 +30,6 @@ REFERENCE_TO_MEMREF = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},canonicalize,"
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions})")
-MEMREF_TO_LLVM = (
-    "builtin.module(convert-linalg-to-loops,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-    "convert-math-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
-    "convert-func-to-llvm,reconcile-unrealized-casts)")
-
-PRINTERS = {"f32": "printMemrefF32", "f64": "printMemrefF64", "i32": "printMemrefI32",
-            "i64": "printMemrefI64"}
-NARROW_INTEGERS = ("i8", "i16")
 
 
 def run(cmd, stdin=None):
@@ -104,88 +99,18 @@ def nested(values, dims):
                            for i in range(dims[0])) + "]"
 
 
-def io_offsets(module):
-    """serenity.io_offsets of @net (io=arena), or None."""
-    match = re.search(r"serenity\.io_offsets = array<i64: ([-0-9, ]+)>", module)
-    return [int(x) for x in match.group(1).split(",")] if match else None
-
-
-def arena_view(offsets, index, ty, lines, name):
-    """io=arena: the argument is a view of the arena at its planned offset."""
-    lines.append(f"    %off_{name} = arith.constant {offsets[index]} : index")
-    lines.append(f"    %{name} = memref.view %arena[%off_{name}][] : {ARENA_TYPE[0]} to {ty}")
-    return f"%{name}"
-
-
-ARENA_TYPE = [None]
-
-
 def wrap(module, inputs, outputs, arena_bytes, seed):
-    """Appends a @main that feeds seeded inputs to @net and prints outputs.
-    With io=arena (serenity.io_offsets) the inputs are written into the arena
-    at their offsets and the outputs read from it, as a deployment would."""
-    lines, globals_ = [], []
-    args = []
-    offsets = io_offsets(module)
-    if arena_bytes is not None:
-        lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : memref<{arena_bytes}xi8>")
-        args.append(("%arena", f"memref<{arena_bytes}xi8>"))
-        ARENA_TYPE[0] = f"memref<{arena_bytes}xi8>"
-    elif offsets is not None:
-        size = re.search(r"memref\.global \"private\" @__serenity_arena_net : memref<(\d+)xi8>", module)
-        ARENA_TYPE[0] = f"memref<{size.group(1)}xi8>"
-        lines.append(f"    %arena = memref.get_global @__serenity_arena_net : {ARENA_TYPE[0]}")
-    first = 1 if arena_bytes is not None else 0
+    """Appends a @main that feeds seeded inputs to @net and prints outputs
+    (serenity.harness: with io=arena the inputs are written into the arena at
+    their offsets and the outputs read from it, as a deployment would)."""
+    literals = []
     for i, ty in enumerate(inputs):
         dims, element = shape_and_element(ty)
         count = 1
         for d in dims:
             count *= d
-        literal = nested(lcg_values(count, element, seed + i), dims)
-        globals_.append(f'  memref.global "private" constant @__serenity_input{i} : {ty} = '
-                        f"dense<{literal}>")
-        lines.append(f"    %g{i} = memref.get_global @__serenity_input{i} : {ty}")
-        if offsets is None:
-            lines.append(f"    %in{i} = memref.alloc() : {ty}")
-        else:
-            arena_view(offsets, first + i, ty, lines, f"in{i}")
-        lines.append(f"    memref.copy %g{i}, %in{i} : {ty} to {ty}")
-        args.append((f"%in{i}", ty))
-    for i, ty in enumerate(outputs):
-        if offsets is None:
-            lines.append(f"    %out{i} = memref.alloc() : {ty}")
-        else:
-            arena_view(offsets, first + len(inputs) + i, ty, lines, f"out{i}")
-        args.append((f"%out{i}", ty))
-    call_args = ", ".join(a for a, _ in args)
-    call_types = ", ".join(t for _, t in args)
-    lines.append(f"    call @net({call_args}) : ({call_types}) -> ()")
-    decls = set()
-    for i, ty in enumerate(outputs):
-        dims, element = shape_and_element(ty)
-        printed = f"%out{i}"
-        if element in NARROW_INTEGERS:
-            # The runner library has no unranked i8/i16 printer: widen to i32.
-            wide = ty.replace(element + ">", "i32>")
-            rank = len(dims)
-            ids = ", ".join(f"d{k}" for k in range(rank))
-            identity = f"affine_map<({ids}) -> ({ids})>"
-            parallel = ", ".join(['"parallel"'] * rank)
-            lines.append(f"    %wide{i} = memref.alloc() : {wide}")
-            lines.append(f"    linalg.generic {{indexing_maps = [{identity}, {identity}], "
-                         f"iterator_types = [{parallel}]}} ins(%out{i} : {ty}) outs(%wide{i} : {wide}) {{")
-            lines.append(f"    ^bb0(%x: {element}, %y: i32):")
-            lines.append(f"      %e = arith.extsi %x : {element} to i32")
-            lines.append("      linalg.yield %e : i32")
-            lines.append("    }")
-            printed, ty, element = f"%wide{i}", wide, "i32"
-        printer = PRINTERS[element]
-        decls.add(f"  func.func private @{printer}(memref<*x{element}>)")
-        lines.append(f"    %u{i} = memref.cast {printed} : {ty} to memref<*x{element}>")
-        lines.append(f"    call @{printer}(%u{i}) : (memref<*x{element}>) -> ()")
-    body = "\n".join(globals_ + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
-    end = module.rstrip().rfind("}")
-    return module[:end] + body + "\n}\n"
+        literals.append(f"dense<{nested(lcg_values(count, element, seed + i), dims)}>")
+    return memref_driver(module, "net", inputs, outputs, [literals], arena_bytes)
 
 
 def execute(memref_module, inputs, outputs, arena_bytes, seed, workdir, tag):

@@ -16,6 +16,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ..harness import MEMREF_TO_LLVM, memref_driver
 from .importer import import_model
 from .mlir_text import dense_literal, tensor_type
 from .schema import Model, TFLiteError, load_file, with_output
@@ -343,26 +344,20 @@ def per_op_float_errors(model: Model, seed: int = 0):
     return errors
 
 
-MEMREF_TO_LLVM = (
-    "builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
-    "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
-    "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)")
 
-
-def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: str = "",
-                 serenity_opt: Optional[str] = None, timeout: int = 600) -> List[List[np.ndarray]]:
-    """Like run_mlir, but lowers the imported module with ``serenity-pipeline``
-    (``lower-to-llvm=0`` plus ``options``): the network becomes a function over
-    memrefs (inputs, then caller-owned outputs; intermediates in the static
-    arena). A generated ``@main`` holds each batch's inputs as constant globals,
-    calls it once per batch and prints every output."""
+def lower_with_pipeline(text: str, options: str = "", serenity_opt: Optional[str] = None,
+                        timeout: int = 600):
+    """The imported module's @main, renamed @net, through ``serenity-pipeline``
+    (``lower-to-llvm=0`` plus ``options``). Returns (lowered module, input
+    memref types, output memref types, arena bytes when the arena is a leading
+    argument else None)."""
     from ..driver import find_serenity_opt
     tool = find_serenity_opt(serenity_opt)
     m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
     if not m:
         raise TFLiteError("imported module has no recognizable @main")
-    arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
-    ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
+    in_types = ["memref" + t[len("tensor"):] for t in re.findall(r"tensor<[^>]*>", m.group(1))]
+    out_types = ["memref" + t[len("tensor"):] for t in re.findall(r"tensor<[^>]*>", m.group(2))]
     src = text.replace("func.func @main(", "func.func @net(", 1)
     opt = subprocess.run([tool, "-", f"--serenity-pipeline=lower-to-llvm=0 {options}".strip()],
                          input=src, capture_output=True, text=True, timeout=timeout)
@@ -371,79 +366,25 @@ def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: st
     lowered = opt.stdout
     sig = re.search(r"func\.func @net\((.*?)\)\s*(?:attributes|\{)", lowered)
     params = re.findall(r"%[\w#]+: (memref<[^>]*>)", sig.group(1)) if sig else []
-    in_types = ["memref" + t[len("tensor"):] for t in arg_types]
-    out_types = ["memref" + t[len("tensor"):] for t in ret_types]
-    arena = []
-    if len(params) == len(in_types) + len(out_types) + 1:
-        arena = [params[0]]  # arena=argument
+    arena_bytes = None
+    if len(params) == len(in_types) + len(out_types) + 1:  # arena=argument
+        arena_bytes = int(re.match(r"memref<(\d+)xi8>", params[0]).group(1))
     elif len(params) != len(in_types) + len(out_types):
         raise TFLiteError(f"unexpected signature of the lowered network: {params}")
-    glob, lines, decls = [], [], set()
-    # io=arena: inputs are written into the arena at their offsets and the
-    # outputs read from it (serenity.io_offsets, one entry per argument).
-    io = re.search(r"serenity\.io_offsets = array<i64: ([-0-9, ]+)>", lowered)
-    offsets = [int(x) for x in io.group(1).split(",")] if io else None
-    arena_type = arena[0] if arena else None
-    if arena:
-        lines.append(f"    %arena = memref.alloc() {{alignment = 64 : i64}} : {arena[0]}")
-    elif offsets:
-        g = re.search(r'memref\.global "private" @__serenity_arena_net : (memref<\d+xi8>)', lowered)
-        arena_type = g.group(1)
-        lines.append(f"    %arena = memref.get_global @__serenity_arena_net : {arena_type}")
+    return lowered, in_types, out_types, arena_bytes
 
-    def arena_view(index, ty, name):
-        lines.append(f"    %{name}_o = arith.constant {offsets[len(arena) + index]} : index")
-        lines.append(f"    %{name} = memref.view %arena[%{name}_o][] : {arena_type} to {ty}")
-        return f"%{name}"
-    k = 0
-    for inputs in batches:
-        args = ["%arena"] if arena else []
-        for j, (arr, ty) in enumerate(zip(inputs, in_types)):
-            a = np.asarray(arr).astype(np.int8)
-            glob.append(f'  memref.global "private" constant @__check_in{k} : {ty} = '
-                        f"{dense_literal(a, 'i8')}")
-            lines.append(f"    %in{k} = memref.get_global @__check_in{k} : {ty}")
-            if offsets:
-                view = arena_view(j, ty, f"inv{k}")
-                lines.append(f"    memref.copy %in{k}, {view} : {ty} to {ty}")
-                args.append(view)
-            else:
-                args.append(f"%in{k}")
-            k += 1
-        outs = []
-        for i, ty in enumerate(out_types):
-            if offsets:
-                outs.append(arena_view(len(in_types) + i, ty, f"out{k}_{i}"))
-            else:
-                lines.append(f"    %out{k}_{i} = memref.alloc() : {ty}")
-                outs.append(f"%out{k}_{i}")
-        lines.append(f"    call @net({', '.join(args + outs)}) : "
-                     f"({', '.join(arena + in_types + out_types)}) -> ()")
-        for o, ty in zip(outs, out_types):
-            elem = ty[ty.rfind("x") + 1:-1]
-            if elem == "f32":
-                lines.append(f"    {o}u = memref.cast {o} : {ty} to memref<*xf32>")
-                lines.append(f"    call @printMemrefF32({o}u) : (memref<*xf32>) -> ()")
-                decls.add("  func.func private @printMemrefF32(memref<*xf32>)")
-                continue
-            wide = ty[:ty.rfind("x") + 1] + "i32>"
-            rank = ty.count("x")
-            ids = ", ".join(f"d{j}" for j in range(rank))
-            ident = f"affine_map<({ids}) -> ({ids})>"
-            par = ", ".join(['"parallel"'] * rank)
-            lines.append(f"    {o}w = memref.alloc() : {wide}")
-            lines.append(f"    linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
-                         f"[{par}]}} ins({o} : {ty}) outs({o}w : {wide}) {{")
-            lines.append(f"    ^bb0(%x: {elem}, %y: i32):")
-            lines.append(f"      %e = arith.extsi %x : {elem} to i32")
-            lines.append("      linalg.yield %e : i32")
-            lines.append("    }")
-            lines.append(f"    {o}u = memref.cast {o}w : {wide} to memref<*xi32>")
-            lines.append(f"    call @printMemrefI32({o}u) : (memref<*xi32>) -> ()")
-            decls.add("  func.func private @printMemrefI32(memref<*xi32>)")
-    body = "\n".join(glob + ["  func.func @main() {"] + lines + ["    return", "  }"] + sorted(decls))
-    end = lowered.rstrip().rfind("}")
-    module = lowered[:end] + body + "\n}\n"
+
+def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: str = "",
+                 serenity_opt: Optional[str] = None, timeout: int = 600) -> List[List[np.ndarray]]:
+    """Like run_mlir, but lowers the imported module with ``serenity-pipeline``
+    (lower_with_pipeline) and drives it with serenity.harness: a generated
+    ``@main`` puts each batch's inputs in place, calls the network once per
+    batch and prints every output."""
+    lowered, in_types, out_types, arena_bytes = lower_with_pipeline(text, options, serenity_opt,
+                                                                    timeout)
+    batch_literals = [[dense_literal(np.asarray(a).astype(np.int8), "i8") for a in inputs]
+                      for inputs in batches]
+    module = memref_driver(lowered, "net", in_types, out_types, batch_literals, arena_bytes)
     printed = lower_and_run(module, MEMREF_TO_LLVM, "lowering the pipeline's output failed", timeout)
     n = len(out_types)
     if len(printed) != n * len(batches):

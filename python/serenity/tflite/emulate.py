@@ -41,22 +41,26 @@ class ArmNNEmulation:
     """Mixin for Importer: float32 building blocks with CpuRef's roundings."""
 
     # ---------------------------------------------------------- element-wise
-    def ew(self, name: str, operands, elem: str = "f32", attrs: str = ""):
+    def ew(self, name: str, operands, elem: str = "f32", attrs: str = "", comment: str = ""):
+        """An element-wise TOSA op over broadcast operands (same rank)."""
         rank = len(operands[0].shape)
         shape = [max(v.shape[i] for v in operands) for i in range(rank)]
         res = Value("", shape, elem)
         res.name = self.b.op(name, [v.name for v in operands], [v.type for v in operands],
-                             res.type, attrs)
+                             res.type, attrs, comment)
+        return res
+
+    def tosa_mul(self, a, c, elem: str = "f32", shift: int = 0):
+        """tosa.mul; its shift operand (integers only) rounds the 64-bit
+        product half up and shifts it right."""
+        shape = [max(x, y) for x, y in zip(a.shape, c.shape)]
+        res = Value("", shape, elem)
+        res.name = self.b.op("mul", [a.name, c.name, self.b.scalar1(shift, "i8")],
+                             [a.type, c.type, "tensor<1xi8>"], res.type)
         return res
 
     def fmul(self, a, c):
-        zero = self.b.scalar1(0, "i8")
-        rank = len(a.shape)
-        shape = [max(a.shape[i], c.shape[i]) for i in range(rank)]
-        res = Value("", shape, "f32")
-        res.name = self.b.op("mul", [a.name, c.name, zero], [a.type, c.type, "tensor<1xi8>"],
-                             res.type)
-        return res
+        return self.tosa_mul(a, c)
 
     def fadd(self, a, c):
         return self.ew("add", [a, c])

@@ -417,12 +417,6 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         return Value(self.b.const(np.full([1] * rank, value, dtype=np.float32), "f32", cache=True),
                       [1] * rank, "f32")
 
-    def mul(self, a: Value, c: Value, shape) -> Value:
-        zero = self.b.scalar1(0, "i8")
-        res = Value("", shape, "f32")
-        res.name = self.b.op("mul", [a.name, c.name, zero], [a.type, c.type, "tensor<1xi8>"], res.type)
-        return res
-
     def import_softmax(self, op: Operator):
         beta = options(self.model, op).f32(0, 1.0)
         x = self.value(op.inputs[0])
@@ -443,26 +437,26 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             si, zi = self.per_tensor(self.tensor(op.inputs[0]))
             q = self.f32_op("cast", [x], shape, comment=comment + ": dequantize")
             q = self.f32_op("sub", [q, self.fconst(float(zi), rank)], shape)
-            xf = self.mul(q, self.fconst(si, rank), shape)
+            xf = self.fmul(q, self.fconst(si, rank))
         else:
             xf = x
         m = self.f32_op("reduce_max", [xf], red, "axis = %d : i32" % axis, comment)
         d = self.f32_op("sub", [xf, m], shape)
         if beta != 1.0:
-            d = self.mul(d, self.fconst(beta, rank), shape)
+            d = self.fmul(d, self.fconst(beta, rank))
         e = self.f32_op("exp", [d], shape)
         s = self.f32_op("reduce_sum", [e], red, "axis = %d : i32" % axis)
         if x.elem == "i8" and self.emulate:
             so, zo = self.per_tensor(out)
             return self.emulated_softmax_tail(e, s, so, zo)
         r = self.f32_op("reciprocal", [s], red)
-        p = self.mul(e, r, shape)
+        p = self.fmul(e, r)
         if x.elem != "i8":
             return p
         so, zo = self.per_tensor(out)
         # Quantize: round half away from zero (p >= 0, so floor(p/so + 0.5)),
         # add the zero point, saturate, then an exact cast to i8.
-        y = self.mul(p, self.fconst(1.0 / so, rank), shape)
+        y = self.fmul(p, self.fconst(1.0 / so, rank))
         y = self.f32_op("add", [y, self.fconst(0.5, rank)], shape)
         y = self.f32_op("floor", [y], shape)
         y = self.f32_op("add", [y, self.fconst(float(zo), rank)], shape)

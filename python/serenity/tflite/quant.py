@@ -17,6 +17,8 @@ hand-computed cases:
 import math
 from typing import Tuple
 
+import numpy as np
+
 INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
@@ -72,30 +74,42 @@ def tosa_apply_scale(value: int, multiplier: int, shift: int, double_round: bool
     return result
 
 
-def _saturating_rounding_doubling_high_mul(a: int, b: int) -> int:
-    if a == b == INT32_MIN:
-        return INT32_MAX
+# TFLite / gemmlowp fixed-point primitives, on numpy arrays (or scalars) of
+# int64 holding int32 values; reference.py builds TFLite Micro's kernels on them.
+def wrap32(x):
+    """Two's complement int32 wrap-around of int64 values."""
+    return ((np.asarray(x, dtype=np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def srdhm(a, b):
+    """gemmlowp SaturatingRoundingDoublingHighMul (int32 x int32 -> int32)."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     ab = a * b
-    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
-    # C++ integer division truncates toward zero.
-    num = ab + nudge
-    q = abs(num) // (1 << 31)
-    return q if num >= 0 else -q
+    num = ab + np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    q = np.where(num >= 0, num >> 31, -((-num) >> 31))  # C++ division truncates
+    return np.where((a == INT32_MIN) & (b == INT32_MIN), INT32_MAX, q)
 
 
-def _rounding_divide_by_pot(x: int, exponent: int) -> int:
-    mask = (1 << exponent) - 1
-    remainder = x & mask
-    threshold = (mask >> 1) + (1 if x < 0 else 0)
-    return (x >> exponent) + (1 if remainder > threshold else 0)
+def rdbpot(x, exponent):
+    """gemmlowp RoundingDivideByPOT: x / 2^exponent, ties away from zero."""
+    x, e = np.asarray(x, dtype=np.int64), np.asarray(exponent, dtype=np.int64)
+    mask = (np.int64(1) << e) - 1
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> e) + ((x & mask) > threshold)
+
+
+def mbqm(x, multiplier, shift):
+    """TFLite MultiplyByQuantizedMultiplier (double rounding), shift > 0 = left
+    (``x << shift`` wraps like TFLite's int32 arithmetic)."""
+    shift = np.asarray(shift, dtype=np.int64)
+    left = np.maximum(shift, 0)
+    right = np.maximum(-shift, 0)
+    return rdbpot(srdhm(wrap32(np.asarray(x, dtype=np.int64) << left), multiplier), right)
 
 
 def tflite_multiply_by_quantized_multiplier(x: int, multiplier: int, tflite_shift: int) -> int:
     """TFLite's MultiplyByQuantizedMultiplier; tflite_shift is a left shift (31 - tosa_shift)."""
-    left = tflite_shift if tflite_shift > 0 else 0
-    right = -tflite_shift if tflite_shift < 0 else 0
-    return _rounding_divide_by_pot(
-        _saturating_rounding_doubling_high_mul(x * (1 << left), multiplier), right)
+    return int(mbqm(x, multiplier, tflite_shift))
 
 
 def tflite_quantize_multiplier(real: float) -> Tuple[int, int]:
@@ -126,7 +140,6 @@ def activation_range(act: int, scale: float, zero_point: int, qmin: int = -128, 
     lo_real, hi_real = ACTIVATION_REAL_RANGE[act]
 
     def q(real):
-        import numpy as np
         return zero_point + round_half_away(float(np.float32(real) / np.float32(scale)))
     lo = qmin if lo_real is None else max(qmin, q(lo_real))
     hi = qmax if hi_real is None else min(qmax, q(hi_real))

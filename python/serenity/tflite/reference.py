@@ -15,34 +15,11 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from . import quant
+from .quant import INT32_MAX, INT32_MIN, mbqm, rdbpot, srdhm, wrap32
 from .schema import Model, Operator, TFLiteError, options
-
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 # ------------------------------------------------------ gemmlowp primitives
-def wrap32(x):
-    """Two's complement int32 wrap-around of int64 values."""
-    return ((np.asarray(x, dtype=np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
-
-
-def srdhm(a, b):
-    """gemmlowp SaturatingRoundingDoublingHighMul (int32 x int32 -> int32)."""
-    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    ab = a * b
-    num = ab + np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
-    q = np.where(num >= 0, num >> 31, -((-num) >> 31))  # C++ division truncates
-    return np.where((a == INT32_MIN) & (b == INT32_MIN), INT32_MAX, q)
-
-
-def rdbpot(x, exponent):
-    """gemmlowp RoundingDivideByPOT: x / 2^exponent, ties away from zero."""
-    x, e = np.asarray(x, dtype=np.int64), np.asarray(exponent, dtype=np.int64)
-    mask = (np.int64(1) << e) - 1
-    threshold = (mask >> 1) + (x < 0)
-    return (x >> e) + ((x & mask) > threshold)
-
-
 def sat_mul_pot(x, exponent: int):
     """gemmlowp SaturatingRoundingMultiplyByPOT<exponent> on int32."""
     x = np.asarray(x, dtype=np.int64)
@@ -50,19 +27,6 @@ def sat_mul_pot(x, exponent: int):
         return rdbpot(x, -exponent)
     threshold = (1 << (31 - exponent)) - 1
     return np.where(x > threshold, INT32_MAX, np.where(x < -threshold, INT32_MIN, x << exponent))
-
-
-def mbqm(x, multiplier, shift):
-    """TFLite MultiplyByQuantizedMultiplier (double rounding), shift > 0 = left."""
-    shift = np.asarray(shift, dtype=np.int64)
-    left = np.maximum(shift, 0)
-    right = np.maximum(-shift, 0)
-    return rdbpot(srdhm(wrap32(np.asarray(x, dtype=np.int64) << left), multiplier), right)
-
-
-def quantize_multiplier(real: float) -> Tuple[int, int]:
-    """TFLite QuantizeMultiplier: (multiplier, shift), shift > 0 = left."""
-    return quant.tflite_quantize_multiplier(real)
 
 
 # --------------------------------------------------- gemmlowp fixed point exp
@@ -212,7 +176,7 @@ class Reference:
             acc += bias.astype(np.int64)
         return wrap32(acc)
 
-    def requantize(self, acc, in_idx, w_idx, out_idx, act, per_channel_ok=True):
+    def requantize(self, acc, in_idx, w_idx, out_idx, act):
         s_in, _ = self.qp(in_idx)
         s_w, _ = self.qp(w_idx)
         s_out, z_out = self.qp(out_idx)

@@ -7,40 +7,33 @@ printed by the program itself, so JIT compilation is not counted. Inputs are
 left as allocated (the time of these int8 kernels does not depend on values).
 """
 
-import re
 import statistics
 import subprocess
 from typing import List, Optional
 
-from .check import MEMREF_TO_LLVM, llvm_bindir, llvm_libdir
+from ..harness import MEMREF_TO_LLVM
+from .check import llvm_bindir, llvm_libdir, lower_with_pipeline
 from .schema import TFLiteError
 
 
 def host_time_ms(text: str, options: str = "", iterations: int = 50, repeats: int = 5,
                  serenity_opt: Optional[str] = None) -> float:
     """Median over ``repeats`` runs of the mean time per call, in ms."""
-    from ..driver import find_serenity_opt
-    tool = find_serenity_opt(serenity_opt)
-    src = text.replace("func.func @main(", "func.func @net(", 1)
-    low = subprocess.run([tool, "-", f"--serenity-pipeline=lower-to-llvm=0 {options}".strip()],
-                         input=src, capture_output=True, text=True)
-    if low.returncode != 0:
-        raise TFLiteError("serenity-pipeline failed:\n" + low.stderr[-4000:])
-    sig = re.search(r"func\.func @net\((.*?)\)\s*(?:attributes|\{)", low.stdout)
-    params = re.findall(r"%[\w#]+: (memref<[^>]*>)", sig.group(1)) if sig else []
+    low, in_types, out_types, arena_bytes = lower_with_pipeline(text, options, serenity_opt)
+    params = ([f"memref<{arena_bytes}xi8>"] if arena_bytes is not None else []) + in_types + out_types
     args = [f"%a{i}" for i in range(len(params))]
-    call = f"      func.call @net({', '.join(args)}) : ({', '.join(params)}) -> ()"
+    call = f"func.call @net({', '.join(args)}) : ({', '.join(params)}) -> ()"
     lines = ["  func.func @main() {", "    %c0 = arith.constant 0 : index",
              "    %c1 = arith.constant 1 : index", f"    %cn = arith.constant {iterations} : index"]
     lines += [f"    %a{i} = memref.alloc() {{alignment = 64 : i64}} : {t}" for i, t in enumerate(params)]
-    lines += [call.strip().join(["    ", ""]), "    %t0 = func.call @rtclock() : () -> f64",
-              "    scf.for %i = %c0 to %cn step %c1 {", call, "    }",
+    lines += ["    " + call, "    %t0 = func.call @rtclock() : () -> f64",
+              "    scf.for %i = %c0 to %cn step %c1 {", "      " + call, "    }",
               "    %t1 = func.call @rtclock() : () -> f64", "    %dt = arith.subf %t1, %t0 : f64",
               "    func.call @printF64(%dt) : (f64) -> ()", "    func.call @printNewline() : () -> ()",
               "    return", "  }", "  func.func private @rtclock() -> f64",
               "  func.func private @printF64(f64)", "  func.func private @printNewline()"]
-    end = low.stdout.rstrip().rfind("}")
-    module = low.stdout[:end] + "\n".join(lines) + "\n}\n"
+    end = low.rstrip().rfind("}")
+    module = low[:end] + "\n".join(lines) + "\n}\n"
     bindir = llvm_bindir()
     llvm = subprocess.run([f"{bindir}/mlir-opt", "-", f"--pass-pipeline={MEMREF_TO_LLVM}"],
                           input=module, capture_output=True, text=True)

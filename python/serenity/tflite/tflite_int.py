@@ -45,10 +45,10 @@ from typing import Sequence
 import numpy as np
 
 from . import quant
+from .quant import INT32_MAX
 from .mlir_text import Value, tensor_type
 from .reference import (ACCUMULATION_INTEGER_BITS, softmax_exp_table)
 
-INT32_MAX = (1 << 31) - 1
 
 
 class TFLiteIntegerOps:
@@ -61,15 +61,6 @@ class TFLiteIntegerOps:
         arr = np.asarray(values, dtype=np.int64).reshape(shape).astype(dtype)
         return Value(self.b.const(arr, elem, cache=True), list(shape), elem)
 
-    def iop(self, name: str, operands: Sequence[Value], elem: str, attrs: str = "",
-            comment: str = "") -> Value:
-        rank = len(operands[0].shape)
-        shape = [max(v.shape[i] for v in operands) for i in range(rank)]
-        res = Value("", shape, elem)
-        res.name = self.b.op(name, [v.name for v in operands], [v.type for v in operands],
-                             res.type, attrs, comment)
-        return res
-
     def ireduce(self, name: str, x: Value, axis_attr: str) -> Value:
         res = Value("", x.shape[:-1] + [1], x.elem)
         res.name = self.b.op(name, [x.name], [x.type], res.type, axis_attr)
@@ -79,13 +70,7 @@ class TFLiteIntegerOps:
         """SaturatingRoundingDoublingHighMul: tosa.mul with shift 31 (the
         product in 64 bits, round half up, >> 31). The saturating case
         INT32_MIN * INT32_MIN never arises here: one operand is non-negative."""
-        shift = self.b.scalar1(31, "i8")
-        rank = len(a.shape)
-        shape = [max(a.shape[i], c.shape[i]) for i in range(rank)]
-        res = Value("", shape, "i32")
-        res.name = self.b.op("mul", [a.name, c.name, shift], [a.type, c.type, "tensor<1xi8>"],
-                             res.type)
-        return res
+        return self.tosa_mul(a, c, "i32", 31)
 
     def rescale_raw(self, x: Value, mults: Sequence[int], shifts: Sequence[int], in_zp: int,
                     out_zp: int, out_elem: str, rounding: str, comment: str = "") -> Value:
@@ -131,17 +116,17 @@ class TFLiteIntegerOps:
         """v + zp clamped to out_elem's range and cast (i32 -> i8), or v (i32)."""
         rank = len(v.shape)
         if zp:
-            v = self.iop("add", [v, self.iconst([zp], [1] * rank)], "i32")
+            v = self.ew("add", [v, self.iconst([zp], [1] * rank)], "i32")
         if out_elem == "i32":
             return v
-        return self.iop("cast", [self.iclamp(v, -128, 127)], "i8")
+        return self.ew("cast", [self.iclamp(v, -128, 127)], "i8")
 
     def iclamp(self, v: Value, lo: int, hi: int) -> Value:
         """i32 clamp as maximum/minimum (tosa.clamp on i32 is outside the
         integer profile)."""
         one = [1] * len(v.shape)
-        v = self.iop("maximum", [v, self.iconst([lo], one)], "i32")
-        return self.iop("minimum", [v, self.iconst([hi], one)], "i32")
+        v = self.ew("maximum", [v, self.iconst([lo], one)], "i32")
+        return self.ew("minimum", [v, self.iconst([hi], one)], "i32")
 
     # ----------------------------------------------------------------- ops
     def tflite_add(self, a: Value, c: Value, sa, za, sc, zc, so, zo, comment: str) -> Value:
@@ -150,7 +135,7 @@ class TFLiteIntegerOps:
         twice_max = 2 * float(max(np.float32(sa), np.float32(sc)))
         a32 = self.tflite_requantize(a, float(np.float32(sa)) / twice_max, za, 0, "i32", 20, comment)
         c32 = self.tflite_requantize(c, float(np.float32(sc)) / twice_max, zc, 0, "i32", 20)
-        s = self.iop("add", [a32, c32], "i32")
+        s = self.ew("add", [a32, c32], "i32")
         return self.tflite_requantize(s, twice_max / ((1 << 20) * float(np.float32(so))), 0, zo, "i8")
 
     def tflite_avg_pool(self, x: Value, in_shape, kernel, stride, pad, out_shape, act_lo: int,
@@ -187,11 +172,11 @@ class TFLiteIntegerOps:
             cshape = [1, oh, ow, 1]
         n = self.iconst(counts, cshape)
         half = self.iconst(counts // 2, cshape)
-        pos = self.iop("greater", [acc, self.iconst([0], [1, 1, 1, 1])], "i1")
-        num = self.iop("select", [pos, self.iop("add", [acc, half], "i32"),
-                                  self.iop("sub", [acc, half], "i32")], "i32")
-        q = self.iop("intdiv", [num, n], "i32")
-        return self.iop("cast", [self.iclamp(q, act_lo, act_hi)], "i8")
+        pos = self.ew("greater", [acc, self.iconst([0], [1, 1, 1, 1])], "i1")
+        num = self.ew("select", [pos, self.ew("add", [acc, half], "i32"),
+                                  self.ew("sub", [acc, half], "i32")], "i32")
+        q = self.ew("intdiv", [num, n], "i32")
+        return self.ew("cast", [self.iclamp(q, act_lo, act_hi)], "i8")
 
     def tflite_softmax(self, x: Value, beta: float, input_scale: float, comment: str) -> Value:
         """TFLite's int8 softmax (output scale 1/256, zero point -128)."""
@@ -200,9 +185,9 @@ class TFLiteIntegerOps:
         red = shape[:-1] + [1]
         axis = f"axis = {rank - 1} : i32"
         table = softmax_exp_table(beta, input_scale)
-        xi = self.iop("cast", [x], "i32", comment=comment + ": TFLite fixed-point int8 softmax")
+        xi = self.ew("cast", [x], "i32", comment=comment + ": TFLite fixed-point int8 softmax")
         mx = self.ireduce("reduce_max", xi, axis)
-        idx = self.iop("add", [self.iop("sub", [xi, mx], "i32"), self.iconst([255], [1] * rank)], "i32")
+        idx = self.ew("add", [self.ew("sub", [xi, mx], "i32"), self.iconst([255], [1] * rank)], "i32")
         total = int(np.prod(shape))
         idx2 = self.reshape(idx, [1, total])
         values = Value(b.const(table.reshape(1, 256, 1).astype(np.int32), "i32", cache=True),
@@ -217,27 +202,27 @@ class TFLiteIntegerOps:
                                  "SINGLE_ROUND")
         s = self.ireduce("reduce_sum", terms, axis)
         # GetReciprocal(sum, 12): normalize, 1 / (1 + a) by Newton-Raphson.
-        headroom = self.iop("clz", [s], "i32", comment="GetReciprocal")
-        shifted = self.iop("bitwise_and", [self.iop("logical_left_shift", [s, headroom], "i32"),
+        headroom = self.ew("clz", [s], "i32", comment="GetReciprocal")
+        shifted = self.ew("bitwise_and", [self.ew("logical_left_shift", [s, headroom], "i32"),
                                            self.iconst([INT32_MAX], [1] * rank)], "i32")
         one = [1] * rank
-        hd = self.iop("add", [self.iop("arithmetic_right_shift", [shifted, self.iconst([1], one)],
+        hd = self.ew("add", [self.ew("arithmetic_right_shift", [shifted, self.iconst([1], one)],
                                        "i32", "round = false"),
                               self.iconst([1 << 30], one)], "i32")
-        xr = self.iop("add", [self.iconst([1515870810], one),
+        xr = self.ew("add", [self.iconst([1515870810], one),
                               self.imul31(hd, self.iconst([-1010580540], one))], "i32")
         for _ in range(3):
-            u = self.iop("sub", [self.iconst([1 << 29], one), self.imul31(hd, xr)], "i32")
+            u = self.ew("sub", [self.iconst([1 << 29], one), self.imul31(hd, xr)], "i32")
             # Rescale<2> of a value far below its saturation bound (|u| <= 1/17).
-            xr = self.iop("add", [xr, self.iop("logical_left_shift",
+            xr = self.ew("add", [xr, self.ew("logical_left_shift",
                                                [self.imul31(xr, u), self.iconst([2], one)], "i32")],
                           "i32")
-        sat = self.iop("greater", [xr, self.iconst([(1 << 30) - 1], one)], "i1")
-        recip = self.iop("select", [sat, self.iconst([INT32_MAX], one),
-                                    self.iop("logical_left_shift", [xr, self.iconst([1], one)], "i32")],
+        sat = self.ew("greater", [xr, self.iconst([(1 << 30) - 1], one)], "i1")
+        recip = self.ew("select", [sat, self.iconst([INT32_MAX], one),
+                                    self.ew("logical_left_shift", [xr, self.iconst([1], one)], "i32")],
                          "i32")
         # exponent = num_bits_over_unit + 31 - 8 = (12 - headroom) + 23
-        exponent = self.iop("sub", [self.iconst([ACCUMULATION_INTEGER_BITS + 23], one), headroom], "i32")
+        exponent = self.ew("sub", [self.iconst([ACCUMULATION_INTEGER_BITS + 23], one), headroom], "i32")
         p = self.imul31(e, recip)
-        r = self.iop("arithmetic_right_shift", [p, exponent], "i32", "round = true")
+        r = self.ew("arithmetic_right_shift", [p, exponent], "i32", "round = true")
         return self.saturate(r, -128, "i8")
