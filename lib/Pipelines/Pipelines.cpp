@@ -44,6 +44,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.tileCols < 0)
     return errorHandler("serenity-pipeline: tile-cols must be >= 0 (0 = whole "
                         "rows)");
+  if (options.tileChannels < 0)
+    return errorHandler("serenity-pipeline: tile-channels must be >= 0 (0 = "
+                        "all channels)");
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
     return errorHandler("serenity-pipeline: alignment must be a power of two");
@@ -75,6 +78,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.fuseRequantization)
     os << "func.func(serenity-fuse-requantization{tile-cols="
        << static_cast<int64_t>(options.tileCols)
+       << " tile-channels=" << static_cast<int64_t>(options.tileChannels)
        << " fuse-padding=" << (options.fusePadding ? "true" : "false")
        << "}),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
@@ -110,7 +114,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     // f32->int): expand it exactly into round/copysign arithmetic.
     if (cortexM)
       os << ",func.func(math-expand-ops{ops=roundeven})";
-    os << ",convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+    // mem2reg: the one-element buffers serenity-static-alloc made allocas
+    // (per-output accumulators) become SSA values once loops are branches.
+    os << ",convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
+          "expand-strided-metadata,"
           "lower-affine,finalize-memref-to-llvm"
        << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
        << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index

@@ -196,6 +196,11 @@ struct SerenityFuseRequantizationPass
                      "(0 = whole rows)");
       return signalPassFailure();
     }
+    if (tileChannels < 0) {
+      func.emitError("serenity-fuse-requantization: tile-channels must be "
+                     ">= 0 (0 = all channels)");
+      return signalPassFailure();
+    }
 
     if (failed(fuseElementwiseChains(func)))
       return signalPassFailure();
@@ -299,6 +304,106 @@ struct SerenityFuseRequantizationPass
     }
   }
 
+  /// Where a tile computes one output pixel, a fused `tensor.pad` of its
+  /// input window is not needed: the border positions it adds contribute
+  /// nothing to the sum (the pad value is the input zero point, or 0), so the
+  /// conv can read the unpadded rows and columns of the window directly with
+  /// the matching part of the filter (offset by the low padding). This is
+  /// TFLite Micro's bounds check on every window read, done once per tile:
+  /// no padded window is copied or allocated. Needs dilation 1.
+  static void clipPaddedWindows(RewriterBase &rewriter,
+                                LoopLikeOpInterface loop) {
+    SmallVector<linalg::LinalgOp> convs;
+    loop->walk([&](linalg::LinalgOp op) {
+      if (isRowTileableConv(op))
+        convs.push_back(op);
+    });
+    for (linalg::LinalgOp conv : convs)
+      clipPaddedWindow(rewriter, conv);
+  }
+
+  /// True when padding `conv`'s input with `value` adds 0 to every sum: the
+  /// input zero point of a quantized conv, 0 otherwise.
+  static bool isNeutralPadValue(linalg::LinalgOp conv, Value value) {
+    Attribute padAttr;
+    if (!matchPattern(value, m_Constant(&padAttr)))
+      return false;
+    bool quantized =
+        isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcHwcfQOp,
+            linalg::DepthwiseConv2DNhwcHwcQOp,
+            linalg::DepthwiseConv2DNhwcHwcmQOp>(conv.getOperation());
+    if (auto padInt = dyn_cast<IntegerAttr>(padAttr)) {
+      if (!quantized)
+        return padInt.getValue().isZero();
+      APInt zeroPoint;
+      if (!matchPattern(conv.getDpsInputs()[2], m_ConstantInt(&zeroPoint)))
+        return false;
+      return padInt.getValue().getSExtValue() == zeroPoint.getSExtValue();
+    }
+    if (auto padFloat = dyn_cast<FloatAttr>(padAttr))
+      return !quantized && padFloat.getValue().isPosZero();
+    return false;
+  }
+
+  static void clipPaddedWindow(RewriterBase &rewriter, linalg::LinalgOp conv) {
+    auto outputType =
+        dyn_cast<RankedTensorType>(conv.getDpsInits()[0].getType());
+    if (!outputType || outputType.isDynamicDim(1) ||
+        outputType.isDynamicDim(2) || outputType.getDimSize(1) != 1 ||
+        outputType.getDimSize(2) != 1)
+      return;
+    auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
+    if (!dilations ||
+        llvm::any_of(dilations.getValues<int64_t>(),
+                     [](int64_t d) { return d != 1; }))
+      return;
+    Value window = conv.getDpsInputs()[0];
+    if (auto cast = window.getDefiningOp<tensor::CastOp>())
+      window = cast.getSource();
+    auto pad = window.getDefiningOp<tensor::PadOp>();
+    if (!pad || pad.getSourceType().getRank() != 4)
+      return;
+    // Only the spatial dimensions may be padded.
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad();
+    SmallVector<OpFoldResult> high = pad.getMixedHighPad();
+    for (unsigned d : {0u, 3u})
+      if (!isConstantIntValue(low[d], 0) || !isConstantIntValue(high[d], 0))
+        return;
+    Value padValue = pad.getConstantPaddingValue();
+    if (!padValue || !isNeutralPadValue(conv, padValue))
+      return;
+
+    // The filter's spatial dimensions: [F, KH, KW, C] for FHWC, leading for
+    // HWCF and the depthwise layouts.
+    Value filter = conv.getDpsInputs()[1];
+    auto filterType = cast<RankedTensorType>(filter.getType());
+    unsigned spatial = isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp>(
+                           conv.getOperation())
+                           ? 1
+                           : 0;
+    rewriter.setInsertionPoint(conv);
+    Location loc = conv.getLoc();
+    Value source = pad.getSource();
+    SmallVector<OpFoldResult> sourceSizes =
+        tensor::getMixedSizes(rewriter, loc, source);
+    SmallVector<OpFoldResult> offsets(filterType.getRank(),
+                                      rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, filter);
+    SmallVector<OpFoldResult> strides(filterType.getRank(),
+                                      rewriter.getIndexAttr(1));
+    offsets[spatial] = low[1];
+    offsets[spatial + 1] = low[2];
+    sizes[spatial] = sourceSizes[1];
+    sizes[spatial + 1] = sourceSizes[2];
+    Value clippedFilter = tensor::ExtractSliceOp::create(
+        rewriter, loc, filter, offsets, sizes, strides);
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv->setOperand(0, source);
+      conv->setOperand(1, clippedFilter);
+    });
+  }
+
   /// Tiles `consumer` along its output rows and fuses its single-use
   /// convolutions (and their accumulator initializations) into the loop.
   void tileAndFuse(RewriterBase &rewriter, linalg::GenericOp consumer) {
@@ -311,22 +416,31 @@ struct SerenityFuseRequantizationPass
         dyn_cast<RankedTensorType>(consumer->getResult(0).getType());
     if (!resultType || !resultType.hasStaticShape())
       return;
-    // Tile = tile-rows x tile-cols output pixels with all their channels; a
-    // single-pixel output (a fully connected layer as a 1x1 conv) is tiled
-    // by output channel instead, so its accumulator is one element.
-    int64_t rows = resultType.getDimSize(1), cols = resultType.getDimSize(2);
+    // Tile = tile-rows x tile-cols output pixels x tile-channels output
+    // channels (default 1 x 1 x 1: the accumulator is one element, as in
+    // TFLite Micro's kernels, and serenity-static-alloc keeps it in a
+    // register). A single-pixel output (a fully connected layer as a 1x1
+    // conv) is always tiled by output channel.
+    int64_t rows = resultType.getDimSize(1), cols = resultType.getDimSize(2),
+            channels = resultType.getDimSize(3);
     int64_t tr = std::min<int64_t>(tileRows, rows);
     int64_t tc = tileCols == 0 ? cols : std::min<int64_t>(tileCols, cols);
-    if (rows % tr != 0 || cols % tc != 0) {
+    int64_t tf = tileChannels == 0 ? channels
+                                   : std::min<int64_t>(tileChannels, channels);
+    bool singlePixel = rows == 1 && cols == 1;
+    if (singlePixel && tf == channels)
+      tf = 1;
+    if (rows % tr != 0 || cols % tc != 0 || channels % tf != 0) {
       consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
           << static_cast<int64_t>(tileRows)
           << " tile-cols=" << static_cast<int64_t>(tileCols)
-          << " does not divide the " << rows << "x" << cols << " output";
+          << " tile-channels=" << static_cast<int64_t>(tileChannels)
+          << " does not divide the " << rows << "x" << cols << "x" << channels
+          << " output";
       return;
     }
-    bool singlePixel = rows == 1 && cols == 1;
     // One tile would be the whole accumulator: nothing to gain.
-    if (tr == rows && tc == cols && !singlePixel)
+    if (tr == rows && tc == cols && tf == channels)
       return;
 
     // Row tiles pay off when the accumulator is wider than the result (i32
@@ -344,12 +458,9 @@ struct SerenityFuseRequantizationPass
 
     SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),
                                         rewriter.getIndexAttr(0));
-    if (singlePixel) {
-      tileSizes[3] = rewriter.getIndexAttr(1);
-    } else {
-      tileSizes[1] = rewriter.getIndexAttr(tr == rows ? 0 : tr);
-      tileSizes[2] = rewriter.getIndexAttr(tc == cols ? 0 : tc);
-    }
+    tileSizes[1] = rewriter.getIndexAttr(tr == rows ? 0 : tr);
+    tileSizes[2] = rewriter.getIndexAttr(tc == cols ? 0 : tc);
+    tileSizes[3] = rewriter.getIndexAttr(tf == channels ? 0 : tf);
     scf::SCFTilingOptions tilingOptions;
     tilingOptions.setTileSizes(tileSizes);
     scf::SCFTileAndFuseOptions options;
@@ -411,6 +522,8 @@ struct SerenityFuseRequantizationPass
 
     for (LoopLikeOpInterface loop : result->loops)
       dropEmptyPadGuards(rewriter, loop);
+    if (!result->loops.empty())
+      clipPaddedWindows(rewriter, result->loops.front());
 
     Value replacement = result->replacements.lookup(consumer->getResult(0));
     rewriter.replaceAllUsesWith(consumer->getResult(0), replacement);

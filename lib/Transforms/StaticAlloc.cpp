@@ -10,6 +10,7 @@
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -179,6 +180,129 @@ computeArgumentLifetime(PlannedAlloc &plan, func::FuncOp func,
   return std::nullopt;
 }
 
+/// What an arena buffer holds, for the report: the kind of buffer and the op
+/// it belongs to (with the location of the source op the lowering kept).
+struct BufferOrigin {
+  /// tensor (an op's result), accumulator (a reduction's wide partial result
+  /// that a narrower op reads, e.g. a conv's i32 before its requantization),
+  /// padded-copy (filled with the pad value, the input copied into its
+  /// interior), concat-copy (operands copied into slices), reshape-copy
+  /// (a copy made so a reshape can be a view), copy (any other copy).
+  StringRef kind = "tensor";
+  Operation *op = nullptr;
+};
+
+/// True for a linalg op that only writes constants or scalars into its init
+/// (a fill, or the linalg.map of a tensor.pad's yield).
+bool isFillLike(linalg::LinalgOp op) {
+  return llvm::none_of(op.getDpsInputs(), [](Value input) {
+    return isa<ShapedType>(input.getType());
+  });
+}
+
+bool isCopy(Operation *op) {
+  return isa<memref::CopyOp, linalg::CopyOp>(op);
+}
+
+/// Classifies `buffer` by how the lowering writes and reads it.
+BufferOrigin classifyBuffer(Value buffer) {
+  BufferOrigin origin;
+  Operation *reduction = nullptr, *writer = nullptr, *reader = nullptr;
+  bool filled = false, narrowedByReader = false, reshaped = false;
+  int wholeCopies = 0, sliceCopies = 0;
+  unsigned bits = getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth();
+  forEachAliasUse(buffer, [&](OpOperand &use) -> std::optional<std::string> {
+    Operation *user = use.getOwner();
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
+      reshaped = true;
+    if (isCopy(user) && use.getOperandNumber() == 1) {
+      (use.get() == buffer ? wholeCopies : sliceCopies)++;
+      return std::nullopt;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (!linalgOp)
+      return std::nullopt;
+    if (linalgOp.isDpsInit(&use)) {
+      if (!writer)
+        writer = user;
+      if (isFillLike(linalgOp))
+        filled = true;
+      else if (linalgOp.getNumReductionLoops() > 0 && !reduction)
+        reduction = user;
+      return std::nullopt;
+    }
+    if (!reader)
+      reader = user;
+    for (Value init : linalgOp.getDpsInits()) {
+      Type element = getElementTypeOrSelf(init.getType());
+      if (element.isIntOrFloat() && element.getIntOrFloatBitWidth() < bits)
+        narrowedByReader = true;
+    }
+    return std::nullopt;
+  });
+  if (reduction && narrowedByReader)
+    return {"accumulator", reduction};
+  if (filled && sliceCopies == 1 && wholeCopies == 0)
+    return {"padded-copy", reader};
+  if (sliceCopies >= 2)
+    return {"concat-copy", reader ? reader : writer};
+  if (wholeCopies > 0)
+    return {reshaped ? "reshape-copy" : "copy", reader ? reader : writer};
+  origin.op = writer ? writer : reader;
+  return origin;
+}
+
+/// The report's description of `origin` at `loc`.
+llvm::json::Object describeOrigin(const BufferOrigin &origin, Location loc) {
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    loc.print(os);
+  return llvm::json::Object{
+      {"kind", origin.kind},
+      {"op", origin.op ? origin.op->getName().getStringRef().str() : ""},
+      {"loc", where}};
+}
+
+/// registers=true: a one-element buffer used only by linalg ops, loads and
+/// stores (no views, calls or returns) is a scalar the lowering keeps in a
+/// register: it becomes a memref.alloca at the function entry (once, not per
+/// loop iteration), which mem2reg turns into SSA values after the loops are
+/// lowered (serenity-pipeline runs it). Returns the buffers promoted.
+SmallVector<memref::AllocaOp> promoteScalarsToRegisters(func::FuncOp func) {
+  SmallVector<memref::AllocOp> scalars;
+  func.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || type.getNumElements() != 1 ||
+        !type.getLayout().isIdentity() || type.getMemorySpace() ||
+        !type.getElementType().isIntOrFloat())
+      return;
+    bool direct = llvm::all_of(alloc->getUsers(), [](Operation *user) {
+      return isa<linalg::LinalgOp, memref::LoadOp, memref::StoreOp,
+                 memref::DeallocOp>(user);
+    });
+    if (direct)
+      scalars.push_back(alloc);
+  });
+  SmallVector<memref::AllocaOp> promoted;
+  OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+  for (memref::AllocOp alloc : scalars) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    auto alloca = memref::AllocaOp::create(builder, alloc.getLoc(),
+                                           alloc.getType(), ValueRange(),
+                                           alloc.getAlignmentAttr());
+    alloc.getResult().replaceAllUsesWith(alloca.getResult());
+    alloc.erase();
+    promoted.push_back(alloca);
+  }
+  return promoted;
+}
+
 struct SerenityStaticAllocPass
     : public mlir::serenity::impl::SerenityStaticAllocPassBase<
           SerenityStaticAllocPass> {
@@ -273,8 +397,11 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
            "it has a region with several blocks";
     return std::optional<llvm::json::Object>();
   }
-  OpNumbering numbering(func);
   DataLayout layout = DataLayout::closest(func);
+  SmallVector<memref::AllocaOp> registerBuffers;
+  if (registers)
+    registerBuffers = promoteScalarsToRegisters(func);
+  OpNumbering numbering(func);
   SmallVector<PlannedAlloc> plans;
   func.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
@@ -341,6 +468,23 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   }
   if (plans.empty())
     return std::optional<llvm::json::Object>();
+  // Origins before the rewrite (views of the arena hide the writers' view).
+  SmallVector<llvm::json::Object> origins;
+  for (PlannedAlloc &plan : plans)
+    if (plan.alloc)
+      origins.push_back(describeOrigin(classifyBuffer(plan.alloc.getResult()),
+                                       plan.alloc.getLoc()));
+    else
+      origins.push_back(llvm::json::Object{
+          {"kind", plan.isOutput ? "output" : "input"}, {"op", ""},
+          {"loc", ""}});
+  llvm::json::Array registerReports;
+  for (memref::AllocaOp alloca : registerBuffers) {
+    llvm::json::Object entry =
+        describeOrigin(classifyBuffer(alloca.getResult()), alloca.getLoc());
+    entry["size"] = bufferBytes(alloca.getType(), layout);
+    registerReports.push_back(std::move(entry));
+  }
 
   // Names as the printer shows them, for the report.
   AsmState asmState(func);
@@ -437,16 +581,18 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   // exactly as planned.
   OpNumbering final(func);
   llvm::json::Array bufferReports;
-  for (auto [plan, offset, buffer, view] :
-       llvm::zip_equal(plans, result.offsets, buffers, views)) {
+  for (auto [plan, offset, buffer, view, origin] :
+       llvm::zip_equal(plans, result.offsets, buffers, views, origins)) {
     if (!view)
       continue; // an io=arena argument: reported under "io"
-    bufferReports.push_back(
-        llvm::json::Object{{"name", buffer.id},
-                           {"offset", offset},
-                           {"size", buffer.size},
-                           {"first", final.index.lookup(view)},
-                           {"last", final.end.lookup(plan.lastOp)}});
+    llvm::json::Object entry{{"name", buffer.id},
+                             {"offset", offset},
+                             {"size", buffer.size},
+                             {"first", final.index.lookup(view)},
+                             {"last", final.end.lookup(plan.lastOp)}};
+    for (auto &field : origin)
+      entry[field.first] = std::move(field.second);
+    bufferReports.push_back(std::move(entry));
   }
   if (io == "arena")
     func->setAttr("serenity.io_offsets",
@@ -465,6 +611,7 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                          {"io_bytes", ioBytes},
                          {"ram_bytes", result.arenaSize + ioBytes},
                          {"io_buffers", std::move(ioReports)},
+                         {"register_buffers", std::move(registerReports)},
                          {"buffers", std::move(bufferReports)}});
 }
 

@@ -1,8 +1,9 @@
-// RUN: serenity-opt %s --split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=0 fuse-padding=0}),canonicalize)' | FileCheck %s
+// RUN: serenity-opt %s --split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=0 tile-channels=0 fuse-padding=0}),canonicalize)' | FileCheck %s
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=PIXEL
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=3}),canonicalize)' 2>&1 >/dev/null | FileCheck %s --check-prefix=COLS3
-// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2 tile-cols=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
-// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true tile-cols=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=2}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=COLS2
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2 tile-cols=0 tile-channels=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true tile-cols=0 tile-channels=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
 
 // An int8 conv (bias 7, -7, 100, 0) followed by rescale and clamp: the clamp
 // is fused into the rescale generic, and that generic is tiled along the 8
@@ -38,16 +39,29 @@
 // PIXEL-NOT:   tensor.pad
 // PIXEL:       scf.for %[[H:.*]] = %c0 to %c8 step %c1
 // PIXEL:         scf.for %[[W:.*]] = %c0 to %c8 step %c1
-// PIXEL:           %[[WIN:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, 0] [1, %{{.*}}, %{{.*}}, 3]
-// PIXEL:           %[[PADDED:.*]] = tensor.pad %[[WIN]] low[0, %{{.*}}, %{{.*}}, 0] high[0, %{{.*}}, %{{.*}}, 0]
-// PIXEL:           } : tensor<1x?x?x3xi8> to tensor<1x3x3x3xi8>
-// PIXEL-NOT:       scf.if
-// PIXEL:           tensor.empty() : tensor<1x1x1x4xi32>
-// PIXEL:           linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[PADDED]], %{{.*}} : tensor<1x3x3x3xi8>, tensor<4x3x3x3xi8>) outs(%{{.*}} : tensor<1x1x1x4xi32>)
-// PIXEL:           tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[H]], %[[W]], 0] [1, 1, 1, 4]
+// PIXEL:           scf.for %[[F:.*]] = %c0 to %c4 step %c1
+// The window is read unpadded: its rows/columns clipped to the image, and
+// the filter clipped to match (the padding would add 0 * w).
+// PIXEL:             %[[WIN:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, 0] [1, %[[KH:[0-9]+]], %[[KW:[0-9]+]], 3]
+// PIXEL-NOT:         tensor.pad
+// PIXEL:             tensor.empty() : tensor<1x1x1x1xi32>
+// PIXEL:             %[[FILTER:.*]] = tensor.extract_slice %{{.*}}[0, %{{.*}}, %{{.*}}, 0] [1, %[[KH]], %[[KW]], 3]
+// PIXEL:             linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[WIN]], %[[FILTER]] : tensor<1x?x?x3xi8>, tensor<1x?x?x3xi8>) outs(%{{.*}} : tensor<1x1x1x1xi32>)
+// PIXEL-NOT:         scf.if
+// PIXEL:             tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[H]], %[[W]], %[[F]]] [1, 1, 1, 1]
 
-// tile-cols must divide the output width: 3 does not divide 8.
-// COLS3: remark: serenity-fuse-requantization: not fused: tile-rows=1 tile-cols=3 does not divide the 8x8 output
+// With several pixels per tile the window is padded per tile (clipping
+// would differ between the pixels).
+// COLS2-LABEL: func.func @conv_rescale_clamp
+// COLS2:       scf.for
+// COLS2:         scf.for
+// COLS2:           scf.for
+// COLS2:             %[[WIN:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, 0] [1, %{{.*}}, %{{.*}}, 3]
+// COLS2:             %[[PADDED:.*]] = tensor.pad %[[WIN]]
+// COLS2:             } : tensor<1x?x?x3xi8> to tensor<1x3x4x3xi8>
+// COLS2:             linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[PADDED]], %{{.*}} : tensor<1x3x4x3xi8>, tensor<1x3x3x3xi8>) outs(%{{.*}} : tensor<1x1x2x1xi32>)
+
+// COLS3: remark: serenity-fuse-requantization: not fused: tile-rows=1 tile-cols=3 tile-channels=1 does not divide the 8x8x4 output
 
 // Two rows per tile: 4 iterations, the conv reads 4 padded rows.
 // ROWS2-LABEL: func.func @conv_rescale_clamp
@@ -88,6 +102,16 @@ func.func @conv_rescale_clamp(%input: tensor<1x8x8x3xi8>) -> tensor<1x8x8x4xi8> 
 // CHECK:         scf.yield
 // CHECK:       %[[RESULT:.*]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x4x4x4x1xi8> into tensor<1x4x4x4xi8>
 // CHECK:       return %[[RESULT]]
+// One output element per tile: channel %[[C]] of pixel (h, w) reads its
+// channel of the clipped window, with the clipped filter of that channel.
+// PIXEL-LABEL: func.func @depthwise
+// PIXEL-NOT:   tensor.pad
+// PIXEL:       scf.for
+// PIXEL:         scf.for
+// PIXEL:           scf.for %[[C:.*]] = %c0 to %c4 step %c1
+// PIXEL:             %[[WIN:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %{{.*}}, %[[C]]] [1, %[[KH:[0-9]+]], %[[KW:[0-9]+]], 1]
+// PIXEL:             %[[FILTER:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, 0, 0] [%[[KH]], %[[KW]], 1, 1]
+// PIXEL:             linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} ins(%[[WIN]], %[[FILTER]] : tensor<1x?x?x1xi8>, tensor<?x?x1x1xi8>) outs(%{{.*}} : tensor<1x1x1x1x1xi32>)
 func.func @depthwise(%input: tensor<1x7x7x4xi8>) -> tensor<1x4x4x4xi8> {
   %w = "tosa.const"() <{values = dense<2> : tensor<3x3x4x1xi8>}> : () -> tensor<3x3x4x1xi8>
   %b = "tosa.const"() <{values = dense<[1, 2, 3, 4]> : tensor<4xi32>}> : () -> tensor<4xi32>

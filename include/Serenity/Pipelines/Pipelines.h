@@ -73,6 +73,11 @@ struct SerenityPipelineOptions
       llvm::cl::desc("fuse-requantization: output columns per tile (0 = "
                      "whole rows; one row per tile either way)"),
       llvm::cl::init(1)};
+  Option<int64_t> tileChannels{
+      *this, "tile-channels",
+      llvm::cl::desc("fuse-requantization: output channels per tile (0 = all; "
+                     "1 = one accumulator element, kept in a register)"),
+      llvm::cl::init(1)};
   Option<bool> fusePadding{
       *this, "fuse-padding",
       llvm::cl::desc("fuse-requantization: pad each tile's input window "

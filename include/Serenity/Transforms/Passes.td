@@ -244,6 +244,10 @@ def SerenityFuseRequantizationPass
     Option<"tileCols", "tile-cols", "int64_t", /*default=*/"1",
            "Output columns per tile (must divide the output width; 0 = "
            "whole rows)">,
+    Option<"tileChannels", "tile-channels", "int64_t", /*default=*/"1",
+           "Output channels per tile (must divide the channel count; 0 = "
+           "all channels). 1: one i32 accumulator per tile, which "
+           "serenity-static-alloc keeps in a register">,
     Option<"allConvs", "all-convs", "bool", /*default=*/"false",
            "Also tile convolutions whose accumulator is not wider than the "
            "result (f32 conv + relu), where it does not lower the peak">,
@@ -412,6 +416,11 @@ def SerenityStaticAllocPass
            "input's bytes are reused once it is dead, an output's before it "
            "is written; the caller passes views of the arena at the offsets "
            "in serenity.io_offsets)">,
+    Option<"registers", "registers", "bool", /*default=*/"true",
+           "One-element buffers used only by linalg ops, loads and stores "
+           "(e.g. a per-output accumulator) become a memref.alloca at the "
+           "function entry instead of arena bytes; mem2reg after loop "
+           "lowering keeps them in registers">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File to write the JSON allocation report to">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"10.0",
