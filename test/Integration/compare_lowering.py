@@ -175,7 +175,8 @@ def main():
 
         net_body = ours[ours.index("@net("):]
         net_body = net_body[:net_body.find("\n  }\n") if "\n  }\n" in net_body else len(net_body)]
-        allocs = net_body.count("memref.alloc")
+        # memref.alloca: one-element buffers kept in registers (not heap).
+        allocs = len(re.findall(r"memref\.alloc\b(?!a)", net_body))
         arena = re.search(r"serenity\.arena_bytes = (\d+)", ours)
         print(f"serenity-pipeline: {allocs} memref.alloc left in @net"
               + (f", arena {arena.group(1)} bytes" if arena else ""))

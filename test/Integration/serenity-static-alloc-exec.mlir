@@ -27,7 +27,7 @@
 
 // IR-LABEL: func.func @compute
 // IR-SAME: serenity.arena_bytes
-// IR-NOT: memref.alloc
+// IR-NOT: memref.alloc(
 // IR-NOT: memref.dealloc
 // IR: return
 
