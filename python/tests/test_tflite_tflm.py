@@ -152,3 +152,41 @@ def test_cli_against_errors(args, message):
     assert r.returncode == 1
     assert message in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_activation_ram_is_the_graph_max_live(name, serenity_opt):
+    """serenity-pipeline io=arena: the whole activation RAM (arena, input and
+    output in it, nothing held outside) is the TFLite tensor graph's max-live
+    and no more than TFLite Micro's activation plan (../shared/bench/tflm)."""
+    from serenity import driver
+    from serenity.tflite import report
+    m = model(name)
+    text = import_model(m)
+    alloc = report.allocation_report(driver.SerenityOpt(serenity_opt), text, "io=arena")
+    ram = alloc["arena_bytes"] + alloc["io_bytes"]
+    assert alloc["io_bytes"] == 0
+    assert ram == report.tflite_graph_peak(m)
+    _, activations, _ = report.tflm_arenas(TFLM_DIR)[name]
+    assert ram <= activations
+    # No padded copies; the accumulators of convs with their requantization
+    # are registers (an average pool's window sums may stay, off the peak).
+    assert all(b["kind"] in ("tensor", "accumulator") for b in alloc["buffers"])
+    assert all(r["size"] <= 8 for r in alloc["register_buffers"])
+
+
+def test_report_buffers_names_origins(serenity_opt):
+    """report-tflite --buffers lists every arena buffer with its kind and the
+    imported TOSA op; with whole-pixel tiles the accumulator shows up."""
+    path = os.path.join(MODELS_DIR, "kws_ref_model.tflite")
+    env = dict(os.environ, SERENITY_OPT=serenity_opt, PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, "-m", "serenity", "report-tflite", path, "--buffers",
+                          "--pipeline-options", "tile-channels=0"],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    assert "| accumulator | linalg.depthwise_conv_2d_nhwc_hwcm | line " in out
+    assert "`tosa.depthwise_conv2d`" in out
+    assert "arena 16256 B" in out
+    out = subprocess.run([sys.executable, "-m", "serenity", "report-tflite", path, "--buffers"],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    assert "arena 16000 B" in out and "kept in registers" in out
+    assert "| input |" in out and "| output |" in out

@@ -99,4 +99,11 @@ def add_subparsers(subparsers) -> None:
     r.add_argument("--before-serenity-opt", metavar="PATH",
                    help="with --versus-tflm: the 'before' columns from this serenity-opt (an "
                         "earlier build) with its default options")
+    r.add_argument("--buffers", action="store_true",
+                   help="instead: every arena buffer of the serenity-pipeline lowering (with "
+                        "--pipeline-options) with its origin: the kind (tensor, accumulator, "
+                        "padded-copy, concat-copy, reshape-copy, copy, input, output), the op "
+                        "and the source location; then the buffers kept in registers")
+    r.add_argument("--pipeline-options", default="io=arena",
+                   help="with --buffers: serenity-pipeline options (default: io=arena)")
     r.set_defaults(func=_report)

@@ -7,6 +7,7 @@ arena that ``serenity-pipeline`` (dp schedule, bufferization, exact static
 allocation) plans for all intermediate buffers.
 """
 
+import re
 import os
 import sys
 import tempfile
@@ -150,9 +151,47 @@ def allocation_report(tool, text: str, options: str) -> dict:
             return json.load(f)
 
 
+def buffer_table(args) -> int:
+    """Every arena buffer of each model with its origin (alloc-report)."""
+    tool = driver.SerenityOpt(getattr(args, "serenity_opt", None))
+    for path in args.models:
+        name = os.path.splitext(os.path.basename(path))[0]
+        text = import_model(load_file(path), rounding=args.rounding)
+        report = allocation_report(tool, text, args.pipeline_options)
+        lines = text.splitlines()
+
+        def source(loc: str) -> str:
+            """'line L: tosa.op' of the imported text (import-tflite prints the same)."""
+            m = re.search(r":(\d+):\d+$", loc)
+            if not m or not 0 < int(m.group(1)) <= len(lines):
+                return loc
+            op = re.search(r'"?(tosa\.\w+)', lines[int(m.group(1)) - 1])
+            return f"line {m.group(1)}" + (f" `{op.group(1)}`" if op else "")
+
+        print(f"### {name}: arena {report['arena_bytes']} B (lower bound "
+              f"{report['lower_bound']} B), I/O outside {report.get('io_bytes', 0)} B, "
+              f"serenity-pipeline {args.pipeline_options}\n")
+        print("| buffer | kind | op | imported from | bytes | offset | steps |")
+        print("|---|---|---|---|---:|---:|---|")
+        rows = [(b["name"], b.get("kind", "?"), b.get("op", ""), source(b.get("loc", "")), b["size"],
+                 b["offset"], f"{b['first']}-{b['last']}") for b in report["buffers"]]
+        rows += [(f"arg {b['argument']}", b["kind"], "", "", b["size"], b["offset"], "")
+                 for b in report.get("io_buffers", [])]
+        for row in sorted(rows, key=lambda r: r[5]):
+            print("| " + " | ".join(str(c) for c in row) + " |")
+        registers = report.get("register_buffers", [])
+        kinds = sorted({r["kind"] for r in registers})
+        print(f"\nkept in registers (not in the arena): {len(registers)} one-element buffers"
+              + (f" ({', '.join(kinds)})" if kinds else "") + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def main(args) -> int:
     if getattr(args, "versus_tflm", None):
         return ram_table(args)
+    if getattr(args, "buffers", False):
+        return buffer_table(args)
     tool = driver.SerenityOpt(getattr(args, "serenity_opt", None))
     print("| model | TFLite ops | TOSA ops scheduled | peak as imported (TFLite order) | peak at "
           "| after dp scheduling | arena (serenity-pipeline, exact) | arena lower bound "
