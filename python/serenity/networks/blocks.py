@@ -76,3 +76,24 @@ def _next_conv(b, x, channels):
     out = b.conv2d(x, channels, kernel=1)
     b.pop_scope()
     return out
+
+
+@network("residual-concat", "test network with every lowering case at once: padded 3x3 stem, residual block "
+         "(add), two branches (1x1 | 3x3) concatenated, global pool and fully connected classifier",
+         channels=8, resolution=16, classes=10)
+def residual_concat(b, channels, resolution, classes, seed):
+    x = b.input((1, resolution, resolution, 3))
+    b.push_scope("stem")
+    h = b.relu(b.conv2d(x, channels, kernel=3, padding="same"))
+    b.pop_scope()
+    b.push_scope("residual")
+    y = b.relu(b.conv2d(h, channels, kernel=3, padding="same", name="conv1"), name="relu1")
+    y = b.conv2d(y, channels, kernel=3, padding="same", name="conv2")
+    h = b.relu(b.add(h, y), name="relu2")
+    b.pop_scope()
+    b.push_scope("branches")
+    e1 = b.relu(b.conv2d(h, channels, kernel=1, name="conv1x1"), name="relu1x1")
+    e3 = b.relu(b.conv2d(h, channels, kernel=3, padding="same", name="conv3x3"), name="relu3x3")
+    h = b.concat([e1, e3])
+    b.pop_scope()
+    return b.classifier(h, classes)

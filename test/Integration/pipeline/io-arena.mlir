@@ -4,6 +4,13 @@
 // must equal the upstream reference lowering exactly. The networks cover a
 // padded conv, residual adds and a fully connected layer (resnet8), concats
 // (a DARTS cell) and f32 (kws-dscnn), with both arena kinds.
+// residual-concat has all four cases in one network: a padded conv, a
+// residual add, a concat of two branches and a fully connected classifier.
+// RUN: %python -m serenity gen residual-concat --dtype i8 --weights random -o %t.mixed.mlir
+// RUN: %python %integration/compare_lowering.py %t.mixed.mlir --atol 0 --rtol 0 | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mixed.mlir --atol 0 --rtol 0 --options "io=arena" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mixed.mlir --atol 0 --rtol 0 --options "io=arena concat=inplace arena=argument" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mixed.mlir --atol 0 --rtol 0 --options "tile-channels=0 tile-cols=0 fuse-padding=0" | FileCheck %s
 // RUN: %python -m serenity gen resnet8 --dtype i8 --weights random -o %t.resnet8.mlir
 // RUN: %python -m serenity gen darts-normal --dtype i8 --channels 4 --resolution 8 --weights random -o %t.darts.mlir
 // RUN: %python -m serenity gen kws-dscnn --weights random -o %t.kws-f32.mlir
