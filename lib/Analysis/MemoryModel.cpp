@@ -37,7 +37,8 @@ std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
 FailureOr<MemoryModelOptions>
 mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
                                       StringRef concat,
-                                      bool accumulateInPlace) {
+                                      bool accumulateInPlace,
+                                      bool fuseRequantization) {
   std::optional<ConcatMode> concatMode = parseConcatMode(concat);
   if (!concatMode)
     return op->emitError() << passName << ": unknown concat '" << concat
@@ -45,7 +46,42 @@ mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
   MemoryModelOptions options;
   options.concat = *concatMode;
   options.accumulateInPlace = accumulateInPlace;
+  options.fuseRequantization = fuseRequantization;
   return options;
+}
+
+/// Bits of a shaped value's integer element type, 0 otherwise.
+static unsigned integerBits(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  return type && type.getElementType().isInteger()
+             ? type.getElementType().getIntOrFloatBitWidth()
+             : 0;
+}
+
+DenseMap<Operation *, SmallVector<Operation *>>
+mlir::serenity::findFusedRequantizations(Block &block) {
+  DenseMap<Operation *, SmallVector<Operation *>> groups;
+  for (Operation &op : block) {
+    if (!isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(op) ||
+        !op.getResult(0).hasOneUse())
+      continue;
+    auto rescale = dyn_cast<tosa::RescaleOp>(*op.getResult(0).user_begin());
+    if (!rescale || rescale->getBlock() != &block ||
+        rescale.getInput() != op.getResult(0))
+      continue;
+    unsigned accBits = integerBits(op.getResult(0));
+    unsigned outBits = integerBits(rescale.getResult());
+    if (accBits == 0 || outBits == 0 || outBits >= accBits)
+      continue;
+    SmallVector<Operation *> group = {&op, rescale};
+    Value result = rescale.getResult();
+    if (result.hasOneUse())
+      if (auto clamp = dyn_cast<tosa::ClampOp>(*result.user_begin()))
+        if (clamp->getBlock() == &block)
+          group.push_back(clamp);
+    groups[group.back()] = std::move(group);
+  }
+  return groups;
 }
 
 bool mlir::serenity::canProduceInPlace(Operation *op) {
@@ -222,6 +258,16 @@ FunctionMemoryModel::build(FunctionOpInterface function,
   DenseMap<Operation *, Value> accumulations;
   if (options.accumulateInPlace)
     accumulations = findInPlaceAccumulations(block);
+  // Fused requantization groups: the values inside a group take no bytes,
+  // and the group's last op also reads the conv's operands.
+  DenseMap<Operation *, SmallVector<Operation *>> fusedGroups;
+  DenseSet<Value> fusedValues;
+  if (options.fuseRequantization)
+    fusedGroups = findFusedRequantizations(block);
+  for (auto &entry : fusedGroups)
+    for (Operation *inner : ArrayRef(entry.second).drop_back())
+      if (!accumulations.count(inner))
+        fusedValues.insert(inner->getResult(0));
   // The adds whose result aliases their accumulator operand.
   DenseMap<Operation *, Value> accumulatingAdds;
   for (auto [conv, acc] : accumulations)
@@ -265,6 +311,11 @@ FunctionMemoryModel::build(FunctionOpInterface function,
       }
       recordUse(operand);
     }
+    auto fused = fusedGroups.find(&op);
+    if (fused != fusedGroups.end() &&
+        fusedValues.contains(fused->second.front()->getResult(0)))
+      for (Value operand : fused->second.front()->getOperands())
+        recordUse(operand);
     if (op.getNumRegions() != 0)
       op.walk([&](Operation *nested) {
         if (nested == &op)
@@ -294,7 +345,9 @@ FunctionMemoryModel::build(FunctionOpInterface function,
           model.rootBuffer[result] = source;
         continue;
       }
-      int buffer = graph.addResult(node, *getTypeBytes(result.getType()));
+      int buffer = graph.addResult(
+          node, fusedValues.contains(result) ? 0
+                                             : *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);
       model.rootBuffer[result] = buffer;
       // Each in-place operand becomes a slice of this buffer: its own

@@ -53,18 +53,23 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
 
   std::string text;
   llvm::raw_string_ostream os(text);
+  // The graph-level passes count memory as the lowering realizes it.
+  std::string modelOptions =
+      llvm::formatv(" accumulate-in-place={0} fuse-requantization={1}",
+                    options.accumulateInPlace ? "true" : "false",
+                    options.fuseRequantization ? "true" : "false")
+          .str();
   // Graph level: rewrite around concats where the peak goes down (measured
-  // under the same concat/accumulation options the lowering realizes).
+  // under the same concat/accumulation/fusion options the lowering
+  // realizes).
   if (options.rewrite != "none")
     os << "func.func(serenity-rewrite{mode=" << options.rewrite
-       << " concat=" << options.concat << " accumulate-in-place="
-       << (options.accumulateInPlace ? "true" : "false") << "}),";
+       << " concat=" << options.concat << modelOptions << "}),";
   // Graph level: order the TOSA ops for the least peak memory, under the
   // concat/accumulation options the lowering realizes.
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
-       << " concat=" << options.concat << " accumulate-in-place="
-       << (options.accumulateInPlace ? "true" : "false") << "}),";
+       << " concat=" << options.concat << modelOptions << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
@@ -83,15 +88,16 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << "}),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
-  // writes it in place; cse merges the equal subviews so the then self-copies
-  // fold away.
+  // writes it in place (the self-copies left fold away after cse, below).
   bool inPlaceConcat = options.concat == "inplace";
   if (inPlaceConcat)
     os << "eliminate-empty-tensors,";
   os << "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map},"
-     << (inPlaceConcat ? "cse," : "")
-     << "canonicalize,"
+     // cse merges the equal subviews of a tile's result and of its
+     // destination, so the self-copies (and, with concat=inplace, the copies
+     // into the concat) fold away in canonicalize.
+     << "cse,canonicalize,"
         "buffer-results-to-out-params{hoist-static-allocs "
         "modify-public-functions},"
         // The result buffer becomes the out-parameter itself (no final copy).

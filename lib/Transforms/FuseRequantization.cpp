@@ -47,6 +47,14 @@ bool isRowTileableConv(Operation *op) {
              linalg::DepthwiseConv2DNhwcHwcmQOp>(op);
 }
 
+/// The named 2-D NHWC pooling ops: their window is read like a conv's (the
+/// "filter" operand is only the window's [KH, KW] shape).
+bool isPooling(Operation *op) {
+  return isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMaxUnsignedOp,
+             linalg::PoolingNhwcMinOp, linalg::PoolingNhwcMinUnsignedOp,
+             linalg::PoolingNhwcSumOp>(op);
+}
+
 /// Bit width of `value`'s element type, 0 unless it is an integer or float
 /// (such values never take part in fusion or tiling decisions).
 unsigned elementBits(Value value) {
@@ -215,6 +223,20 @@ struct SerenityFuseRequantizationPass
     for (linalg::GenericOp consumer : consumers)
       tileAndFuse(rewriter, consumer);
 
+    // The padded convs left untiled (no elementwise consumer to fuse with,
+    // e.g. an f32 conv feeding an add or a concat): one-pixel tiles of the
+    // conv alone, reading the window in place, so no padded copy exists.
+    if (fusePadding) {
+      SmallVector<linalg::LinalgOp> padded;
+      func.walk([&](linalg::LinalgOp op) {
+        if ((isRowTileableConv(op) || isPooling(op)) &&
+            isa<func::FuncOp>(op->getParentOp()) && hasClippablePadding(op))
+          padded.push_back(op);
+      });
+      for (linalg::LinalgOp conv : padded)
+        tilePaddedConv(rewriter, conv);
+    }
+
     // Per-tile accumulators: extract_slice(tensor.empty) -> a tile-sized
     // tensor.empty, which bufferization allocates inside the loop.
     RewritePatternSet cleanup(context);
@@ -244,9 +266,9 @@ struct SerenityFuseRequantizationPass
     // five dimensions instead makes it read the conv result directly.
     // Only where the chain will be tiled: elsewhere the moved collapse would
     // just stand between the result and its user (e.g. an in-place concat).
-    bool all = allConvs;
+    bool all = allConvs, fusePadding = this->fusePadding;
     linalg::populateFoldReshapeOpsByExpansionPatterns(
-        patterns, [all](OpOperand *fused) {
+        patterns, [all, fusePadding](OpOperand *fused) {
           auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
           if (!collapse || !isParallelGeneric(fused->getOwner()) ||
               !collapse->hasOneUse() || !isConvChained(collapse.getSrc()))
@@ -255,7 +277,9 @@ struct SerenityFuseRequantizationPass
             return true;
           Operation *conv = chainRoot(collapse.getSrc());
           Value accumulator = conv->getResult(0);
-          return reachesNarrowerResult(accumulator, elementBits(accumulator));
+          return reachesNarrowerResult(accumulator, elementBits(accumulator)) ||
+                 (fusePadding &&
+                  hasClippablePadding(cast<linalg::LinalgOp>(conv)));
         });
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
@@ -315,7 +339,7 @@ struct SerenityFuseRequantizationPass
                                 LoopLikeOpInterface loop) {
     SmallVector<linalg::LinalgOp> convs;
     loop->walk([&](linalg::LinalgOp op) {
-      if (isRowTileableConv(op))
+      if (isRowTileableConv(op) || isPooling(op))
         convs.push_back(op);
     });
     for (linalg::LinalgOp conv : convs)
@@ -328,6 +352,33 @@ struct SerenityFuseRequantizationPass
     Attribute padAttr;
     if (!matchPattern(value, m_Constant(&padAttr)))
       return false;
+    if (isPooling(conv)) {
+      // A max pool's padding never wins if it is the least value (a min
+      // pool's: the greatest); a sum pool's adds 0.
+      bool max = isa<linalg::PoolingNhwcMaxOp>(conv.getOperation());
+      bool min = isa<linalg::PoolingNhwcMinOp>(conv.getOperation());
+      if (auto padInt = dyn_cast<IntegerAttr>(padAttr)) {
+        const APInt &v = padInt.getValue();
+        if (max)
+          return v.isMinSignedValue();
+        if (min)
+          return v.isMaxSignedValue();
+        return isa<linalg::PoolingNhwcSumOp>(conv.getOperation()) &&
+               v.isZero();
+      }
+      if (auto padFloat = dyn_cast<FloatAttr>(padAttr)) {
+        const APFloat &v = padFloat.getValue();
+        if (max)
+          return (v.isInfinity() && v.isNegative()) ||
+                 v == APFloat::getLargest(v.getSemantics(), /*Negative=*/true);
+        if (min)
+          return (v.isInfinity() && !v.isNegative()) ||
+                 v == APFloat::getLargest(v.getSemantics());
+        return isa<linalg::PoolingNhwcSumOp>(conv.getOperation()) &&
+               v.isPosZero();
+      }
+      return false;
+    }
     bool quantized =
         isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcHwcfQOp,
             linalg::DepthwiseConv2DNhwcHwcQOp,
@@ -345,6 +396,36 @@ struct SerenityFuseRequantizationPass
     return false;
   }
 
+  /// The `tensor.pad` of `conv`'s input when one-pixel tiles of `conv` can
+  /// read their window unpadded: dilation 1, only the spatial dimensions
+  /// padded, with a value that adds nothing to the sum.
+  static tensor::PadOp getClippablePadding(linalg::LinalgOp conv) {
+    auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
+    if (!dilations ||
+        llvm::any_of(dilations.getValues<int64_t>(),
+                     [](int64_t d) { return d != 1; }))
+      return {};
+    Value window = conv.getDpsInputs()[0];
+    if (auto cast = window.getDefiningOp<tensor::CastOp>())
+      window = cast.getSource();
+    auto pad = window.getDefiningOp<tensor::PadOp>();
+    if (!pad || pad.getSourceType().getRank() != 4)
+      return {};
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad();
+    SmallVector<OpFoldResult> high = pad.getMixedHighPad();
+    for (unsigned d : {0u, 3u})
+      if (!isConstantIntValue(low[d], 0) || !isConstantIntValue(high[d], 0))
+        return {};
+    Value padValue = pad.getConstantPaddingValue();
+    if (!padValue || !isNeutralPadValue(conv, padValue))
+      return {};
+    return pad;
+  }
+
+  static bool hasClippablePadding(linalg::LinalgOp conv) {
+    return static_cast<bool>(getClippablePadding(conv));
+  }
+
   static void clipPaddedWindow(RewriterBase &rewriter, linalg::LinalgOp conv) {
     auto outputType =
         dyn_cast<RankedTensorType>(conv.getDpsInits()[0].getType());
@@ -352,31 +433,26 @@ struct SerenityFuseRequantizationPass
         outputType.isDynamicDim(2) || outputType.getDimSize(1) != 1 ||
         outputType.getDimSize(2) != 1)
       return;
-    auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
-    if (!dilations ||
-        llvm::any_of(dilations.getValues<int64_t>(),
-                     [](int64_t d) { return d != 1; }))
+    tensor::PadOp pad = getClippablePadding(conv);
+    if (!pad)
       return;
-    Value window = conv.getDpsInputs()[0];
-    if (auto cast = window.getDefiningOp<tensor::CastOp>())
-      window = cast.getSource();
-    auto pad = window.getDefiningOp<tensor::PadOp>();
-    if (!pad || pad.getSourceType().getRank() != 4)
-      return;
-    // Only the spatial dimensions may be padded.
     SmallVector<OpFoldResult> low = pad.getMixedLowPad();
-    SmallVector<OpFoldResult> high = pad.getMixedHighPad();
-    for (unsigned d : {0u, 3u})
-      if (!isConstantIntValue(low[d], 0) || !isConstantIntValue(high[d], 0))
-        return;
-    Value padValue = pad.getConstantPaddingValue();
-    if (!padValue || !isNeutralPadValue(conv, padValue))
-      return;
 
     // The filter's spatial dimensions: [F, KH, KW, C] for FHWC, leading for
     // HWCF and the depthwise layouts.
     Value filter = conv.getDpsInputs()[1];
     auto filterType = cast<RankedTensorType>(filter.getType());
+    rewriter.setInsertionPoint(conv);
+    // A pool's window operand only gives the window's shape (its values are
+    // never read). A dynamic slice of a tensor.empty would bufferize to a
+    // dynamically sized alloc: slice a zero constant (read-only data)
+    // instead.
+    if (isPooling(conv) && filterType.hasStaticShape()) {
+      Type element = filterType.getElementType();
+      filter = arith::ConstantOp::create(
+          rewriter, conv.getLoc(),
+          DenseElementsAttr::get(filterType, rewriter.getZeroAttr(element)));
+    }
     unsigned spatial = isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp>(
                            conv.getOperation())
                            ? 1
@@ -402,6 +478,46 @@ struct SerenityFuseRequantizationPass
       conv->setOperand(0, source);
       conv->setOperand(1, clippedFilter);
     });
+  }
+
+  /// Tiles `conv` by output pixel with its input's tensor.pad fused, then
+  /// clips each pixel's window (see clipPaddedWindows).
+  void tilePaddedConv(RewriterBase &rewriter, linalg::LinalgOp conv) {
+    auto resultType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
+    if (!resultType || !resultType.hasStaticShape())
+      return;
+    SmallVector<OpFoldResult> tileSizes(conv.getNumLoops(),
+                                        rewriter.getIndexAttr(0));
+    tileSizes[1] = rewriter.getIndexAttr(1);
+    tileSizes[2] = rewriter.getIndexAttr(1);
+    scf::SCFTilingOptions tilingOptions;
+    tilingOptions.setTileSizes(tileSizes);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tilingOptions);
+    options.setFusionControlFn(
+        [](tensor::ExtractSliceOp slice, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          // (The untiled conv still reads the pad while it is fused.)
+          if (isa<tensor::PadOp>(producer.getOwner()) &&
+              std::distance(producer.use_begin(), producer.use_end()) <= 2)
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    rewriter.setInsertionPoint(conv);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(
+            rewriter, cast<TilingInterface>(conv.getOperation()), options);
+    if (failed(result) || result->loops.empty())
+      return;
+    for (LoopLikeOpInterface loop : result->loops)
+      dropEmptyPadGuards(rewriter, loop);
+    clipPaddedWindows(rewriter, result->loops.front());
+    rewriter.replaceAllUsesWith(conv->getResult(0),
+                                result->replacements.lookup(conv->getResult(0)));
+    rewriter.eraseOp(conv);
+    for (Operation *op : result->fusedProducers)
+      if (op->use_empty())
+        rewriter.eraseOp(op);
   }
 
   /// Tiles `consumer` along its output rows and fuses its single-use
@@ -453,7 +569,16 @@ struct SerenityFuseRequantizationPass
     auto isWidening = [&](Operation *conv) {
       return resultBits != 0 && elementBits(conv->getResult(0)) > resultBits;
     };
-    if (!allConvs && !llvm::any_of(convs, isWidening))
+    // A padded conv tiled by single pixels reads its window in place
+    // (clipPaddedWindows): tiling then removes the padded copy of its input,
+    // whatever the widths.
+    bool pixelTiles = tr == 1 && tc == 1;
+    auto readsClippablePadding = [&](Operation *conv) {
+      return fusePadding && pixelTiles &&
+             hasClippablePadding(cast<linalg::LinalgOp>(conv));
+    };
+    if (!allConvs && !llvm::any_of(convs, isWidening) &&
+        !llvm::any_of(convs, readsClippablePadding))
       return;
 
     SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),

@@ -127,6 +127,7 @@ struct SerenityMemoryReportPass
       MemoryModelOptions modelOptions;
       modelOptions.concat = *parseConcatMode(concat);
       modelOptions.accumulateInPlace = accumulateInPlace;
+      modelOptions.fuseRequantization = fuseRequantization;
       FailureOr<FunctionMemoryModel> model =
           FunctionMemoryModel::build(function, modelOptions);
       if (failed(model)) {

@@ -116,7 +116,8 @@ struct SerenityRewritePass
       return signalPassFailure();
     }
     FailureOr<MemoryModelOptions> parsedOptions = getMemoryModelOptions(
-        function, "serenity-rewrite", concat, accumulateInPlace);
+        function, "serenity-rewrite", concat, accumulateInPlace,
+        fuseRequantization);
     if (failed(parsedOptions))
       return signalPassFailure();
     modelOptions = *parsedOptions;

@@ -75,7 +75,8 @@ struct SerenitySchedulePass
       return signalPassFailure();
     }
     FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
-        function, "serenity-schedule", concat, accumulateInPlace);
+        function, "serenity-schedule", concat, accumulateInPlace,
+        fuseRequantization);
     if (failed(modelOptions))
       return signalPassFailure();
     if (function.isExternal())

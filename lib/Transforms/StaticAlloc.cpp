@@ -211,12 +211,20 @@ BufferOrigin classifyBuffer(Value buffer) {
   bool filled = false, narrowedByReader = false, reshaped = false;
   int wholeCopies = 0, sliceCopies = 0;
   unsigned bits = getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth();
+  // Copies from this buffer (a copy of a tile onto itself is no copy in).
+  llvm::SmallPtrSet<Operation *, 8> copiesOut;
+  forEachAliasUse(buffer, [&](OpOperand &use) -> std::optional<std::string> {
+    if (isCopy(use.getOwner()) && use.getOperandNumber() == 0)
+      copiesOut.insert(use.getOwner());
+    return std::nullopt;
+  });
   forEachAliasUse(buffer, [&](OpOperand &use) -> std::optional<std::string> {
     Operation *user = use.getOwner();
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
       reshaped = true;
     if (isCopy(user) && use.getOperandNumber() == 1) {
-      (use.get() == buffer ? wholeCopies : sliceCopies)++;
+      if (!copiesOut.contains(user))
+        (use.get() == buffer ? wholeCopies : sliceCopies)++;
       return std::nullopt;
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
@@ -583,8 +591,19 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   llvm::json::Array bufferReports;
   for (auto [plan, offset, buffer, view, origin] :
        llvm::zip_equal(plans, result.offsets, buffers, views, origins)) {
-    if (!view)
-      continue; // an io=arena argument: reported under "io"
+    if (!view) {
+      // An io=arena argument, reported under "io_buffers": its steps in the
+      // rewritten function.
+      PlannedAlloc renumbered = plan;
+      if (!computeArgumentLifetime(renumbered, func, final))
+        for (llvm::json::Value &entry : ioReports)
+          if (entry.getAsObject()->getInteger("argument") ==
+              static_cast<int64_t>(plan.argument.getArgNumber())) {
+            (*entry.getAsObject())["first"] = renumbered.first;
+            (*entry.getAsObject())["last"] = renumbered.last;
+          }
+      continue;
+    }
     llvm::json::Object entry{{"name", buffer.id},
                              {"offset", offset},
                              {"size", buffer.size},

@@ -9,6 +9,7 @@ work adds columns with :func:`register_column`; suites are lists of
 """
 
 import csv
+import json
 import math
 import os
 import re
@@ -98,6 +99,24 @@ class Case:
             self._schedules[algorithm] = attrs[0]
         return self._schedules[algorithm]
 
+    def lowered(self):
+        """``serenity-pipeline{io=arena}`` (best-fit placement; the lower bound
+        does not depend on it) on this network: {"model_peak": the dp peak the
+        pipeline's schedule reports, under the options it lowers with;
+        "report": the allocation report}."""
+        if getattr(self, "_lowered", None) is None:
+            with tempfile.TemporaryDirectory(prefix="serenity-bench-") as tmp:
+                report = os.path.join(tmp, "alloc.json")
+                _, stderr = _run_tool(self.tool, [
+                    self.path, "--serenity-pipeline=lower-to-llvm=0 io=arena alloc=best-fit "
+                    "alloc-report=%s" % report, "-o", os.devnull], None)
+                with open(report) as f:
+                    data = json.load(f)
+            peaks = _SCHEDULE_PEAK_RE.findall(stderr)
+            self._lowered = {"model_peak": int(peaks[-1]) if peaks else None,
+                             "report": data.get("functions", [data])[0]}
+        return self._lowered
+
     def dp_options(self):
         options = dict(self.schedule_options.get("*", {}))
         options.update(self.schedule_options.get("dp", {}))
@@ -150,6 +169,43 @@ def _run_tool(tool, args, timeout):
         raise ToolError("serenity-opt failed (exit %d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr.strip()),
                         cmd, proc.returncode, proc.stderr)
     return proc.stdout, proc.stderr
+
+
+_SCHEDULE_PEAK_RE = re.compile(r"serenity-schedule \(\w+\): peak \d+ -> (\d+) bytes")
+
+
+def arena_peak_breakdown(report):
+    """{kind: bytes} live at the first step where the planned buffers (and
+    io=arena arguments) reach the arena's lower bound."""
+    spans = [(b["first"], b["last"], b["size"], b.get("kind", "tensor")) for b in report["buffers"]]
+    spans += [(b["first"], b["last"], b["size"], b["kind"]) for b in report.get("io_buffers", [])
+              if "first" in b]
+    steps = sorted({f for f, _, _, _ in spans})
+    best, at = -1, None
+    for t in steps:
+        live = sum(size for f, l, size, _ in spans if f <= t <= l)
+        if live > best:
+            best, at = live, t
+    kinds = {}
+    for f, l, size, kind in spans:
+        if at is not None and f <= at <= l:
+            kinds[kind] = kinds.get(kind, 0) + size
+    return kinds
+
+
+def _lowering_gap(c):
+    lowered = c.lowered()
+    if lowered["model_peak"] is None:
+        return None
+    return lowered["report"]["lower_bound"] - lowered["model_peak"]
+
+
+def _hidden_at_peak(c):
+    """The buffers at the arena's peak that are not graph tensors (the
+    reason the arena differs from the model), or '-'."""
+    kinds = arena_peak_breakdown(c.lowered()["report"])
+    hidden = {k: v for k, v in kinds.items() if k not in ("tensor", "input", "output")}
+    return ", ".join("%s %d" % kv for kv in sorted(hidden.items())) or "-"
 
 
 _APPLIED_TOGETHER_RE = re.compile(r"serenity-rewrite: applied (\d+) rewrites together")
@@ -323,6 +379,19 @@ def register_column(column, after=None):
     raise ValueError("no column named %r" % after)
 
 
+# Issue 11 item 3: the graph model under the pipeline's options against the
+# arena the lowering realizes (io=arena: inputs and outputs in the arena, as
+# the model counts them).
+LOWERING_COLUMNS = [
+    Column("network", lambda c: c.bench_case.label),
+    Column("dtype", lambda c: c.bench_case.dtype),
+    Column("model peak (pipeline's dp)", lambda c: c.lowered()["model_peak"], available=_has_schedule),
+    Column("arena lower bound (io=arena)", lambda c: c.lowered()["report"]["lower_bound"]),
+    Column("arena - model", _lowering_gap, available=_has_schedule),
+    Column("hidden buffers at the arena's peak (bytes)", _hidden_at_peak),
+]
+
+
 SUITES = {
     # Every generator once with its default (paper / reference) parameters.
     "default": [
@@ -423,8 +492,14 @@ SUITES["smoke-rewrite"] = [
     BenchCase("random-dag 10 nodes", "random-dag", tags=_IRREGULAR, nodes=10, resolution=8),
 ]
 
+# Every network of the default and tiny suites and the five .tflite models.
+SUITES["lowering"] = (SUITES["default"] + [c for c in SUITES["tiny"] if c.dtype == "i8"]
+                      + [BenchCase("residual-concat i8", "residual-concat", dtype="i8")]
+                      + SUITES["tflite"])
+
 # Column set per suite (others: COLUMNS).
-SUITE_COLUMNS = {"schedule": SCHEDULE_COLUMNS, "rewrite": REWRITE_COLUMNS, "smoke-rewrite": REWRITE_COLUMNS}
+SUITE_COLUMNS = {"schedule": SCHEDULE_COLUMNS, "rewrite": REWRITE_COLUMNS, "smoke-rewrite": REWRITE_COLUMNS,
+                 "lowering": LOWERING_COLUMNS}
 
 # Summary rows besides the whole suite: tag -> description.
 GROUPS = {

@@ -17,9 +17,9 @@
 // MEMREF: memref.global "private" @{{.*}} : memref<{{[0-9]+}}xi8>
 // MEMREF: func.func @main(%{{.*}}: memref<1x16x16x16xf32>, %{{.*}}: memref<1x16x16x16xf32>)
 // MEMREF-SAME: serenity.arena_bytes
-// MEMREF-NOT: memref.alloc
+// MEMREF-NOT: memref.alloc(
 // MEMREF: memref.view
-// MEMREF-NOT: memref.alloc
+// MEMREF-NOT: memref.alloc(
 // MEMREF: return
 
 // 32-bit index: memref descriptors carry i32 offsets and sizes.

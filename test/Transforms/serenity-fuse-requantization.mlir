@@ -197,3 +197,33 @@ func.func @fully_connected(%x: tensor<1x1x1x5xi8>) -> tensor<1x1x1x6xi8> {
   %r = tosa.rescale %c, %m, %s, %zp32, %zp {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x1x1x6xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x6xi8>
   return %r : tensor<1x1x1x6xi8>
 }
+
+// -----
+
+// An f32 padded conv (no narrower result) added to a padded max pool: the
+// padded conv is tiled with its elementwise consumer (the add) and the pool,
+// which has none, by output pixel alone, so that each reads its window
+// unpadded (the pool's window shape sliced from a read-only zero constant);
+// no tensor.pad is left, so no padded copy of either input exists. With
+// whole-row tiles the pads stay.
+// PIXEL-LABEL: func.func @f32_padded_conv_and_pool
+// PIXEL-NOT:   tensor.pad
+// PIXEL:       scf.for
+// PIXEL:         scf.for
+// PIXEL:           linalg.pooling_nhwc_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x?x?x2xf32>, tensor<?x?xf32>) outs(%{{.*}} : tensor<1x1x1x2xf32>)
+// PIXEL:       scf.for
+// PIXEL:         scf.for
+// PIXEL:           scf.for
+// PIXEL:             linalg.conv_2d_nhwc_fhwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x?x?x2xf32>, tensor<1x?x?x2xf32>) outs(%{{.*}} : tensor<1x1x1x1xf32>)
+// PIXEL-NOT:   tensor.pad
+// ROWS2-LABEL: func.func @f32_padded_conv_and_pool
+// ROWS2-COUNT-2: tensor.pad
+func.func @f32_padded_conv_and_pool(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<2x3x3x2xf32>}> : () -> tensor<2x3x3x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32>
+  %p = tosa.max_pool2d %x {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %s = tosa.add %c, %p : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %s : tensor<1x4x4x2xf32>
+}

@@ -27,8 +27,11 @@ func.func @chain(%in: memref<100xi8>, %out: memref<100xi8>) {
 // JSON: "io": "arena",
 // JSON: "io_buffers": [
 // JSON: "argument": 0,
+// JSON-NEXT: "first": 0,
 // JSON-NEXT: "kind": "input",
+// JSON-NEXT: "last": 3,
 // JSON: "argument": 1,
+// JSON-NEXT: "first":
 // JSON-NEXT: "kind": "output",
 // JSON: "io_bytes": 0,
 // JSON: "ram_bytes": 200

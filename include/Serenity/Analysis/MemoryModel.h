@@ -62,15 +62,28 @@ struct MemoryModelOptions {
   /// conv then reads `a` and defines no bytes, and the add is an alias of
   /// `a`. See `findInPlaceAccumulations`.
   bool accumulateInPlace = false;
+  /// Requantization is fused (serenity-fuse-requantization): a
+  /// `tosa.conv2d`/`depthwise_conv2d` whose only user is a narrowing
+  /// `tosa.rescale` (i32 -> i8), optionally followed by that rescale's only
+  /// user, a `tosa.clamp`, runs as one tiled loop at the position of the
+  /// last op of the group. The conv's and the inner results take no bytes,
+  /// and that last op reads the conv's operands (they stay live until the
+  /// group's int8 result is written). See `findFusedRequantizations`.
+  bool fuseRequantization = false;
 };
 
-/// Memory-model options from a pass's `concat` and `accumulate-in-place`
-/// options; emits "<passName>: unknown concat ..." at `op` and fails on an
+/// Memory-model options from a pass's `concat`, `accumulate-in-place` and
+/// `fuse-requantization` options; emits "<passName>: unknown concat ..." at `op` and fails on an
 /// unknown concat mode.
-FailureOr<MemoryModelOptions> getMemoryModelOptions(Operation *op,
-                                                    StringRef passName,
-                                                    StringRef concat,
-                                                    bool accumulateInPlace);
+FailureOr<MemoryModelOptions>
+getMemoryModelOptions(Operation *op, StringRef passName, StringRef concat,
+                      bool accumulateInPlace, bool fuseRequantization);
+
+/// The groups `fuseRequantization` counts as one step, keyed by the group's
+/// last op (the rescale or the clamp after it): the ops of the group, the
+/// conv first.
+DenseMap<Operation *, SmallVector<Operation *>>
+findFusedRequantizations(Block &block);
 
 /// The conv -> accumulator pairs that `accumulateInPlace` counts as
 /// accumulating in place, for the adds of `block` (keyed by the conv).

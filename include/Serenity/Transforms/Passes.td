@@ -5,6 +5,24 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The memory-model options every pass that builds the model takes (one list,
+// parsed by getMemoryModelOptions).
+defvar memoryModelOptions = [
+    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "How concatenations are counted: copy (DESIGN.md) or inplace "
+           "(operands produced into their slice of the output)">,
+    Option<"accumulateInPlace", "accumulate-in-place", "bool",
+           /*default=*/"false",
+           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
+           "accumulating into the other operand (docs/Rewriting.md)">,
+    Option<"fuseRequantization", "fuse-requantization", "bool",
+           /*default=*/"false",
+           "Count an int8 conv, its narrowing tosa.rescale and a following "
+           "tosa.clamp as one fused step (serenity-fuse-requantization): "
+           "no accumulator bytes, the conv's inputs live until the step "
+           "writes its int8 result">,
+];
+
 def SerenityAnnotateLifetimesPass
     : Pass<"serenity-annotate-lifetimes", "func::FuncOp"> {
   let summary = "Annotate activation sizes, lifetimes and the peak memory";
@@ -48,15 +66,7 @@ def SerenityAnnotateLifetimesPass
     of the output has `bytes = 0`, and the output is defined by the first
     step writing any slice of it.
   }];
-  let options = [
-    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
-           "How concatenations are counted: copy (DESIGN.md) or inplace "
-           "(operands produced into their slice of the output)">,
-    Option<"accumulateInPlace", "accumulate-in-place", "bool",
-           /*default=*/"false",
-           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
-           "accumulating into the other operand (docs/Rewriting.md)">,
-  ];
+  let options = memoryModelOptions;
   let dependentDialects = ["mlir::serenity::SerenityDialect"];
 }
 
@@ -82,18 +92,12 @@ def SerenityMemoryReportPass
     only the JSON. `concat=inplace` reports under in-place concatenation (see
     serenity-annotate-lifetimes).
   }];
-  let options = [
+  let options = !listconcat([
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
            "Output format: table or json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
-           "File to write the report to ('-' for stdout)">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
-           "How concatenations are counted: copy (DESIGN.md) or inplace "
-           "(operands produced into their slice of the output)">,
-    Option<"accumulateInPlace", "accumulate-in-place", "bool",
-           /*default=*/"false",
-           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
-           "accumulating into the other operand (docs/Rewriting.md)">,
-  ];
+           "File to write the report to ('-' for stdout)">,
+  ], memoryModelOptions);
 }
 
 def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
@@ -140,7 +144,7 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
     re-scheduled): when it expires, the rewrites applied so far are kept, the
     remaining candidates are not evaluated, and a remark says so.
   }];
-  let options = [
+  let options = !listconcat([
     Option<"mode", "mode", "std::string", /*default=*/"\"profitable\"",
            "Which rewrites to apply: profitable or all">,
     Option<"explain", "explain", "bool", /*default=*/"false",
@@ -150,14 +154,8 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
            "rewrites applied so far are kept and a remark says so">,
     ListOption<"patternGroups", "patterns", "std::string",
                "Pattern groups to use (default: all): channel-partition, "
-               "kernel-partition, push-through-concat">,    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
-           "How concatenations are counted: copy (DESIGN.md) or inplace "
-           "(operands produced into their slice of the output)">,
-    Option<"accumulateInPlace", "accumulate-in-place", "bool",
-           /*default=*/"false",
-           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
-           "accumulating into the other operand (docs/Rewriting.md)">,
-  ];
+               "kernel-partition, push-through-concat">,
+  ], memoryModelOptions);
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
 
@@ -299,21 +297,14 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
     serenity-annotate-lifetimes reports with the same options afterwards,
     and `dp` stays exact.
   }];
-  let options = [
+  let options = !listconcat([
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
            "Scheduling algorithm: dp, greedy, kahn or program-order">,
     Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"3000",
            "Time limit of the dp search per function, in milliseconds">,
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
            "Most search states the dp may create per search">,
-    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
-           "How concatenations are counted: copy (DESIGN.md) or inplace "
-           "(operands produced into their slice of the output)">,
-    Option<"accumulateInPlace", "accumulate-in-place", "bool",
-           /*default=*/"false",
-           "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
-           "accumulating into the other operand (docs/Rewriting.md)">,
-  ];
+  ], memoryModelOptions);
 }
 
 def SerenityCopyToLinalgPass
