@@ -11,6 +11,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::serenity;
 
@@ -50,36 +52,145 @@ mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
   return options;
 }
 
-/// Bits of a shaped value's integer element type, 0 otherwise.
-static unsigned integerBits(Value value) {
+/// Bits of a shaped value's element type, 0 unless int or float.
+static unsigned elementBits(Value value) {
   auto type = dyn_cast<ShapedType>(value.getType());
-  return type && type.getElementType().isInteger()
+  return type && type.getElementType().isIntOrFloat()
              ? type.getElementType().getIntOrFloatBitWidth()
              : 0;
 }
 
-DenseMap<Operation *, SmallVector<Operation *>>
-mlir::serenity::findFusedRequantizations(Block &block) {
-  DenseMap<Operation *, SmallVector<Operation *>> groups;
+/// TOSA ops tosa-to-linalg lowers to one parallel linalg.generic.
+static bool isPointwise(Operation *op) {
+  return op && (op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
+                isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op));
+}
+
+/// The result of a conv whose single-use chain of pointwise ops reaches an
+/// element type narrower than the conv's (the i32 -> i8 requantization).
+static bool reachesNarrowerResult(Value value, unsigned bits) {
+  for (int depth = 0; depth < 16; ++depth) {
+    if (!value.hasOneUse())
+      return false;
+    Operation *user = *value.user_begin();
+    if (!isPointwise(user))
+      return false;
+    value = user->getResult(0);
+    unsigned resultBits = elementBits(value);
+    if (resultBits != 0 && resultBits < bits)
+      return true;
+  }
+  return false;
+}
+
+DenseMap<Operation *, FusedGroup>
+mlir::serenity::findFusedGroups(Block &block) {
+  // The convs serenity-fuse-requantization tiles into their pointwise
+  // consumer: it requantizes them, or they read padded input, which a tile
+  // of one output pixel reads unpadded (dilation 1).
+  auto isTiledConv = [&](Value value) {
+    Operation *conv = value.getDefiningOp();
+    if (!conv || conv->getBlock() != &block ||
+        !isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(conv) ||
+        !value.hasOneUse() || !isPointwise(*value.user_begin()))
+      return false;
+    if (reachesNarrowerResult(value, elementBits(value)))
+      return true;
+    auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
+    auto dilation = conv->getAttrOfType<DenseI64ArrayAttr>("dilation");
+    return pad && dilation &&
+           llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p != 0; }) &&
+           llvm::all_of(dilation.asArrayRef(), [](int64_t d) { return d == 1; });
+  };
+  // Conv-chained: computed from a conv result by pointwise ops only
+  // (elementwise fusion is restricted to such chains).
+  DenseMap<Value, bool> chained;
+  std::function<bool(Value, int)> isConvChained = [&](Value value,
+                                                      int depth) -> bool {
+    if (depth > 16)
+      return false;
+    auto it = chained.find(value);
+    if (it != chained.end())
+      return it->second;
+    Operation *def = value.getDefiningOp();
+    bool result = false;
+    if (def && def->getBlock() == &block) {
+      if (isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(def))
+        result = true;
+      else if (isPointwise(def))
+        result = llvm::any_of(def->getOperands(), [&](Value operand) {
+          return isConvChained(operand, depth + 1);
+        });
+    }
+    chained[value] = result;
+    return result;
+  };
+
+  // In block order a producer is decided before its consumer: `leaves[op]`
+  // are the operands the fused op of `op` (with its fused producers) reads.
+  DenseMap<Operation *, SmallVector<Value>> leaves;
+  DenseSet<Operation *> fusedIntoUser;
   for (Operation &op : block) {
-    if (!isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(op) ||
-        !op.getResult(0).hasOneUse())
+    if (!isPointwise(&op) || op.getNumResults() != 1)
       continue;
-    auto rescale = dyn_cast<tosa::RescaleOp>(*op.getResult(0).user_begin());
-    if (!rescale || rescale->getBlock() != &block ||
-        rescale.getInput() != op.getResult(0))
+    SmallVector<Value> reads;
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && fusedIntoUser.contains(def))
+        llvm::append_range(reads, leaves[def]);
+      else if (!llvm::is_contained(reads, operand))
+        reads.push_back(operand);
+    }
+    leaves[&op] = reads;
+    // Fused into its user when that user is pointwise too, the chain
+    // involves a conv, and the fused op's inputs (not counting constants and
+    // tiled conv results) are not larger than the result they replace.
+    Value result = op.getResult(0);
+    if (!result.hasOneUse())
       continue;
-    unsigned accBits = integerBits(op.getResult(0));
-    unsigned outBits = integerBits(rescale.getResult());
-    if (accBits == 0 || outBits == 0 || outBits >= accBits)
+    Operation *user = *result.user_begin();
+    if (!isPointwise(user) || user->getBlock() != &block ||
+        !(isConvChained(result, 0) || isConvChained(user->getResult(0), 0)))
       continue;
-    SmallVector<Operation *> group = {&op, rescale};
-    Value result = rescale.getResult();
-    if (result.hasOneUse())
-      if (auto clamp = dyn_cast<tosa::ClampOp>(*result.user_begin()))
-        if (clamp->getBlock() == &block)
-          group.push_back(clamp);
-    groups[group.back()] = std::move(group);
+    std::optional<int64_t> resultBytes = getTypeBytes(result.getType());
+    int64_t inputBytes = 0;
+    for (Value read : reads) {
+      Operation *def = read.getDefiningOp();
+      if ((def && isConstantLike(def)) || isTiledConv(read))
+        continue;
+      inputBytes += getTypeBytes(read.getType()).value_or(0);
+    }
+    if (resultBytes && inputBytes <= *resultBytes)
+      fusedIntoUser.insert(&op);
+  }
+
+  DenseMap<Operation *, FusedGroup> groups;
+  for (Operation &op : block) {
+    if (!leaves.count(&op) || fusedIntoUser.contains(&op))
+      continue;
+    FusedGroup group;
+    for (Value read : leaves[&op]) {
+      if (isTiledConv(read)) {
+        group.tiledConvs.push_back(read.getDefiningOp());
+        llvm::append_range(group.reads, read.getDefiningOp()->getOperands());
+      } else {
+        group.reads.push_back(read);
+      }
+    }
+    // Ops whose results the group computes in registers or per tile.
+    SmallVector<Operation *> worklist = {&op};
+    while (!worklist.empty()) {
+      Operation *current = worklist.pop_back_val();
+      for (Value operand : current->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (fusedIntoUser.contains(def)) {
+            group.inner.push_back(def);
+            worklist.push_back(def);
+          }
+    }
+    if (group.inner.empty() && group.tiledConvs.empty())
+      continue;
+    groups[&op] = std::move(group);
   }
   return groups;
 }
@@ -258,16 +369,20 @@ FunctionMemoryModel::build(FunctionOpInterface function,
   DenseMap<Operation *, Value> accumulations;
   if (options.accumulateInPlace)
     accumulations = findInPlaceAccumulations(block);
-  // Fused requantization groups: the values inside a group take no bytes,
-  // and the group's last op also reads the conv's operands.
-  DenseMap<Operation *, SmallVector<Operation *>> fusedGroups;
+  // Fused groups (serenity-fuse-requantization): the values computed inside
+  // a group take no bytes, and the group's last op reads everything the
+  // fused loop reads.
+  DenseMap<Operation *, FusedGroup> fusedGroups;
   DenseSet<Value> fusedValues;
   if (options.fuseRequantization)
-    fusedGroups = findFusedRequantizations(block);
-  for (auto &entry : fusedGroups)
-    for (Operation *inner : ArrayRef(entry.second).drop_back())
-      if (!accumulations.count(inner))
-        fusedValues.insert(inner->getResult(0));
+    fusedGroups = findFusedGroups(block);
+  for (auto &entry : fusedGroups) {
+    for (Operation *inner : entry.second.inner)
+      fusedValues.insert(inner->getResult(0));
+    for (Operation *conv : entry.second.tiledConvs)
+      if (!accumulations.count(conv))
+        fusedValues.insert(conv->getResult(0));
+  }
   // The adds whose result aliases their accumulator operand.
   DenseMap<Operation *, Value> accumulatingAdds;
   for (auto [conv, acc] : accumulations)
@@ -312,10 +427,9 @@ FunctionMemoryModel::build(FunctionOpInterface function,
       recordUse(operand);
     }
     auto fused = fusedGroups.find(&op);
-    if (fused != fusedGroups.end() &&
-        fusedValues.contains(fused->second.front()->getResult(0)))
-      for (Value operand : fused->second.front()->getOperands())
-        recordUse(operand);
+    if (fused != fusedGroups.end())
+      for (Value read : fused->second.reads)
+        recordUse(read);
     if (op.getNumRegions() != 0)
       op.walk([&](Operation *nested) {
         if (nested == &op)

@@ -62,13 +62,16 @@ struct MemoryModelOptions {
   /// conv then reads `a` and defines no bytes, and the add is an alias of
   /// `a`. See `findInPlaceAccumulations`.
   bool accumulateInPlace = false;
-  /// Requantization is fused (serenity-fuse-requantization): a
-  /// `tosa.conv2d`/`depthwise_conv2d` whose only user is a narrowing
-  /// `tosa.rescale` (i32 -> i8), optionally followed by that rescale's only
-  /// user, a `tosa.clamp`, runs as one tiled loop at the position of the
-  /// last op of the group. The conv's and the inner results take no bytes,
-  /// and that last op reads the conv's operands (they stay live until the
-  /// group's int8 result is written). See `findFusedRequantizations`.
+  /// Count memory as serenity-fuse-requantization lowers it: a pointwise op
+  /// (elementwise TOSA op, rescale, clamp, cast) whose only user is
+  /// pointwise is fused into it when the chain involves a conv and its
+  /// inputs (not counting constants and tiled conv results) are not larger
+  /// than its result; a conv/depthwise conv whose only user is pointwise is
+  /// tiled into that loop when it is requantized (an int8 result further
+  /// down its single-use chain) or reads padded input (dilation 1). Fused
+  /// and tiled results take no bytes; the group's last op reads what the
+  /// fused loop reads (including the tiled convs' inputs), so those stay
+  /// live until the group's result is written. See `findFusedGroups`.
   bool fuseRequantization = false;
 };
 
@@ -79,11 +82,20 @@ FailureOr<MemoryModelOptions>
 getMemoryModelOptions(Operation *op, StringRef passName, StringRef concat,
                       bool accumulateInPlace, bool fuseRequantization);
 
-/// The groups `fuseRequantization` counts as one step, keyed by the group's
-/// last op (the rescale or the clamp after it): the ops of the group, the
-/// conv first.
-DenseMap<Operation *, SmallVector<Operation *>>
-findFusedRequantizations(Block &block);
+/// A group of ops `fuseRequantization` counts as one loop at the position
+/// of its last op.
+struct FusedGroup {
+  /// Pointwise ops fused into the last op (their results take no bytes).
+  SmallVector<Operation *> inner;
+  /// Convs tiled into the loop (their results take no bytes).
+  SmallVector<Operation *> tiledConvs;
+  /// Values the loop reads: the leaves of the fused ops and the tiled
+  /// convs' operands.
+  SmallVector<Value> reads;
+};
+
+/// The fused groups of `block`, keyed by their last op.
+DenseMap<Operation *, FusedGroup> findFusedGroups(Block &block);
 
 /// The conv -> accumulator pairs that `accumulateInPlace` counts as
 /// accumulating in place, for the adds of `block` (keyed by the conv).
