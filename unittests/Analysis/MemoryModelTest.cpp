@@ -100,4 +100,66 @@ TEST_F(MemoryModelTest, BuildsGraphWithAliasesAndConstants) {
   EXPECT_EQ(profile.usage, (std::vector<int64_t>{64, 64, 96}));
 }
 
+TEST_F(MemoryModelTest, FusedRequantizationGroups) {
+  // An int8 conv (i32 accumulator), its rescale to i8 and a clamp, then an
+  // ADD in TFLite's form: the other operand rescaled i8 -> i32, summed, and
+  // rescaled back to i8. With fuseRequantization the conv is tiled into the
+  // fused rescale+clamp loop and the ADD's rescales and sum are one loop.
+  const char *ir = R"mlir(
+    func.func @f(%x: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
+      %w = "tosa.const"() <{values = dense<1> : tensor<2x1x1x2xi8>}> : () -> tensor<2x1x1x2xi8>
+      %b = "tosa.const"() <{values = dense<0> : tensor<2xi32>}> : () -> tensor<2xi32>
+      %zp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+      %zp32 = "tosa.const"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+      %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+      %s = "tosa.const"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+      %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = i32, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x4x2xi8>, tensor<2x1x1x2xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+      %r = tosa.rescale %c, %m, %s, %zp32, %zp {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+      %k = tosa.clamp %r {min_val = -128 : i8, max_val = 127 : i8} : (tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8>
+      %a = tosa.rescale %x, %m, %s, %zp, %zp32 {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x4x4x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<1x4x4x2xi32>
+      %k32 = tosa.rescale %k, %m, %s, %zp, %zp32 {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x4x4x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<1x4x4x2xi32>
+      %sum = tosa.add %a, %k32 : (tensor<1x4x4x2xi32>, tensor<1x4x4x2xi32>) -> tensor<1x4x4x2xi32>
+      %o = tosa.rescale %sum, %m, %s, %zp32, %zp {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<1x4x4x2xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x4x4x2xi8>
+      return %o : tensor<1x4x4x2xi8>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(ir, &context);
+  ASSERT_TRUE(module);
+  auto function = cast<func::FuncOp>(module->getBody()->front());
+  Block &body = function.getBody().front();
+
+  // DESIGN.md's model: %x 32 B, i32 tensors 128 B, i8 tensors 32 B.
+  // Steps: conv, rescale, clamp, rescale %a, rescale %k32, add, rescale.
+  // 0: x + c = 160; 1: x + c + r = 192; 2: x + r + k = 96;
+  // 3: x + k + a = 192; 4: k + a + k32 = 288; 5: a + k32 + sum = 384;
+  // 6: sum + o = 160.
+  FailureOr<FunctionMemoryModel> plain = FunctionMemoryModel::build(function);
+  ASSERT_TRUE(succeeded(plain));
+  EXPECT_EQ(::serenity::simulate(plain->graph,
+                                 ::serenity::programOrder(plain->graph))
+                .usage,
+            (std::vector<int64_t>{160, 192, 96, 192, 288, 384, 160}));
+
+  // Fused, as serenity-fuse-requantization lowers it: every pointwise op
+  // has one pointwise user and its inputs (%x, constants, the tiled conv)
+  // are not larger than its result, so all fuse into the last rescale, one
+  // loop reading %x twice (the conv's window and %a) and writing %o; the
+  // conv is tiled into it. 0-5: x = 32; 6: x + o = 64.
+  MemoryModelOptions options;
+  options.fuseRequantization = true;
+  DenseMap<Operation *, FusedGroup> groups = findFusedGroups(body);
+  ASSERT_EQ(groups.size(), 1u);
+  const FusedGroup &group = groups.begin()->second;
+  EXPECT_EQ(groups.begin()->first, &*std::prev(body.end(), 2));
+  EXPECT_EQ(group.inner.size(), 5u);
+  ASSERT_EQ(group.tiledConvs.size(), 1u);
+  EXPECT_TRUE(isa<tosa::Conv2DOp>(group.tiledConvs.front()));
+  FailureOr<FunctionMemoryModel> fused =
+      FunctionMemoryModel::build(function, options);
+  ASSERT_TRUE(succeeded(fused));
+  EXPECT_EQ(::serenity::simulate(fused->graph,
+                                 ::serenity::programOrder(fused->graph))
+                .usage,
+            (std::vector<int64_t>{32, 32, 32, 32, 32, 32, 64}));
+}
+
 } // namespace
