@@ -227,12 +227,18 @@ def SerenityFuseRequantizationPass
     and the peak grows by one row; `all-convs` tiles those too. Elementwise
     fusion applies in both cases.
 
-    After bufferization the accumulator is a buffer of one row tile
-    allocated inside the loop (serenity-static-alloc plans it). With
-    `fuse-padding` (default) the `tensor.pad` of the conv input is fused too:
-    each tile pads the few input rows its window reads, and no padded copy
-    of the whole input exists. Results are
-    exactly equal (the same arithmetic per element). A convolution whose
+    The tile is `tile-rows` x `tile-cols` output pixels x `tile-channels`
+    output channels (default 1 x 1 x 1: one output element, so the
+    accumulator is a one-element buffer that serenity-static-alloc keeps in
+    a register). With `fuse-padding` (default) the `tensor.pad` of the conv
+    input is fused too: each tile pads the few input rows its window reads;
+    where a tile is one output pixel (dilation 1, pad value = the input zero
+    point, or 0) the pad is dropped and the conv reads the window clipped to
+    the image, with the filter sliced to match, so no padded copy exists at
+    all. Padded convs are tiled this way whatever their widths (f32 too),
+    and padded convs and max/min/sum pools with no elementwise consumer are
+    tiled alone by output pixel for the same reason. Results are exactly
+    equal (the same arithmetic per element). A convolution whose
     result has other users, or whose rows `tile-rows` does not divide, or
     that upstream tiling rejects, is left as it is with a remark.
   }];
