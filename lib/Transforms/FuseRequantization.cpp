@@ -249,7 +249,7 @@ struct SerenityFuseRequantizationPass
         unsigned users = std::distance(op->getResult(0).getUsers().begin(),
                                        op->getResult(0).getUsers().end());
         if (users != 1 || !isParallelGeneric(*op->getResult(0).user_begin()))
-          op->emitRemark("serenity-fuse-requantization: not fused: the "
+          mlir::emitRemark(op->getLoc(), "serenity-fuse-requantization: not fused: the "
                          "convolution result has ")
               << users << " user(s), not one elementwise linalg.generic";
       }
@@ -547,7 +547,7 @@ struct SerenityFuseRequantizationPass
     if (singlePixel && tf == channels)
       tf = 1;
     if (rows % tr != 0 || cols % tc != 0 || channels % tf != 0) {
-      consumer.emitRemark("serenity-fuse-requantization: not fused: tile-rows=")
+      mlir::emitRemark(consumer.getLoc(), "serenity-fuse-requantization: not fused: tile-rows=")
           << static_cast<int64_t>(tileRows)
           << " tile-cols=" << static_cast<int64_t>(tileCols)
           << " tile-channels=" << static_cast<int64_t>(tileChannels)
@@ -636,13 +636,13 @@ struct SerenityFuseRequantizationPass
         scf::tileConsumerAndFuseProducersUsingSCF(
             rewriter, cast<TilingInterface>(consumer.getOperation()), options);
     if (failed(result)) {
-      consumer.emitRemark("serenity-fuse-requantization: not fused: upstream "
+      mlir::emitRemark(consumer.getLoc(), "serenity-fuse-requantization: not fused: upstream "
                           "tile-and-fuse failed");
       return;
     }
     for (Operation *conv : convs)
       if (!result->fusedProducers.contains(conv))
-        conv->emitRemark("serenity-fuse-requantization: tiled consumer did "
+        mlir::emitRemark(conv->getLoc(), "serenity-fuse-requantization: tiled consumer did "
                          "not fuse this convolution");
 
     for (LoopLikeOpInterface loop : result->loops)
