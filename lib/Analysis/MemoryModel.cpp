@@ -38,8 +38,7 @@ std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
 
 FailureOr<MemoryModelOptions>
 mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
-                                      StringRef concat,
-                                      bool accumulateInPlace,
+                                      StringRef concat, bool accumulateInPlace,
                                       bool fuseRequantization) {
   std::optional<ConcatMode> concatMode = parseConcatMode(concat);
   if (!concatMode)
@@ -100,7 +99,8 @@ mlir::serenity::findFusedGroups(Block &block) {
     auto dilation = conv->getAttrOfType<DenseI64ArrayAttr>("dilation");
     return pad && dilation &&
            llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p != 0; }) &&
-           llvm::all_of(dilation.asArrayRef(), [](int64_t d) { return d == 1; });
+           llvm::all_of(dilation.asArrayRef(),
+                        [](int64_t d) { return d == 1; });
   };
   // Conv-chained: computed from a conv result by pointwise ops only
   // (elementwise fusion is restricted to such chains).
@@ -459,8 +459,8 @@ FunctionMemoryModel::build(FunctionOpInterface function,
           model.rootBuffer[result] = source;
         continue;
       }
-      int buffer = graph.addResult(
-          node, fusedValues.contains(result) ? 0
+      int buffer = graph.addResult(node, fusedValues.contains(result)
+                                             ? 0
                                              : *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);
       model.rootBuffer[result] = buffer;

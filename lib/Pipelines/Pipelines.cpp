@@ -127,8 +127,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
           "lower-affine,finalize-memref-to-llvm"
        << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
        << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
-       << ",convert-ub-to-llvm" << index
-       << ",reconcile-unrealized-casts";
+       << ",convert-ub-to-llvm" << index << ",reconcile-unrealized-casts";
   }
 
   std::string parseErrors;

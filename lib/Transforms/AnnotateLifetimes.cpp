@@ -44,9 +44,9 @@ struct SerenityAnnotateLifetimesPass
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
-        function, "serenity-annotate-lifetimes", concat, accumulateInPlace,
-        fuseRequantization);
+    FailureOr<MemoryModelOptions> modelOptions =
+        getMemoryModelOptions(function, "serenity-annotate-lifetimes", concat,
+                              accumulateInPlace, fuseRequantization);
     if (failed(modelOptions))
       return signalPassFailure();
     FailureOr<FunctionMemoryModel> model =

@@ -249,8 +249,9 @@ struct SerenityFuseRequantizationPass
         unsigned users = std::distance(op->getResult(0).getUsers().begin(),
                                        op->getResult(0).getUsers().end());
         if (users != 1 || !isParallelGeneric(*op->getResult(0).user_begin()))
-          mlir::emitRemark(op->getLoc(), "serenity-fuse-requantization: not fused: the "
-                         "convolution result has ")
+          mlir::emitRemark(op->getLoc(),
+                           "serenity-fuse-requantization: not fused: the "
+                           "convolution result has ")
               << users << " user(s), not one elementwise linalg.generic";
       }
     });
@@ -363,8 +364,7 @@ struct SerenityFuseRequantizationPass
           return v.isMinSignedValue();
         if (min)
           return v.isMaxSignedValue();
-        return isa<linalg::PoolingNhwcSumOp>(conv.getOperation()) &&
-               v.isZero();
+        return isa<linalg::PoolingNhwcSumOp>(conv.getOperation()) && v.isZero();
       }
       if (auto padFloat = dyn_cast<FloatAttr>(padAttr)) {
         const APFloat &v = padFloat.getValue();
@@ -401,9 +401,8 @@ struct SerenityFuseRequantizationPass
   /// padded, with a value that adds nothing to the sum.
   static tensor::PadOp getClippablePadding(linalg::LinalgOp conv) {
     auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
-    if (!dilations ||
-        llvm::any_of(dilations.getValues<int64_t>(),
-                     [](int64_t d) { return d != 1; }))
+    if (!dilations || llvm::any_of(dilations.getValues<int64_t>(),
+                                   [](int64_t d) { return d != 1; }))
       return {};
     Value window = conv.getDpsInputs()[0];
     if (auto cast = window.getDefiningOp<tensor::CastOp>())
@@ -495,8 +494,8 @@ struct SerenityFuseRequantizationPass
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tilingOptions);
     options.setFusionControlFn(
-        [](tensor::ExtractSliceOp slice, OpResult producer, bool)
-            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        [](tensor::ExtractSliceOp slice, OpResult producer,
+           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
           // (The untiled conv still reads the pad while it is fused.)
           if (isa<tensor::PadOp>(producer.getOwner()) &&
               std::distance(producer.use_begin(), producer.use_end()) <= 2)
@@ -512,8 +511,8 @@ struct SerenityFuseRequantizationPass
     for (LoopLikeOpInterface loop : result->loops)
       dropEmptyPadGuards(rewriter, loop);
     clipPaddedWindows(rewriter, result->loops.front());
-    rewriter.replaceAllUsesWith(conv->getResult(0),
-                                result->replacements.lookup(conv->getResult(0)));
+    rewriter.replaceAllUsesWith(
+        conv->getResult(0), result->replacements.lookup(conv->getResult(0)));
     rewriter.eraseOp(conv);
     for (Operation *op : result->fusedProducers)
       if (op->use_empty())
@@ -547,7 +546,8 @@ struct SerenityFuseRequantizationPass
     if (singlePixel && tf == channels)
       tf = 1;
     if (rows % tr != 0 || cols % tc != 0 || channels % tf != 0) {
-      mlir::emitRemark(consumer.getLoc(), "serenity-fuse-requantization: not fused: tile-rows=")
+      mlir::emitRemark(consumer.getLoc(),
+                       "serenity-fuse-requantization: not fused: tile-rows=")
           << static_cast<int64_t>(tileRows)
           << " tile-cols=" << static_cast<int64_t>(tileCols)
           << " tile-channels=" << static_cast<int64_t>(tileChannels)
@@ -636,13 +636,15 @@ struct SerenityFuseRequantizationPass
         scf::tileConsumerAndFuseProducersUsingSCF(
             rewriter, cast<TilingInterface>(consumer.getOperation()), options);
     if (failed(result)) {
-      mlir::emitRemark(consumer.getLoc(), "serenity-fuse-requantization: not fused: upstream "
-                          "tile-and-fuse failed");
+      mlir::emitRemark(consumer.getLoc(),
+                       "serenity-fuse-requantization: not fused: upstream "
+                       "tile-and-fuse failed");
       return;
     }
     for (Operation *conv : convs)
       if (!result->fusedProducers.contains(conv))
-        mlir::emitRemark(conv->getLoc(), "serenity-fuse-requantization: tiled consumer did "
+        mlir::emitRemark(conv->getLoc(),
+                         "serenity-fuse-requantization: tiled consumer did "
                          "not fuse this convolution");
 
     for (LoopLikeOpInterface loop : result->loops)

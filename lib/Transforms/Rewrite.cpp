@@ -115,9 +115,9 @@ struct SerenityRewritePass
                            << "' (expected 'profitable' or 'all')";
       return signalPassFailure();
     }
-    FailureOr<MemoryModelOptions> parsedOptions = getMemoryModelOptions(
-        function, "serenity-rewrite", concat, accumulateInPlace,
-        fuseRequantization);
+    FailureOr<MemoryModelOptions> parsedOptions =
+        getMemoryModelOptions(function, "serenity-rewrite", concat,
+                              accumulateInPlace, fuseRequantization);
     if (failed(parsedOptions))
       return signalPassFailure();
     modelOptions = *parsedOptions;

@@ -74,9 +74,9 @@ struct SerenitySchedulePass
                            << maxStates.getValue() << ")";
       return signalPassFailure();
     }
-    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
-        function, "serenity-schedule", concat, accumulateInPlace,
-        fuseRequantization);
+    FailureOr<MemoryModelOptions> modelOptions =
+        getMemoryModelOptions(function, "serenity-schedule", concat,
+                              accumulateInPlace, fuseRequantization);
     if (failed(modelOptions))
       return signalPassFailure();
     if (function.isExternal())

@@ -200,9 +200,7 @@ bool isFillLike(linalg::LinalgOp op) {
   });
 }
 
-bool isCopy(Operation *op) {
-  return isa<memref::CopyOp, linalg::CopyOp>(op);
-}
+bool isCopy(Operation *op) { return isa<memref::CopyOp, linalg::CopyOp>(op); }
 
 /// Classifies `buffer` by how the lowering writes and reads it.
 BufferOrigin classifyBuffer(Value buffer) {
@@ -210,7 +208,8 @@ BufferOrigin classifyBuffer(Value buffer) {
   Operation *reduction = nullptr, *writer = nullptr, *reader = nullptr;
   bool filled = false, narrowedByReader = false, reshaped = false;
   int wholeCopies = 0, sliceCopies = 0;
-  unsigned bits = getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth();
+  unsigned bits =
+      getElementTypeOrSelf(buffer.getType()).getIntOrFloatBitWidth();
   // Copies from this buffer (a copy of a tile onto itself is no copy in).
   llvm::SmallPtrSet<Operation *, 8> copiesOut;
   forEachAliasUse(buffer, [&](OpOperand &use) -> std::optional<std::string> {
@@ -301,9 +300,9 @@ SmallVector<memref::AllocaOp> promoteScalarsToRegisters(func::FuncOp func) {
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
       if (isa<memref::DeallocOp>(user))
         user->erase();
-    auto alloca = memref::AllocaOp::create(builder, alloc.getLoc(),
-                                           alloc.getType(), ValueRange(),
-                                           alloc.getAlignmentAttr());
+    auto alloca =
+        memref::AllocaOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                 ValueRange(), alloc.getAlignmentAttr());
     alloc.getResult().replaceAllUsesWith(alloca.getResult());
     alloc.erase();
     promoted.push_back(alloca);
@@ -483,9 +482,10 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       origins.push_back(describeOrigin(classifyBuffer(plan.alloc.getResult()),
                                        plan.alloc.getLoc()));
     else
-      origins.push_back(llvm::json::Object{
-          {"kind", plan.isOutput ? "output" : "input"}, {"op", ""},
-          {"loc", ""}});
+      origins.push_back(
+          llvm::json::Object{{"kind", plan.isOutput ? "output" : "input"},
+                             {"op", ""},
+                             {"loc", ""}});
   llvm::json::Array registerReports;
   for (memref::AllocaOp alloca : registerBuffers) {
     llvm::json::Object entry =

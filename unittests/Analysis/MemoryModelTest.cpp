@@ -134,10 +134,10 @@ TEST_F(MemoryModelTest, FusedRequantizationGroups) {
   // 6: sum + o = 160.
   FailureOr<FunctionMemoryModel> plain = FunctionMemoryModel::build(function);
   ASSERT_TRUE(succeeded(plain));
-  EXPECT_EQ(::serenity::simulate(plain->graph,
-                                 ::serenity::programOrder(plain->graph))
-                .usage,
-            (std::vector<int64_t>{160, 192, 96, 192, 288, 384, 160}));
+  EXPECT_EQ(
+      ::serenity::simulate(plain->graph, ::serenity::programOrder(plain->graph))
+          .usage,
+      (std::vector<int64_t>{160, 192, 96, 192, 288, 384, 160}));
 
   // Fused, as serenity-fuse-requantization lowers it: every pointwise op
   // has one pointwise user and its inputs (%x, constants, the tiled conv)
@@ -156,10 +156,10 @@ TEST_F(MemoryModelTest, FusedRequantizationGroups) {
   FailureOr<FunctionMemoryModel> fused =
       FunctionMemoryModel::build(function, options);
   ASSERT_TRUE(succeeded(fused));
-  EXPECT_EQ(::serenity::simulate(fused->graph,
-                                 ::serenity::programOrder(fused->graph))
-                .usage,
-            (std::vector<int64_t>{32, 32, 32, 32, 32, 32, 64}));
+  EXPECT_EQ(
+      ::serenity::simulate(fused->graph, ::serenity::programOrder(fused->graph))
+          .usage,
+      (std::vector<int64_t>{32, 32, 32, 32, 32, 32, 64}));
 }
 
 } // namespace

@@ -76,8 +76,8 @@ struct MemoryModelOptions {
 };
 
 /// Memory-model options from a pass's `concat`, `accumulate-in-place` and
-/// `fuse-requantization` options; emits "<passName>: unknown concat ..." at `op` and fails on an
-/// unknown concat mode.
+/// `fuse-requantization` options; emits "<passName>: unknown concat ..." at
+/// `op` and fails on an unknown concat mode.
 FailureOr<MemoryModelOptions>
 getMemoryModelOptions(Operation *op, StringRef passName, StringRef concat,
                       bool accumulateInPlace, bool fuseRequantization);
