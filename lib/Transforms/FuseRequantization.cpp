@@ -508,15 +508,34 @@ struct SerenityFuseRequantizationPass
             rewriter, cast<TilingInterface>(conv.getOperation()), options);
     if (failed(result) || result->loops.empty())
       return;
-    for (LoopLikeOpInterface loop : result->loops)
+    replaceByTiles(rewriter, conv, *result);
+  }
+
+  /// Finishes a tile-and-fuse of `tiled`: drops the empty-tile pad guards,
+  /// clips one-pixel windows, replaces `tiled` by the loop's result and
+  /// erases it and its fused producers, now dead (each had the tiled op as
+  /// only user), from the last to the first.
+  static void replaceByTiles(RewriterBase &rewriter, Operation *tiled,
+                             const scf::SCFTileAndFuseResult &result) {
+    for (LoopLikeOpInterface loop : result.loops)
       dropEmptyPadGuards(rewriter, loop);
-    clipPaddedWindows(rewriter, result->loops.front());
+    if (!result.loops.empty())
+      clipPaddedWindows(rewriter, result.loops.front());
     rewriter.replaceAllUsesWith(
-        conv->getResult(0), result->replacements.lookup(conv->getResult(0)));
-    rewriter.eraseOp(conv);
-    for (Operation *op : result->fusedProducers)
-      if (op->use_empty())
-        rewriter.eraseOp(op);
+        tiled->getResult(0), result.replacements.lookup(tiled->getResult(0)));
+    rewriter.eraseOp(tiled);
+    SmallVector<Operation *> producers(result.fusedProducers.begin(),
+                                       result.fusedProducers.end());
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      for (Operation *&op : producers)
+        if (op && op->use_empty()) {
+          rewriter.eraseOp(op);
+          op = nullptr;
+          erased = true;
+        }
+    }
   }
 
   /// Tiles `consumer` along its output rows and fuses its single-use
@@ -647,28 +666,7 @@ struct SerenityFuseRequantizationPass
                          "serenity-fuse-requantization: tiled consumer did "
                          "not fuse this convolution");
 
-    for (LoopLikeOpInterface loop : result->loops)
-      dropEmptyPadGuards(rewriter, loop);
-    if (!result->loops.empty())
-      clipPaddedWindows(rewriter, result->loops.front());
-
-    Value replacement = result->replacements.lookup(consumer->getResult(0));
-    rewriter.replaceAllUsesWith(consumer->getResult(0), replacement);
-    rewriter.eraseOp(consumer);
-    // The fused producers are now dead (each had the tiled op as only user);
-    // erase them from the last to the first.
-    SmallVector<Operation *> producers(result->fusedProducers.begin(),
-                                       result->fusedProducers.end());
-    bool erased = true;
-    while (erased) {
-      erased = false;
-      for (Operation *&op : producers)
-        if (op && op->use_empty()) {
-          rewriter.eraseOp(op);
-          op = nullptr;
-          erased = true;
-        }
-    }
+    replaceByTiles(rewriter, consumer, *result);
   }
 };
 
