@@ -22,7 +22,7 @@
 //
 // serenity-pipeline schedules under its own concat/accumulation options.
 // RUN: serenity-opt %s --serenity-pipeline="concat=inplace accumulate-in-place=1 alloc=none lower-to-llvm=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
-// RUN: serenity-opt %s --serenity-pipeline="concat=inplace alloc=none lower-to-llvm=0" --mlir-print-ir-after=serenity-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE-IR
+// RUN: serenity-opt %s --serenity-pipeline="concat=inplace alloc=none lower-to-llvm=0" --mlir-disable-threading --mlir-print-ir-after=serenity-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE-IR
 // PIPELINE: serenity-schedule{accumulate-in-place=true algorithm=dp concat=inplace
 // PIPELINE-IR: func.func @side_branch({{.*}}peak_bytes = 1056 : i64
 // PIPELINE-IR: func.func @diamond({{.*}}peak_bytes = 6144 : i64
