@@ -33,6 +33,8 @@ std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
     return ConcatMode::Copy;
   if (text == "inplace")
     return ConcatMode::InPlace;
+  if (text == "auto")
+    return ConcatMode::Auto;
   return std::nullopt;
 }
 
@@ -43,7 +45,7 @@ mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
   std::optional<ConcatMode> concatMode = parseConcatMode(concat);
   if (!concatMode)
     return op->emitError() << passName << ": unknown concat '" << concat
-                           << "' (expected 'copy' or 'inplace')";
+                           << "' (expected 'copy', 'inplace' or 'auto')";
   MemoryModelOptions options;
   options.concat = *concatMode;
   options.accumulateInPlace = accumulateInPlace;
@@ -201,9 +203,7 @@ bool mlir::serenity::canProduceInPlace(Operation *op) {
          op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
 }
 
-/// True when `operand` of `concat` is produced into its slice of the
-/// concat's output under ConcatMode::InPlace.
-static bool isInPlaceOperand(Value operand, Block &block) {
+bool mlir::serenity::isInPlaceConcatOperand(Value operand, Block &block) {
   Operation *def = operand.getDefiningOp();
   return def && def->getBlock() == &block && operand.hasOneUse() &&
          canProduceInPlace(def);
@@ -411,9 +411,14 @@ FunctionMemoryModel::build(FunctionOpInterface function,
     // In-place concat operands are not read by the concat: their producer
     // wrote them into the concat's output already.
     SmallVector<Value> inPlace;
-    if (options.concat == ConcatMode::InPlace && isa<tosa::ConcatOp>(op))
+    bool inPlaceConcat =
+        isa<tosa::ConcatOp>(op) &&
+        (options.concat == ConcatMode::InPlace ||
+         (options.concat == ConcatMode::Auto &&
+          op.hasAttr(kConcatInPlaceAttr)));
+    if (inPlaceConcat)
       for (Value operand : op.getOperands())
-        if (isInPlaceOperand(operand, block))
+        if (isInPlaceConcatOperand(operand, block))
           inPlace.push_back(operand);
     // A conv accumulating in place reads the accumulator it writes into.
     auto accumulation = accumulations.find(&op);

@@ -36,7 +36,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
                          errorHandler)) ||
-      failed(checkChoice("concat", options.concat, {"copy", "inplace"},
+      failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
                          {"none", "profitable", "all"}, errorHandler)))
@@ -70,6 +70,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
        << " concat=" << options.concat << modelOptions << "}),";
+  // concat=auto: the concats serenity-schedule did not mark stay copies.
+  if (options.concat == "auto")
+    os << "func.func(serenity-concat-copies),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
@@ -89,7 +92,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place (the self-copies left fold away after cse, below).
-  bool inPlaceConcat = options.concat == "inplace";
+  bool inPlaceConcat = options.concat != "copy";
   if (inPlaceConcat)
     os << "eliminate-empty-tensors,";
   os << "one-shot-bufferize{bufferize-function-boundaries "

@@ -104,7 +104,7 @@ struct SerenityMemoryReportPass
                           "' (expected 'table' or 'json')");
     if (!parseConcatMode(concat))
       return errorHandler("serenity-memory-report: unknown concat '" + concat +
-                          "' (expected 'copy' or 'inplace')");
+                          "' (expected 'copy', 'inplace' or 'auto')");
     return success();
   }
 

@@ -9,6 +9,7 @@
 #include "Serenity/Scheduling/Scheduler.h"
 #include "Serenity/Transforms/Passes.h"
 
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -57,6 +58,89 @@ struct SerenitySchedulePass
           SerenitySchedulePass> {
   using Base::Base;
 
+  /// Builds the model of `function` (with the pass's ordering constraints)
+  /// and schedules it; `before` is the program-order peak.
+  LogicalResult scheduleFunction(func::FuncOp function,
+                                 const MemoryModelOptions &modelOptions,
+                                 const ::serenity::ScheduleOptions &options,
+                                 std::optional<FunctionMemoryModel> &model,
+                                 int64_t &before,
+                                 ::serenity::ScheduleResult &result) {
+    FailureOr<FunctionMemoryModel> built =
+        FunctionMemoryModel::build(function, modelOptions);
+    if (failed(built))
+      return failure();
+    model = std::move(*built);
+    ::serenity::MemoryGraph &graph = model->graph;
+    // Ops with memory effects (or unknown ones) keep their relative order.
+    int previousEffect = -1;
+    for (auto [node, op] : llvm::enumerate(model->steps)) {
+      if (isMemoryEffectFree(op))
+        continue;
+      if (previousEffect >= 0)
+        graph.addDependence(node, previousEffect);
+      previousEffect = node;
+    }
+    // The model counts an accumulation only when the accumulator comes
+    // first; keeping the others in their order keeps the model (and so the
+    // peak reported here) valid for the reordered function.
+    if (modelOptions.accumulateInPlace)
+      for (auto [conv, accumulator] :
+           findBlockedAccumulations(function.getBody().front()))
+        graph.addDependence(model->getStep(accumulator), model->getStep(conv));
+
+    before = ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
+    result = ::serenity::schedule(graph, options);
+    if (!result.error.empty())
+      return function.emitError() << "serenity-schedule: " << result.error;
+    return success();
+  }
+
+  /// concat=auto: marks (kConcatInPlaceAttr) the concats whose in-place
+  /// lowering lowers the scheduled peak, greedily in block order: each
+  /// concat with an operand that can be produced in place is tried with the
+  /// ones kept so far, and kept when the peak goes down. Every trial
+  /// schedules with an equal share of the time limit (at least 10 ms).
+  LogicalResult chooseInPlaceConcats(func::FuncOp function,
+                                     const MemoryModelOptions &modelOptions,
+                                     const ::serenity::ScheduleOptions &full) {
+    Block &block = function.getBody().front();
+    SmallVector<tosa::ConcatOp> candidates;
+    for (auto concat : block.getOps<tosa::ConcatOp>()) {
+      concat->removeAttr(kConcatInPlaceAttr);
+      if (llvm::any_of(concat->getOperands(), [&](Value operand) {
+            return isInPlaceConcatOperand(operand, block);
+          }))
+        candidates.push_back(concat);
+    }
+    if (candidates.empty())
+      return success();
+    ::serenity::ScheduleOptions trial = full;
+    if (full.timeLimitMs > 0)
+      trial.timeLimitMs =
+          std::max<int64_t>(10, full.timeLimitMs /
+                                    static_cast<int64_t>(candidates.size() + 1));
+    std::optional<FunctionMemoryModel> model;
+    int64_t before = 0;
+    ::serenity::ScheduleResult result;
+    if (failed(scheduleFunction(function, modelOptions, trial, model, before,
+                                result)))
+      return failure();
+    int64_t best = result.peak;
+    UnitAttr mark = UnitAttr::get(function.getContext());
+    for (tosa::ConcatOp concat : candidates) {
+      concat->setAttr(kConcatInPlaceAttr, mark);
+      if (failed(scheduleFunction(function, modelOptions, trial, model, before,
+                                  result)))
+        return failure();
+      if (result.peak < best)
+        best = result.peak;
+      else
+        concat->removeAttr(kConcatInPlaceAttr);
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     std::optional<::serenity::ScheduleAlgorithm> parsed =
@@ -82,39 +166,20 @@ struct SerenitySchedulePass
     if (function.isExternal())
       return;
 
-    FailureOr<FunctionMemoryModel> model =
-        FunctionMemoryModel::build(function, *modelOptions);
-    if (failed(model))
-      return signalPassFailure();
-    ::serenity::MemoryGraph &graph = model->graph;
-    // Ops with memory effects (or unknown ones) keep their relative order.
-    int previousEffect = -1;
-    for (auto [node, op] : llvm::enumerate(model->steps)) {
-      if (isMemoryEffectFree(op))
-        continue;
-      if (previousEffect >= 0)
-        graph.addDependence(node, previousEffect);
-      previousEffect = node;
-    }
-    // The model counts an accumulation only when the accumulator comes
-    // first; keeping the others in their order keeps the model (and so the
-    // peak reported here) valid for the reordered function.
-    if (accumulateInPlace)
-      for (auto [conv, accumulator] :
-           findBlockedAccumulations(function.getBody().front()))
-        graph.addDependence(model->getStep(accumulator), model->getStep(conv));
-
-    int64_t before =
-        ::serenity::peakMemory(graph, ::serenity::programOrder(graph));
     ::serenity::ScheduleOptions options;
     options.algorithm = *parsed;
     options.timeLimitMs = timeLimitMs;
     options.maxStates = maxStates;
-    ::serenity::ScheduleResult result = ::serenity::schedule(graph, options);
-    if (!result.error.empty()) {
-      function.emitError() << "serenity-schedule: " << result.error;
+    if (modelOptions->concat == ConcatMode::Auto &&
+        failed(chooseInPlaceConcats(function, *modelOptions, options)))
       return signalPassFailure();
-    }
+
+    std::optional<FunctionMemoryModel> model;
+    int64_t before = 0;
+    ::serenity::ScheduleResult result;
+    if (failed(scheduleFunction(function, *modelOptions, options, model,
+                                before, result)))
+      return signalPassFailure();
     reorderBlock(*model, result.order, function.getBody().front());
 
     Builder builder(&getContext());

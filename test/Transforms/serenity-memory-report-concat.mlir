@@ -27,7 +27,7 @@
 // LIFETIMES: tosa.tanh {{.*}}#serenity.lifetime<bytes = 0, def = 1, last = 2>
 // LIFETIMES: tosa.concat {{.*}}#serenity.lifetime<bytes = 256, def = 0, last = 3>
 //
-// BAD: unknown concat 'bogus' (expected 'copy' or 'inplace')
+// BAD: unknown concat 'bogus' (expected 'copy', 'inplace' or 'auto')
 func.func @f(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x1xf32> {
   %w = "tosa.const"() <{values = dense<[[[[1.0, 2.0, 3.0, 4.0]]]]> : tensor<1x1x1x4xf32>}> : () -> tensor<1x1x1x4xf32>
   %b = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>

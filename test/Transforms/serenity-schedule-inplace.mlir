@@ -26,7 +26,7 @@
 // PIPELINE: serenity-schedule{accumulate-in-place=true algorithm=dp concat=inplace
 // PIPELINE-IR: func.func @side_branch({{.*}}peak_bytes = 1056 : i64
 // PIPELINE-IR: func.func @diamond({{.*}}peak_bytes = 6144 : i64
-// BAD: error: serenity-schedule: unknown concat 'bogus' (expected 'copy' or 'inplace')
+// BAD: error: serenity-schedule: unknown concat 'bogus' (expected 'copy', 'inplace' or 'auto')
 
 // AGREE-LABEL: func.func @side_branch
 // AGREE-SAME: serenity.peak_bytes = [[P1:[0-9]+]] : i64, serenity.peak_step = {{[0-9]+}} : i64, serenity.schedule = {{{.*}}peak_bytes = [[P1]] : i64

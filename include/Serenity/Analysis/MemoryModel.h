@@ -47,9 +47,18 @@ enum class ConcatMode {
   /// writing any slice of it. The lowering realizes this with upstream
   /// `eliminate-empty-tensors` before bufferization.
   InPlace,
+  /// Per concat: in place (as `InPlace`) when the concat carries the unit
+  /// attribute `kConcatInPlaceAttr`, a copy otherwise. serenity-schedule
+  /// with concat=auto sets the attribute where it lowers the peak.
+  Auto,
 };
 
-/// Parses "copy" / "inplace".
+/// The unit attribute marking a tosa.concat as in place under
+/// ConcatMode::Auto.
+inline constexpr llvm::StringLiteral kConcatInPlaceAttr =
+    "serenity.concat_inplace";
+
+/// Parses "copy" / "inplace" / "auto".
 std::optional<ConcatMode> parseConcatMode(StringRef text);
 
 /// Options of the memory model; the defaults are DESIGN.md's contract.
@@ -107,6 +116,11 @@ DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
 /// the model, so the scheduler keeps each one after its conv.
 SmallVector<std::pair<Operation *, Operation *>>
 findBlockedAccumulations(Block &block);
+
+/// The concat operands ConcatMode::InPlace produces into their slice: the
+/// operand has one use (the concat) and its producer can write into a slice
+/// (see `canProduceInPlace`).
+bool isInPlaceConcatOperand(Value operand, Block &block);
 
 /// True for ops whose lowering writes their result into a destination
 /// tensor that empty-tensor elimination can replace by a slice of a concat:

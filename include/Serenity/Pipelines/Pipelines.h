@@ -53,9 +53,11 @@ struct SerenityPipelineOptions
       llvm::cl::init("none")};
   Option<std::string> concat{
       *this, "concat",
-      llvm::cl::desc("copy (DESIGN.md) or inplace: concat operands are "
-                     "produced directly into their slice of the output "
-                     "(upstream eliminate-empty-tensors before bufferization)"),
+      llvm::cl::desc("copy (DESIGN.md), inplace (concat operands are "
+                     "produced directly into their slice of the output; "
+                     "upstream eliminate-empty-tensors before bufferization) "
+                     "or auto (in place only for the concats where "
+                     "serenity-schedule finds it lowers the peak)"),
       llvm::cl::init("copy")};
   Option<bool> accumulateInPlace{
       *this, "accumulate-in-place",

@@ -9,8 +9,10 @@ include "mlir/Pass/PassBase.td"
 // parsed by getMemoryModelOptions).
 defvar memoryModelOptions = [
     Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
-           "How concatenations are counted: copy (DESIGN.md) or inplace "
-           "(operands produced into their slice of the output)">,
+           "How concatenations are counted: copy (DESIGN.md), inplace "
+           "(operands produced into their slice of the output) or auto "
+           "(in place for the concats marked serenity.concat_inplace; "
+           "serenity-schedule marks those where it lowers the peak)">,
     Option<"accumulateInPlace", "accumulate-in-place", "bool",
            /*default=*/"false",
            "Count partial sums (tosa.add of a zero-bias conv2d) as the conv "
@@ -311,6 +313,31 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
            "Most search states the dp may create per search">,
   ], memoryModelOptions);
+}
+
+def SerenityConcatCopiesPass
+    : Pass<"serenity-concat-copies", "func::FuncOp"> {
+  let summary = "Keep the concats not marked in place as copies";
+  let description = [{
+    For `concat=auto` (serenity-pipeline): after `serenity-schedule` has
+    marked with `serenity.concat_inplace` the `tosa.concat` ops whose
+    in-place lowering lowers the peak, every operand of an unmarked concat is
+    copied into a new tensor (`tensor.empty` + `linalg.copy`) in front of it.
+    `eliminate-empty-tensors` then writes those copies, not the operands'
+    producers, into the concat's slices: the producer keeps its own buffer
+    and the concat copies it, as the memory model counts a copy.
+
+    ```mlir
+    %c = tosa.concat %a, %b {axis = 3 : i32} : (...) -> tensor<1x4x4x8xf32>
+    // becomes
+    %e = tensor.empty() : tensor<1x4x4x4xf32>
+    %a2 = linalg.copy ins(%a : tensor<1x4x4x4xf32>) outs(%e : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+    ...
+    %c = tosa.concat %a2, %b2 {axis = 3 : i32} : (...) -> tensor<1x4x4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def SerenityCopyToLinalgPass
