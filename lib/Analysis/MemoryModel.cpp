@@ -412,10 +412,9 @@ FunctionMemoryModel::build(FunctionOpInterface function,
     // wrote them into the concat's output already.
     SmallVector<Value> inPlace;
     bool inPlaceConcat =
-        isa<tosa::ConcatOp>(op) &&
-        (options.concat == ConcatMode::InPlace ||
-         (options.concat == ConcatMode::Auto &&
-          op.hasAttr(kConcatInPlaceAttr)));
+        isa<tosa::ConcatOp>(op) && (options.concat == ConcatMode::InPlace ||
+                                    (options.concat == ConcatMode::Auto &&
+                                     op.hasAttr(kConcatInPlaceAttr)));
     if (inPlaceConcat)
       for (Value operand : op.getOperands())
         if (isInPlaceConcatOperand(operand, block))

@@ -1,4 +1,5 @@
-//===- ConcatCopies.cpp - Copies for the concats kept out of place -*- C++ -*-===//
+//===- ConcatCopies.cpp - Copies for the concats kept out of place -*- C++
+//-*-===//
 //
 // With concat=auto serenity-schedule marks the concats whose in-place
 // lowering lowers the peak; the pipeline then runs eliminate-empty-tensors,

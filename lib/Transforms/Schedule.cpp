@@ -117,9 +117,8 @@ struct SerenitySchedulePass
       return success();
     ::serenity::ScheduleOptions trial = full;
     if (full.timeLimitMs > 0)
-      trial.timeLimitMs =
-          std::max<int64_t>(10, full.timeLimitMs /
-                                    static_cast<int64_t>(candidates.size() + 1));
+      trial.timeLimitMs = std::max<int64_t>(
+          10, full.timeLimitMs / static_cast<int64_t>(candidates.size() + 1));
     std::optional<FunctionMemoryModel> model;
     int64_t before = 0;
     ::serenity::ScheduleResult result;
@@ -177,8 +176,8 @@ struct SerenitySchedulePass
     std::optional<FunctionMemoryModel> model;
     int64_t before = 0;
     ::serenity::ScheduleResult result;
-    if (failed(scheduleFunction(function, *modelOptions, options, model,
-                                before, result)))
+    if (failed(scheduleFunction(function, *modelOptions, options, model, before,
+                                result)))
       return signalPassFailure();
     reorderBlock(*model, result.order, function.getBody().front());
 
