@@ -70,9 +70,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
        << " concat=" << options.concat << modelOptions << "}),";
-  // concat=auto: the concats serenity-schedule did not mark stay copies.
-  if (options.concat == "auto")
-    os << "func.func(serenity-concat-copies),";
+  // In-place concats: what the model counts as a copy (every operand of a
+  // concat serenity-schedule did not mark under auto, operands with other
+  // users) stays a copy under eliminate-empty-tensors.
+  if (options.concat != "copy")
+    os << "func.func(serenity-concat-copies{all-inplace="
+       << (options.concat == "inplace" ? "true" : "false") << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"

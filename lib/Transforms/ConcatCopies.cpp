@@ -33,13 +33,22 @@ namespace {
 struct SerenityConcatCopiesPass
     : public mlir::serenity::impl::SerenityConcatCopiesPassBase<
           SerenityConcatCopiesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     OpBuilder builder(&getContext());
     getOperation().walk([&](tosa::ConcatOp concat) {
-      if (concat->hasAttr(mlir::serenity::kConcatInPlaceAttr))
-        return;
+      bool inPlace =
+          allInPlace || concat->hasAttr(mlir::serenity::kConcatInPlaceAttr);
       builder.setInsertionPoint(concat);
       for (OpOperand &operand : concat->getOpOperands()) {
+        // What the memory model counts in place stays; everything else is
+        // copied (eliminate-empty-tensors would otherwise also move e.g. a
+        // producer whose result has other users into the slice, making the
+        // concat's buffer live from that earlier producer on).
+        if (inPlace && mlir::serenity::isInPlaceConcatOperand(
+                           operand.get(), *concat->getBlock()))
+          continue;
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!type || !type.hasStaticShape())
           continue;

@@ -319,10 +319,13 @@ def SerenityConcatCopiesPass
     : Pass<"serenity-concat-copies", "func::FuncOp"> {
   let summary = "Keep the concats not marked in place as copies";
   let description = [{
-    For `concat=auto` (serenity-pipeline): after `serenity-schedule` has
-    marked with `serenity.concat_inplace` the `tosa.concat` ops whose
-    in-place lowering lowers the peak, every operand of an unmarked concat is
-    copied into a new tensor (`tensor.empty` + `linalg.copy`) in front of it.
+    For `concat=auto` and `concat=inplace` (serenity-pipeline): after
+    `serenity-schedule` has marked with `serenity.concat_inplace` the
+    `tosa.concat` ops whose in-place lowering lowers the peak (`all-inplace`:
+    every concat), every operand the memory model does not count in place
+    (all operands of an unmarked concat; those of a marked one with other
+    users or a producer that cannot write into a slice) is copied into a new
+    tensor (`tensor.empty` + `linalg.copy`) in front of the concat.
     `eliminate-empty-tensors` then writes those copies, not the operands'
     producers, into the concat's slices: the producer keeps its own buffer
     and the concat copies it, as the memory model counts a copy.
@@ -336,6 +339,10 @@ def SerenityConcatCopiesPass
     %c = tosa.concat %a2, %b2 {axis = 3 : i32} : (...) -> tensor<1x4x4x8xf32>
     ```
   }];
+  let options = [
+    Option<"allInPlace", "all-inplace", "bool", /*default=*/"false",
+           "Treat every concat as marked (concat=inplace)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }
