@@ -59,6 +59,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                     options.accumulateInPlace ? "true" : "false",
                     options.fuseRequantization ? "true" : "false")
           .str();
+  // Our own input checks first (located diagnostics, nothing unsupported
+  // reaches upstream conversions), and one buffer per result.
+  os << "func.func(serenity-prepare-input),";
   // Graph level: rewrite around concats where the peak goes down (measured
   // under the same concat/accumulation/fusion options the lowering
   // realizes).

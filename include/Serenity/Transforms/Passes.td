@@ -315,6 +315,29 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
   ], memoryModelOptions);
 }
 
+def SerenityPrepareInputPass
+    : Pass<"serenity-prepare-input", "func::FuncOp"> {
+  let summary = "Check a function fits serenity-pipeline; distinct results";
+  let description = [{
+    The first step of `serenity-pipeline`. Every function body must fit the
+    memory model (one block; ranked, statically shaped tensors of sizable
+    element types): otherwise the pass fails with the model's located
+    diagnostic, before any upstream conversion sees the IR. A value returned
+    more than once gets a `linalg.copy` per extra result, so that
+    bufferization gives every result its own out-parameter buffer.
+
+    ```mlir
+    return %e, %e : tensor<4xf32>, tensor<4xf32>
+    // becomes
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.copy ins(%e : tensor<4xf32>) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    return %e, %1 : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def SerenityConcatCopiesPass
     : Pass<"serenity-concat-copies", "func::FuncOp"> {
   let summary = "Keep the concats not marked in place as copies";

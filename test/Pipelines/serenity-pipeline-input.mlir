@@ -1,0 +1,29 @@
+// serenity-pipeline checks its input with the memory model's own located
+// diagnostics first (serenity-prepare-input), even when nothing schedules:
+// no upstream conversion sees unranked or dynamic shapes.
+// RUN: split-file %s %t
+// RUN: not serenity-opt %t/unranked.mlir --serenity-pipeline="schedule=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNRANKED
+// RUN: not serenity-opt %t/dynamic.mlir --serenity-pipeline="schedule=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: serenity-opt %t/twice.mlir --serenity-prepare-input | FileCheck %s --check-prefix=TWICE
+// UNRANKED: unranked.mlir:1:{{[0-9]+}}: error: serenity memory model: argument #0 of type 'tensor<*xf32>': unranked type is outside the memory model
+// DYNAMIC: dynamic.mlir:2:{{[0-9]+}}: error: serenity memory model: result #0 of type 'tensor<?x4x4x2xf32>': dynamic shape is outside the memory model
+// TWICE: %[[E:.*]] = tosa.exp
+// TWICE: %[[EMPTY:.*]] = tensor.empty() : tensor<4xf32>
+// TWICE: %[[COPY:.*]] = linalg.copy ins(%[[E]] : tensor<4xf32>) outs(%[[EMPTY]] : tensor<4xf32>)
+// TWICE: return %[[E]], %[[COPY]], %arg0
+
+//--- unranked.mlir
+func.func @f(%a: tensor<*xf32>, %w: tensor<2x3x3x2xf32>, %b: tensor<2xf32>, %z: tensor<1xf32>) -> tensor<*xf32> {
+  %c = tosa.conv2d %a, %w, %b, %z, %z {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<*xf32>, tensor<2x3x3x2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<*xf32>
+  return %c : tensor<*xf32>
+}
+//--- dynamic.mlir
+func.func @f(%a: tensor<1x4x4x2xf32>) -> tensor<?x4x4x2xf32> {
+  %c = tensor.cast %a : tensor<1x4x4x2xf32> to tensor<?x4x4x2xf32>
+  return %c : tensor<?x4x4x2xf32>
+}
+//--- twice.mlir
+func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %e = tosa.exp %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %e, %e, %a : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
