@@ -32,6 +32,11 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 config.environment["PYTHONPATH"] = os.path.join(config.serenity_src_root, "python")
 config.substitutions.append(("%integration", os.path.join(config.serenity_src_root, "test", "Integration")))
 
+# /dev/full (Linux): a file whose every write fails, for the tests of
+# unwritable outputs.
+if os.path.exists("/dev/full"):
+    config.available_features.add("dev-full")
+
 import shutil
 if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"):
     config.available_features.add("cortex-m")

@@ -3,6 +3,7 @@
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Transforms/Passes.h"
 
+#include "Serenity/Support/OutputFile.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -148,7 +149,12 @@ struct SerenityMemoryReportPass
       file->os() << llvm::formatv("{0:2}\n",
                                   llvm::json::Value(llvm::json::Object{
                                       {"functions", std::move(functions)}}));
-    file->keep();
+    if (std::optional<std::string> error = ::serenity::closeOutputFile(*file)) {
+      emitError(getOperation().getLoc())
+          << "serenity-memory-report: cannot write '" << output
+          << "': " << *error;
+      return signalPassFailure();
+    }
     if (failedAny)
       signalPassFailure();
   }

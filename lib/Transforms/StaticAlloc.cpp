@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Allocation/Allocator.h"
+#include "Serenity/Support/OutputFile.h"
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -384,7 +385,11 @@ void SerenityStaticAllocPass::runOnOperation() {
                                : llvm::json::Value(llvm::json::Object{
                                      {"functions", std::move(reports)}});
   file.os() << llvm::formatv("{0:2}", json) << "\n";
-  file.keep();
+  if (std::optional<std::string> error = ::serenity::closeOutputFile(file)) {
+    module.emitError() << "serenity-static-alloc: cannot write report '"
+                       << report << "': " << *error;
+    return signalPassFailure();
+  }
 }
 
 FailureOr<std::optional<llvm::json::Object>>

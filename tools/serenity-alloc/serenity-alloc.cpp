@@ -10,6 +10,7 @@
 #include "Serenity/Allocation/AllocationCSV.h"
 #include "Serenity/Allocation/Allocator.h"
 
+#include "Serenity/Support/OutputFile.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -131,7 +132,8 @@ int main(int argc, char **argv) {
     return fail("cannot write '" + outputFile + "': " + ec.message());
   out.os() << serenity::printAllocCSV(csv->buffers, result.offsets,
                                       csv->hasAlignment);
-  out.keep();
+  if (std::optional<std::string> error = serenity::closeOutputFile(out))
+    return fail("cannot write '" + outputFile + "': " + *error);
   errs() << "serenity-alloc: " << serenity::allocAlgorithmName(algorithm)
          << ": buffers " << csv->buffers.size() << ", arena "
          << result.arenaSize << ", lower bound " << result.lowerBound
