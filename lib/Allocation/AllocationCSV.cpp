@@ -43,7 +43,8 @@ bool parseInt(const std::string &text, int64_t &value) {
   errno = 0;
   char *end = nullptr;
   long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0')
+  // The whole field must be the number (an embedded NUL ends c_str early).
+  if (errno != 0 || end != text.c_str() + text.size())
     return false;
   value = v;
   return true;
@@ -126,10 +127,18 @@ std::optional<AllocCSV> serenity::parseAllocCSV(const std::string &text,
                                 "' in column 'offset'");
       offsets.push_back(offset);
     }
+    // Bounded so that offsets, ends and sums of sizes stay in int64.
+    constexpr int64_t kMaxBytes = int64_t(1) << 40;
     if (buffer.size < 0)
       return fail(lineNo, "negative size");
+    if (buffer.size > kMaxBytes)
+      return fail(lineNo, "size larger than 2^40 bytes");
     if (buffer.alignment <= 0)
       return fail(lineNo, "alignment must be positive");
+    if (buffer.alignment > kMaxBytes)
+      return fail(lineNo, "alignment larger than 2^40 bytes");
+    if (!offsets.empty() && (offsets.back() < 0 || offsets.back() > kMaxBytes))
+      return fail(lineNo, "offset outside [0, 2^40]");
     if (buffer.lower > buffer.upper)
       return fail(lineNo, "lower > upper (intervals are [lower, upper))");
     csv.buffers.push_back(std::move(buffer));

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 
@@ -309,7 +310,13 @@ std::optional<int64_t> mlir::serenity::getTypeBytes(Type type,
       getElementBytes(shaped.getElementType());
   if (!elementBytes)
     return fail("cannot size element type of this value");
-  return shaped.getNumElements() * *elementBytes;
+  // Checked, and bounded so that sums of many buffers stay in int64.
+  int64_t bytes = *elementBytes;
+  for (int64_t dim : shaped.getShape())
+    if (llvm::MulOverflow(bytes, dim, bytes) || bytes > kMaxBufferBytes)
+      return fail("larger than the memory model's limit of 2^40 "
+                  "bytes");
+  return bytes;
 }
 
 bool FunctionMemoryModel::isAlias(Value value) {

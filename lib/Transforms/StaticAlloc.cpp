@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Allocation/Allocator.h"
+#include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Support/OutputFile.h"
 #include "Serenity/Transforms/Passes.h"
 
@@ -427,6 +428,9 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
       return skip("non-identity layout");
     if (type.getMemorySpace())
       return skip("non-default memory space");
+    std::string tooLarge;
+    if (!mlir::serenity::getTypeBytes(type, &tooLarge))
+      return skip(tooLarge);
     PlannedAlloc plan;
     plan.alloc = alloc;
     plan.bytes = bufferBytes(type, layout);

@@ -37,3 +37,14 @@ func.func @unsizable(%arg0: tensor<4xf32>) {
   %0 = "foo.make_pointers"(%arg0) : (tensor<4xf32>) -> tensor<4x!llvm.ptr>
   return
 }
+
+// -----
+
+// 2^60 elements of 4 bytes: the size would overflow int64 (it used to wrap
+// to a peak of 0 bytes); refused above 2^40 bytes.
+// CHECK: error: serenity memory model: argument #0 of type 'tensor<1073741824x1073741824x4xf32>': larger than the memory model's limit of 2^40 bytes
+// expected-error @+1 {{serenity memory model: argument #0 of type 'tensor<1073741824x1073741824x4xf32>': larger than the memory model's limit of 2^40 bytes}}
+func.func @huge(%arg0: tensor<1073741824x1073741824x4xf32>) -> tensor<1073741824x1073741824x4xf32> {
+  %0 = tosa.exp %arg0 : (tensor<1073741824x1073741824x4xf32>) -> tensor<1073741824x1073741824x4xf32>
+  return %0 : tensor<1073741824x1073741824x4xf32>
+}

@@ -20,6 +20,10 @@
 func.func @left_alone(%n: index) -> memref<16xf32> {
   // expected-remark @below {{serenity-static-alloc: left in place: dynamically sized}}
   %d = memref.alloc(%n) : memref<?xf32>
+  // 2^62 elements of 4 bytes: the byte size would overflow int64.
+  // expected-remark @below {{serenity-static-alloc: left in place: larger than the memory model's limit of 2^40 bytes}}
+  %h = memref.alloc() : memref<1073741824x1073741824x4xf32>
+  memref.dealloc %h : memref<1073741824x1073741824x4xf32>
   // expected-remark @below {{serenity-static-alloc: left in place: it escapes through 'func.return'}}
   %r = memref.alloc() : memref<16xf32>
   %a = memref.alloc() : memref<16xf32>

@@ -59,6 +59,12 @@ TEST_F(MemoryModelTest, TypeSizes) {
   // Outside the model.
   EXPECT_EQ(bytesOf("tensor<?x4xf32>"), std::nullopt);
   EXPECT_EQ(bytesOf("tensor<*xf32>"), std::nullopt);
+  // Sizes are checked: 2^60 elements of 4 B overflow int64; anything above
+  // 2^40 B is refused, exactly 2^40 B is not.
+  EXPECT_EQ(bytesOf("tensor<1073741824x1073741824x4xf32>"), std::nullopt);
+  EXPECT_EQ(bytesOf("tensor<1073741824x1025xi8>"), std::nullopt);
+  EXPECT_EQ(bytesOf("tensor<1073741824x256xi8>"), int64_t(1) << 38);
+  EXPECT_EQ(bytesOf("tensor<1073741824x1024xi8>"), int64_t(1) << 40);
   EXPECT_EQ(bytesOf("tensor<4x!tosa.shape<1>>"), std::nullopt);
 }
 

@@ -33,7 +33,12 @@ bool isViewLike(Operation *op);
 
 /// Bytes of one value of type `type` under the memory model: static shape
 /// times ceil(element bits / 8); 0 for non-shaped values and !tosa.shape.
-/// Returns std::nullopt (and sets `reason`) for types the model cannot size.
+/// The largest buffer the model sizes (1 TiB): any realistic sum of buffer
+/// sizes then fits in int64.
+inline constexpr int64_t kMaxBufferBytes = int64_t(1) << 40;
+
+/// Returns std::nullopt (and sets `reason`) for types the model cannot size
+/// (also when larger than kMaxBufferBytes).
 std::optional<int64_t> getTypeBytes(Type type, std::string *reason = nullptr);
 
 /// How a concatenation is counted.
