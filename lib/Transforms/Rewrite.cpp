@@ -127,8 +127,11 @@ struct SerenityRewritePass
     }
     if (function.isExternal())
       return;
+    // Clamped like the scheduler's (2^40 ms, 35 years): now + 2^63 - 1 ms
+    // would overflow and read as already expired.
     auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(timeLimitMs);
+                    std::chrono::milliseconds(std::min<int64_t>(
+                        timeLimitMs, int64_t(1) << 40));
     auto expired = [&] {
       return mode == "profitable" &&
              std::chrono::steady_clock::now() > deadline;

@@ -14,6 +14,11 @@
 // RUN:   2>&1 >/dev/null | FileCheck %s --check-prefix=NOTIME
 // RUN: not serenity-opt %s --split-input-file --serenity-rewrite=time-limit-ms=0 \
 // RUN:   2>/dev/null | FileCheck %s --check-prefix=NOTIMEIR
+// The largest limit is no limit (it used to overflow the deadline and read
+// as reached at once): the profitable rewrite is applied.
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-rewrite=time-limit-ms=9223372036854775807 2>/dev/null \
+// RUN:   | FileCheck %s
 
 // MODE: error: serenity-rewrite: unknown mode 'bogus' (expected 'profitable' or 'all')
 // GROUP: error: serenity-rewrite: unknown pattern group 'bogus'
