@@ -244,8 +244,15 @@ struct SerenityFuseRequantizationPass
     if (failed(applyPatternsGreedily(func, std::move(cleanup))))
       return signalPassFailure();
 
+    // Only the integer convolutions (an i32 accumulator the pass exists to
+    // shrink) are worth a remark when left whole; an f32 conv with no
+    // elementwise consumer is not a candidate.
     func.walk([](Operation *op) {
-      if (isRowTileableConv(op) && !op->getResult(0).use_empty()) {
+      if (!isRowTileableConv(op))
+        return;
+      Type element = getElementTypeOrSelf(op->getResult(0).getType());
+      if (!op->getResult(0).use_empty() && element.isInteger() &&
+          element.getIntOrFloatBitWidth() > 8) {
         unsigned users = std::distance(op->getResult(0).getUsers().begin(),
                                        op->getResult(0).getUsers().end());
         if (users != 1 || !isParallelGeneric(*op->getResult(0).user_begin()))
