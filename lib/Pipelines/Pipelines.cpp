@@ -73,12 +73,12 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
        << " concat=" << options.concat << modelOptions << "}),";
-  // In-place concats: what the model counts as a copy (every operand of a
-  // concat serenity-schedule did not mark under auto, operands with other
-  // users) stays a copy under eliminate-empty-tensors.
-  if (options.concat != "copy")
-    os << "func.func(serenity-concat-copies{all-inplace="
-       << (options.concat == "inplace" ? "true" : "false") << "}),";
+  // What the model counts as a concat copy stays a copy under
+  // eliminate-empty-tensors (operands with other users of an in-place
+  // concat), and concats that copy become tensor.concat.
+  // Copy concats become tensor.concat (linear-time bufferization analysis).
+  os << "func.func(serenity-concat-copies{all-inplace="
+     << (options.concat == "inplace" ? "true" : "false") << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
