@@ -204,6 +204,12 @@ bool mlir::serenity::canProduceInPlace(Operation *op) {
          op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
 }
 
+bool mlir::serenity::isInPlaceConcat(Operation *concat, ConcatMode mode) {
+  return isa<tosa::ConcatOp>(concat) &&
+         (mode == ConcatMode::InPlace ||
+          (mode == ConcatMode::Auto && concat->hasAttr(kConcatInPlaceAttr)));
+}
+
 bool mlir::serenity::isInPlaceConcatOperand(Value operand, Block &block) {
   Operation *def = operand.getDefiningOp();
   return def && def->getBlock() == &block && operand.hasOneUse() &&
@@ -418,11 +424,7 @@ FunctionMemoryModel::build(FunctionOpInterface function,
     // In-place concat operands are not read by the concat: their producer
     // wrote them into the concat's output already.
     SmallVector<Value> inPlace;
-    bool inPlaceConcat =
-        isa<tosa::ConcatOp>(op) && (options.concat == ConcatMode::InPlace ||
-                                    (options.concat == ConcatMode::Auto &&
-                                     op.hasAttr(kConcatInPlaceAttr)));
-    if (inPlaceConcat)
+    if (isInPlaceConcat(&op, options.concat))
       for (Value operand : op.getOperands())
         if (isInPlaceConcatOperand(operand, block))
           inPlace.push_back(operand);

@@ -73,12 +73,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
        << " concat=" << options.concat << modelOptions << "}),";
-  // What the model counts as a concat copy stays a copy under
-  // eliminate-empty-tensors (operands with other users of an in-place
-  // concat), and concats that copy become tensor.concat.
-  // Copy concats become tensor.concat (linear-time bufferization analysis).
-  os << "func.func(serenity-concat-copies{all-inplace="
-     << (options.concat == "inplace" ? "true" : "false") << "}),";
+  // Concats lowered as the model counts them: the copies become
+  // tensor.concat (linear-time bufferization analysis), and operands an
+  // in-place concat does not take in place stay copies under
+  // eliminate-empty-tensors.
+  os << "func.func(serenity-concat-copies{concat=" << options.concat << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"

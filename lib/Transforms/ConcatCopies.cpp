@@ -1,23 +1,20 @@
-//===- ConcatCopies.cpp - Copies for the concats kept out of place -*- C++
+//===- ConcatCopies.cpp - Lower concats as the model counts them -*- C++
 //-*-===//
 //
-// With concat=auto serenity-schedule marks the concats whose in-place
-// lowering lowers the peak; the pipeline then runs eliminate-empty-tensors,
-// which would make every concat operand's producer write into its slice.
-// This pass keeps the unmarked concats as copies: each operand is copied
-// into a fresh tensor first, so the elimination moves the copy (not the
-// producer) into the slice, which is exactly the copy the memory model
-// counts.
+// After scheduling, before tosa-to-tensor: a concat the memory model counts
+// as a copy becomes a tensor.concat (one copy per operand after
+// bufferization); in a concat it counts in place, every operand it does not
+// count in place is copied first, so that eliminate-empty-tensors moves only
+// the model's in-place operands' producers into the concat's slices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Transforms/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "TensorCopy.h"
+
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
-#include "mlir/IR/Builders.h"
 
 namespace mlir {
 namespace serenity {
@@ -27,6 +24,7 @@ namespace serenity {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::serenity;
 
 namespace {
 
@@ -36,33 +34,28 @@ struct SerenityConcatCopiesPass
   using Base::Base;
 
   void runOnOperation() override {
+    std::optional<ConcatMode> mode = parseConcatMode(concat);
+    if (!mode) {
+      getOperation().emitError()
+          << "serenity-concat-copies: unknown concat '" << concat
+          << "' (expected 'copy', 'inplace' or 'auto')";
+      return signalPassFailure();
+    }
     OpBuilder builder(&getContext());
     SmallVector<tosa::ConcatOp> copies;
     getOperation().walk([&](tosa::ConcatOp concat) {
-      bool inPlace =
-          allInPlace || concat->hasAttr(mlir::serenity::kConcatInPlaceAttr);
-      if (!inPlace) {
+      if (!isInPlaceConcat(concat, *mode)) {
         copies.push_back(concat);
         return;
       }
+      // What the memory model counts in place stays; everything else is
+      // copied (eliminate-empty-tensors would otherwise also move e.g. a
+      // producer whose result has other users into the slice, making the
+      // concat's buffer live from that earlier producer on).
       builder.setInsertionPoint(concat);
-      for (OpOperand &operand : concat->getOpOperands()) {
-        // What the memory model counts in place stays; everything else is
-        // copied (eliminate-empty-tensors would otherwise also move e.g. a
-        // producer whose result has other users into the slice, making the
-        // concat's buffer live from that earlier producer on).
-        if (inPlace && mlir::serenity::isInPlaceConcatOperand(
-                           operand.get(), *concat->getBlock()))
-          continue;
-        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-        if (!type || !type.hasStaticShape())
-          continue;
-        Value empty = tensor::EmptyOp::create(
-            builder, concat.getLoc(), type.getShape(), type.getElementType());
-        auto copy = linalg::CopyOp::create(builder, concat.getLoc(),
-                                           operand.get(), empty);
-        operand.set(copy->getResult(0));
-      }
+      for (OpOperand &operand : concat->getOpOperands())
+        if (!isInPlaceConcatOperand(operand.get(), *concat->getBlock()))
+          operand.set(copyToNewTensor(builder, concat.getLoc(), operand.get()));
     });
     // A concat that copies is a tensor.concat: bufferized as one copy per
     // operand into a new buffer, like the insert_slice chain tosa-to-tensor

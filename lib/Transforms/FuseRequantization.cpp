@@ -463,7 +463,6 @@ struct SerenityFuseRequantizationPass
                            conv.getOperation())
                            ? 1
                            : 0;
-    rewriter.setInsertionPoint(conv);
     Location loc = conv.getLoc();
     Value source = pad.getSource();
     SmallVector<OpFoldResult> sourceSizes =

@@ -13,10 +13,9 @@
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Transforms/Passes.h"
 
+#include "TensorCopy.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
 
 namespace mlir {
 namespace serenity {
@@ -45,20 +44,10 @@ struct SerenityPrepareInputPass
       return;
     OpBuilder builder(returnOp);
     DenseSet<Value> returned;
-    for (OpOperand &operand : returnOp->getOpOperands()) {
-      Value value = operand.get();
-      if (returned.insert(value).second)
-        continue;
-      auto type = dyn_cast<RankedTensorType>(value.getType());
-      if (!type || !type.hasStaticShape())
-        continue;
-      Value empty = tensor::EmptyOp::create(builder, returnOp.getLoc(),
-                                            type.getShape(),
-                                            type.getElementType());
-      operand.set(linalg::CopyOp::create(builder, returnOp.getLoc(), value,
-                                         empty)
-                      ->getResult(0));
-    }
+    for (OpOperand &operand : returnOp->getOpOperands())
+      if (!returned.insert(operand.get()).second)
+        operand.set(mlir::serenity::copyToNewTensor(builder, returnOp.getLoc(),
+                                                    operand.get()));
   }
 };
 

@@ -122,6 +122,10 @@ DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
 SmallVector<std::pair<Operation *, Operation *>>
 findBlockedAccumulations(Block &block);
 
+/// True when `concat` (a tosa.concat) is counted in place under `mode`:
+/// always with InPlace, when marked with kConcatInPlaceAttr with Auto.
+bool isInPlaceConcat(Operation *concat, ConcatMode mode);
+
 /// The concat operands ConcatMode::InPlace produces into their slice: the
 /// operand has one use (the concat) and its producer can write into a slice
 /// (see `canProduceInPlace`).

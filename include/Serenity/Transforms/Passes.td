@@ -350,7 +350,7 @@ def SerenityConcatCopiesPass
     insert_slice chain of tosa-to-tensor but without its analysis cost
     (one-shot analysis of a k-operand insert_slice chain grows like k^4: a
     400-operand concat took 440 s, now 0.05 s). In an in-place concat
-    (marked, or every concat with `all-inplace`, i.e. `concat=inplace`),
+    (every concat with `concat=inplace`, the marked ones with `auto`),
     each operand the model does not count in place (other users, or a
     producer that cannot write into a slice) is copied into a new tensor
     (`tensor.empty` + `linalg.copy`) in front of it, so that
@@ -364,8 +364,9 @@ def SerenityConcatCopiesPass
     ```
   }];
   let options = [
-    Option<"allInPlace", "all-inplace", "bool", /*default=*/"false",
-           "Treat every concat as marked (concat=inplace)">,
+    Option<"concat", "concat", "std::string", /*default=*/"\"copy\"",
+           "The memory model's concat mode the lowering realizes: copy, "
+           "inplace or auto (in place where marked serenity.concat_inplace)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
