@@ -11,26 +11,19 @@ every generated network of a suite in DIR. Bytes are the arena alone
 by the caller and are the same for both).
 """
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from serenity.driver import SerenityOpt, ToolError  # noqa: E402
 
 
 def arena(tool: str, path: str) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "r.json")
-        run = subprocess.run([tool, path, f"--serenity-pipeline=lower-to-llvm=0 alloc-report={report}",
-                              "-o", os.devnull], capture_output=True, text=True)
-        if run.returncode != 0:
-            raise SystemExit(f"{tool} failed on {path}:\n{run.stderr[-2000:]}")
-        if not os.path.exists(report):
-            return 0  # no buffer to place
-        with open(report) as f:
-            data = json.load(f)
-        functions = data.get("functions", [data])
-        return sum(fn["arena_bytes"] for fn in functions)
+    try:
+        reports, _ = SerenityOpt(tool).pipeline_alloc_reports(path)
+    except ToolError as e:
+        raise SystemExit(str(e))
+    return sum(fn["arena_bytes"] for fn in reports)
 
 
 def main(argv) -> int:

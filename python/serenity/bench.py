@@ -9,7 +9,6 @@ work adds columns with :func:`register_column`; suites are lists of
 """
 
 import csv
-import json
 import math
 import os
 import re
@@ -79,6 +78,7 @@ class Case:
         self._memory = None
         self._schedules = {}
         self._rewrites = {}
+        self._lowered = None
 
     @property
     def memory(self):
@@ -104,17 +104,10 @@ class Case:
         does not depend on it) on this network: {"model_peak": the dp peak the
         pipeline's schedule reports, under the options it lowers with;
         "report": the allocation report}."""
-        if getattr(self, "_lowered", None) is None:
-            with tempfile.TemporaryDirectory(prefix="serenity-bench-") as tmp:
-                report = os.path.join(tmp, "alloc.json")
-                _, stderr = _run_tool(self.tool, [
-                    self.path, "--serenity-pipeline=lower-to-llvm=0 io=arena alloc=best-fit "
-                    "alloc-report=%s" % report, "-o", os.devnull], None)
-                with open(report) as f:
-                    data = json.load(f)
+        if self._lowered is None:
+            reports, stderr = self.tool.pipeline_alloc_reports(self.path, "io=arena alloc=best-fit")
             peaks = _SCHEDULE_PEAK_RE.findall(stderr)
-            self._lowered = {"model_peak": int(peaks[-1]) if peaks else None,
-                             "report": data.get("functions", [data])[0]}
+            self._lowered = {"model_peak": int(peaks[-1]) if peaks else None, "report": reports[0]}
         return self._lowered
 
     def dp_options(self):

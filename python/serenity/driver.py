@@ -181,8 +181,9 @@ class SerenityOpt:
         self.timeout = timeout
         self._help = None
 
-    def run(self, args, stdin_text=None):
-        """Runs ``serenity-opt args``; returns stdout or raises ToolError."""
+    def run(self, args, stdin_text=None, with_stderr=False):
+        """Runs ``serenity-opt args``; returns stdout (with ``with_stderr``:
+        (stdout, stderr), the passes' remarks) or raises ToolError."""
         cmd = [self.path] + list(args)
         try:
             proc = subprocess.run(cmd, input=stdin_text, capture_output=True, text=True, timeout=self.timeout)
@@ -192,7 +193,7 @@ class SerenityOpt:
             raise ToolError("serenity-opt failed (exit %d): %s\n%s"
                             % (proc.returncode, " ".join(cmd), proc.stderr.strip()),
                             cmd, proc.returncode, proc.stderr)
-        return proc.stdout
+        return (proc.stdout, proc.stderr) if with_stderr else proc.stdout
 
     def help_text(self):
         if self._help is None:
@@ -253,6 +254,22 @@ class SerenityOpt:
                 allocations = parse_allocation_report(f.read())
             with open(out_path) as f:
                 return f.read(), allocations
+
+
+    def pipeline_alloc_reports(self, path, options=""):
+        """``--serenity-pipeline="lower-to-llvm=0 OPTIONS alloc-report=FILE"``
+        on ``path``; returns (the allocation report of every function with an
+        arena, as JSON dicts (empty when none has one), serenity-opt's
+        stderr)."""
+        with tempfile.TemporaryDirectory(prefix="serenity-") as tmp:
+            report = os.path.join(tmp, "alloc.json")
+            _, stderr = self.run([path, "--serenity-pipeline=lower-to-llvm=0 %s alloc-report=%s"
+                                  % (options, report), "-o", os.devnull], with_stderr=True)
+            if not os.path.exists(report):
+                return [], stderr
+            with open(report) as f:
+                data = json.load(f)
+        return data.get("functions", [data]), stderr
 
 
 def add_tool_argument(parser):

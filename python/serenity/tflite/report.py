@@ -139,16 +139,11 @@ def io_tensor_bytes(model) -> int:
 
 def allocation_report(tool, text: str, options: str) -> dict:
     """The static allocation report (JSON) of serenity-pipeline with options."""
-    import json
     with tempfile.TemporaryDirectory(prefix="serenity-tflite-") as tmp:
         path = os.path.join(tmp, "model.mlir")
-        report = os.path.join(tmp, "alloc.json")
         with open(path, "w") as f:
             f.write(text)
-        tool.run([path, f"--serenity-pipeline=lower-to-llvm=0 {options} alloc-report={report}",
-                  "-o", os.devnull])
-        with open(report) as f:
-            return json.load(f)
+        return tool.pipeline_alloc_reports(path, options)[0][0]
 
 
 def buffer_table(args) -> int:
