@@ -161,6 +161,61 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
 
+def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
+  let summary = "Fused feature-map tiling of the buffers that set the peak";
+  let description = [{
+    Fused feature-map tiling (FFMT, Stahl et al.): finds the activation
+    buffers live at the peak step of the function (in its current op order,
+    i.e. after `serenity-schedule`), and for each of them candidate regions
+    around it: runs of consecutive convs, depthwise convs, pools and pointwise
+    ops that read one activation from outside and produce one, ending at
+    smaller buffers than the ones inside. Each candidate is computed tile by
+    tile on a grid (row strips up to `max-partitions`, and N x N grids up to
+    5 x 5): per tile a slice of the region's input with the halo the tile's
+    windows need (recomputed at tile borders), the region's ops on tile
+    shapes with padding only at the real image borders, and the tiles
+    concatenated into the region's output (in place under `concat=auto`,
+    marked `serenity.concat_inplace`, and `concat=inplace`).
+
+    ```mlir
+    %a = tosa.conv2d %x, ... -> tensor<1x48x48x16xi8>   // whole
+    %b = tosa.depthwise_conv2d %a, ... {stride = 2}     // 24x24
+    // becomes, per strip i of 24 rows / N:
+    %xi = tosa.slice %x ...          // rows of %x strip i needs (halo)
+    %ai = tosa.conv2d %xi, ... {pad = tile padding}
+    %bi = tosa.depthwise_conv2d %ai, ...
+    %b = tosa.concat %b0, ..., %bN {axis = 1}
+    ```
+
+    Every candidate is evaluated on a clone under the memory model
+    (program-order peak, the order the tiles are emitted in); the best one
+    (lowest peak, then fewer steps at the peak, then fewer extra MACs) is
+    applied when it lowers the peak, and the search repeats on the new
+    peak. Candidates whose extra MACs exceed `max-mac-overhead` percent of
+    the function's MACs are skipped. Each applied region gets a remark with
+    its ops, grid, peak before and after and the MAC overhead. The search
+    stops at `time-limit-ms` with what it applied so far (remark).
+
+    Only `method=ffmt` exists so far: fused depthwise (channel) tiling is
+    not built (docs/Tiling.md).
+  }];
+  let options = !listconcat([
+    Option<"method", "method", "std::string", /*default=*/"\"ffmt\"",
+           "Tiling method: ffmt (fused feature-map tiling)">,
+    Option<"maxPartitions", "max-partitions", "int64_t", /*default=*/"32",
+           "Most tiles of one region (row strips; grids go to 5 x 5)">,
+    Option<"maxMacOverhead", "max-mac-overhead", "double", /*default=*/"20.0",
+           "Most extra MACs (recomputed halos), in percent of the "
+           "function's MACs, over all applied regions">,
+    Option<"maxRegionOps", "max-region-ops", "int64_t", /*default=*/"24",
+           "Most ops a region extends above and below a critical buffer">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"10000",
+           "Wall-clock limit of the search; on expiry the regions tiled so "
+           "far are kept and a remark says so">,
+  ], memoryModelOptions);
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
 def SerenityAccumulatePartialSumsPass
     : Pass<"serenity-accumulate-partial-sums", "func::FuncOp"> {
   let summary = "Let a conv accumulate into the partial sum it is added to";

@@ -1,0 +1,324 @@
+//===- Tile.cpp - serenity-tile: fused tiling of critical buffers -*- C++ -*-===//
+//
+// The search around the fused feature-map tiling rewrite of
+// SpatialTiling.cpp: critical buffers from the memory model in program
+// order, candidate regions around them, every grid evaluated on a clone, the
+// best applied, repeated while the peak goes down. docs/Tiling.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Transforms/Passes.h"
+#include "Serenity/Transforms/Tiling.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <set>
+#include <tuple>
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYTILEPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+namespace {
+
+/// Unit attribute on the ops serenity-tile created (one tile's copy of a
+/// region op).
+constexpr llvm::StringLiteral kTileAttr = "serenity.tile";
+
+/// What the search minimizes, in this order.
+struct Score {
+  int64_t peak = 0;
+  /// Steps at the peak: a region that removes one of two equal peaks is
+  /// progress towards removing both.
+  int64_t peakSteps = 0;
+  int64_t macs = 0;
+
+  bool operator<(const Score &other) const {
+    return std::tie(peak, peakSteps, macs) <
+           std::tie(other.peak, other.peakSteps, other.macs);
+  }
+};
+
+/// A region (consecutive scheduled ops first..last) and a grid.
+struct Candidate {
+  int first = 0;
+  int last = 0;
+  TileGrid grid;
+};
+
+/// The ops of `block` in order (to find an op's twin in a clone).
+SmallVector<Operation *> blockOps(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  return ops;
+}
+
+/// "tosa.conv2d, tosa.rescale x2, ..." for a remark: op names with repeats
+/// of consecutive equal names folded.
+std::string describeOps(ArrayRef<Operation *> ops) {
+  SmallVector<std::string> parts;
+  for (size_t i = 0; i < ops.size();) {
+    size_t j = i;
+    while (j < ops.size() && ops[j]->getName() == ops[i]->getName())
+      ++j;
+    std::string name = ops[i]->getName().getStringRef().str();
+    parts.push_back(j - i > 1 ? name + " x" + std::to_string(j - i) : name);
+    i = j;
+  }
+  return llvm::join(parts, ", ");
+}
+
+std::string shapeOf(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(cast<RankedTensorType>(value.getType()).getShape(), os,
+                   "x");
+  return text;
+}
+
+struct SerenityTilePass
+    : public mlir::serenity::impl::SerenityTilePassBase<SerenityTilePass> {
+  using SerenityTilePassBase::SerenityTilePassBase;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (method != "ffmt") {
+      function.emitError()
+          << "serenity-tile: unknown or unsupported method '" << method
+          << "' (expected ffmt; fused depthwise tiling (fdt) is not built, "
+             "see docs/Tiling.md)";
+      return signalPassFailure();
+    }
+    if (maxPartitions < 2 || maxRegionOps < 1 || timeLimitMs < 0 ||
+        !(maxMacOverhead >= 0)) {
+      function.emitError()
+          << "serenity-tile: invalid limits (expected max-partitions >= 2, "
+             "max-region-ops >= 1, max-mac-overhead >= 0, time-limit-ms >= "
+             "0)";
+      return signalPassFailure();
+    }
+    FailureOr<MemoryModelOptions> parsed = getMemoryModelOptions(
+        function, "serenity-tile", concat, accumulateInPlace,
+        fuseRequantization);
+    if (failed(parsed))
+      return signalPassFailure();
+    modelOptions = *parsed;
+    if (function.isExternal())
+      return;
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(
+                   std::min<int64_t>(timeLimitMs, int64_t(1) << 40));
+
+    std::optional<Score> initial = evaluate(function);
+    if (!initial)
+      return signalPassFailure();
+    // Work on a clone; the function takes the clone's body at the last point
+    // where the peak went down (steps that only removed one of several equal
+    // peaks are dropped if nothing follows them).
+    OwningOpRef<func::FuncOp> work = function.clone();
+    Score current = *initial;
+    int64_t bestPeak = initial->peak;
+    OwningOpRef<func::FuncOp> best;
+    SmallVector<std::pair<Location, std::string>> remarks, bestRemarks;
+    int64_t macBudget = static_cast<int64_t>(
+        static_cast<double>(initial->macs) * maxMacOverhead / 100.0);
+    bool timedOut = false;
+    // Each applied region removes ops from the untiled part; bound the rounds.
+    for (int round = 0; round < 64 && !timedOut; ++round) {
+      std::optional<std::pair<Candidate, Score>> chosen =
+          searchRound(*work, current, initial->macs + macBudget, timedOut);
+      if (!chosen)
+        break;
+      auto [candidate, score] = *chosen;
+      SmallVector<Operation *> steps = scheduledOps(*work);
+      ArrayRef<Operation *> ops =
+          ArrayRef(steps).slice(candidate.first,
+                                candidate.last - candidate.first + 1);
+      std::string reason;
+      FailureOr<SpatialRegion> region = getSpatialRegion(ops, reason);
+      Location loc = ops.front()->getLoc();
+      std::string what = llvm::formatv(
+          "serenity-tile: ffmt {0}x{1} tiles over {2} ops ({3}) from {4} to "
+          "{5}",
+          candidate.grid.rows, candidate.grid.cols, ops.size(),
+          describeOps(ops), shapeOf(region->input), shapeOf(region->output));
+      IRRewriter rewriter(work->getContext());
+      if (failed(region) ||
+          failed(tileSpatialRegion(rewriter, *region, candidate.grid,
+                                   concatMark(), kTileAttr)))
+        break; // Evaluated on a clone, so this does not happen.
+      double overhead =
+          initial->macs ? 100.0 * static_cast<double>(score.macs -
+                                                      initial->macs) /
+                              static_cast<double>(initial->macs)
+                        : 0.0;
+      remarks.push_back(
+          {loc, llvm::formatv("{0}; peak {1} -> {2} bytes; MACs +{3:F1}% of "
+                              "the function",
+                              what, current.peak, score.peak, overhead)
+                    .str()});
+      current = score;
+      if (current.peak < bestPeak) {
+        bestPeak = current.peak;
+        best = work->clone();
+        bestRemarks = remarks;
+      }
+    }
+    if (best) {
+      function.getBody().takeBody(best->getBody());
+      for (auto &[loc, text] : bestRemarks)
+        mlir::emitRemark(loc) << text;
+    }
+    if (timedOut)
+      mlir::emitRemark(function.getLoc())
+          << "serenity-tile: time limit of "
+          << static_cast<int64_t>(timeLimitMs)
+          << " ms reached; kept the regions tiled so far (peak " << bestPeak
+          << " bytes)";
+  }
+
+private:
+  StringRef concatMark() const {
+    return modelOptions.concat == ConcatMode::Auto
+               ? StringRef(kConcatInPlaceAttr)
+               : StringRef();
+  }
+
+  bool expired() const { return std::chrono::steady_clock::now() > deadline; }
+
+  /// The scheduled ops of `function` in program order (model steps).
+  SmallVector<Operation *> scheduledOps(func::FuncOp function) {
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
+    return succeeded(model) ? model->steps : SmallVector<Operation *>();
+  }
+
+  /// Program-order score of `function`; nullopt (after an error) outside
+  /// the memory model.
+  std::optional<Score> evaluate(func::FuncOp function) {
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
+    if (failed(model))
+      return std::nullopt;
+    ::serenity::MemoryProfile profile = ::serenity::simulate(
+        model->graph, ::serenity::programOrder(model->graph));
+    Score score;
+    score.peak = profile.peak;
+    score.peakSteps = llvm::count(profile.usage, profile.peak);
+    for (Operation &op : function.getBody().front())
+      score.macs += countMacs(&op);
+    return score;
+  }
+
+  /// Evaluates the candidates around the critical buffers of `function` and
+  /// returns the best one better than `current` within `macLimit`.
+  std::optional<std::pair<Candidate, Score>>
+  searchRound(func::FuncOp function, Score current, int64_t macLimit,
+              bool &timedOut) {
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
+    if (failed(model))
+      return std::nullopt;
+    const ::serenity::MemoryGraph &graph = model->graph;
+    ::serenity::MemoryProfile profile =
+        ::serenity::simulate(graph, ::serenity::programOrder(graph));
+    int steps = graph.size();
+
+    // Critical buffers: live at a step at the peak, neither an input nor a
+    // result of the function.
+    SmallVector<int> critical;
+    for (int t = 0; t < steps; ++t) {
+      if (profile.usage[t] != profile.peak)
+        continue;
+      for (int b = 0, e = graph.buffers.size(); b < e; ++b)
+        if (graph.buffers[b].producer >= 0 && !graph.buffers[b].returned &&
+            profile.defStep[b] <= t && t <= profile.lastStep[b] &&
+            !llvm::is_contained(critical, b))
+          critical.push_back(b);
+    }
+
+    std::set<std::pair<int, int>> regions;
+    for (int b : critical) {
+      int producer = graph.buffers[b].producer;
+      int lastUse = std::max(producer, profile.lastStep[b]);
+      for (int first = producer;
+           first >= std::max<int>(0, producer - maxRegionOps); --first)
+        for (int last = lastUse;
+             last < std::min<int>(steps, lastUse + maxRegionOps + 1); ++last)
+          if (last > first)
+            regions.insert({first, last});
+    }
+
+    std::optional<std::pair<Candidate, Score>> best;
+    Score bar = current;
+    SmallVector<Operation *> ops = model->steps;
+    SmallVector<Operation *> order = blockOps(function.getBody().front());
+    DenseMap<Operation *, unsigned> position;
+    for (auto [index, op] : llvm::enumerate(order))
+      position[op] = index;
+    for (auto [first, last] : regions) {
+      std::string reason;
+      FailureOr<SpatialRegion> region = getSpatialRegion(
+          ArrayRef(ops).slice(first, last - first + 1), reason);
+      // Tiles are not tiled again: their halos would compound.
+      if (failed(region) || llvm::any_of(region->ops, [](Operation *op) {
+            return op->hasAttr(kTileAttr);
+          }))
+        continue;
+      // The region's input and output are whole while any tile runs.
+      int64_t ends = getTypeBytes(region->input.getType()).value_or(0) +
+                     getTypeBytes(region->output.getType()).value_or(0);
+      if (ends >= bar.peak)
+        continue;
+      auto outputType = cast<RankedTensorType>(region->output.getType());
+      int64_t rows = outputType.getDimSize(1), cols = outputType.getDimSize(2);
+      SmallVector<TileGrid> grids;
+      for (int64_t n = 2; n <= std::min<int64_t>(rows, maxPartitions); ++n)
+        grids.push_back({n, 1});
+      for (int64_t n = 2; n <= 5 && n * n <= maxPartitions; ++n)
+        if (n <= rows && n <= cols)
+          grids.push_back({n, n});
+      for (TileGrid grid : grids) {
+        if (expired()) {
+          timedOut = true;
+          return best;
+        }
+        OwningOpRef<func::FuncOp> clone = function.clone();
+        SmallVector<Operation *> twins = blockOps(clone->getBody().front());
+        SmallVector<Operation *> cloneOps;
+        for (Operation *op : region->ops)
+          cloneOps.push_back(twins[position[op]]);
+        FailureOr<SpatialRegion> twin = getSpatialRegion(cloneOps, reason);
+        IRRewriter rewriter(clone->getContext());
+        if (failed(twin) ||
+            failed(tileSpatialRegion(rewriter, *twin, grid, concatMark(),
+                                     kTileAttr)))
+          continue;
+        std::optional<Score> score = evaluate(*clone);
+        if (!score || score->macs > macLimit || !(*score < bar))
+          continue;
+        bar = *score;
+        best = {{first, last, grid}, *score};
+      }
+    }
+    return best;
+  }
+
+  MemoryModelOptions modelOptions;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+} // namespace
