@@ -24,7 +24,7 @@ bool mlir::serenity::isConstantLike(Operation *op) {
 
 bool mlir::serenity::isViewLike(Operation *op) {
   return op->getNumResults() == 1 && op->getNumOperands() >= 1 &&
-         isa<tosa::ReshapeOp, tosa::IdentityOp, tensor::CastOp,
+         isa<tosa::ReshapeOp, tosa::IdentityOp, tosa::SliceOp, tensor::CastOp,
              tensor::ExpandShapeOp, tensor::CollapseShapeOp, memref::CastOp,
              memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
 }

@@ -39,8 +39,23 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
       failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
-                         {"none", "profitable", "all"}, errorHandler)))
+                         {"none", "profitable", "all"}, errorHandler)) ||
+      failed(checkChoice("tile", options.tile, {"none", "ffmt"},
+                         errorHandler)))
     return failure();
+  // Tiles are written into their slice of the region's output: without an
+  // in-place concat the output would be a copy of all tiles.
+  std::string concatMode = options.concat;
+  if (options.tile != "none" && concatMode == "copy") {
+    if (options.concat.hasValue())
+      return errorHandler("serenity-pipeline: tile=" + options.tile +
+                          " needs concat=auto or concat=inplace (the tiles "
+                          "are written into their slice of the output)");
+    concatMode = "auto";
+  }
+  if (!(options.tileMaxMacOverhead >= 0))
+    return errorHandler("serenity-pipeline: tile-max-mac-overhead must be >= "
+                        "0 (percent)");
   if (options.tileCols < 0)
     return errorHandler("serenity-pipeline: tile-cols must be >= 0 (0 = whole "
                         "rows)");
@@ -67,17 +82,25 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // realizes).
   if (options.rewrite != "none")
     os << "func.func(serenity-rewrite{mode=" << options.rewrite
-       << " concat=" << options.concat << modelOptions << "}),";
+       << " concat=" << concatMode << modelOptions << "}),";
   // Graph level: order the TOSA ops for the least peak memory, under the
   // concat/accumulation options the lowering realizes.
   if (options.schedule != "none")
     os << "func.func(serenity-schedule{algorithm=" << options.schedule
-       << " concat=" << options.concat << modelOptions << "}),";
+       << " concat=" << concatMode << modelOptions << "}),";
+  // Fused tiling of the regions around the buffers at the peak, in the
+  // scheduled order: the tiles run one after the other where the region
+  // was (the order serenity-tile evaluates), so no second schedule.
+  if (options.tile != "none")
+    os << "func.func(serenity-tile{method=" << options.tile
+       << " max-mac-overhead="
+       << llvm::formatv("{0}", static_cast<double>(options.tileMaxMacOverhead))
+       << " concat=" << concatMode << modelOptions << "}),";
   // Concats lowered as the model counts them: the copies become
   // tensor.concat (linear-time bufferization analysis), and operands an
   // in-place concat does not take in place stay copies under
   // eliminate-empty-tensors.
-  os << "func.func(serenity-concat-copies{concat=" << options.concat << "}),";
+  os << "func.func(serenity-concat-copies{concat=" << concatMode << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
@@ -97,7 +120,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place (the self-copies left fold away after cse, below).
-  bool inPlaceConcat = options.concat != "copy";
+  bool inPlaceConcat = concatMode != "copy";
   if (inPlaceConcat)
     os << "eliminate-empty-tensors,";
   os << "one-shot-bufferize{bufferize-function-boundaries "

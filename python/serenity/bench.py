@@ -79,6 +79,7 @@ class Case:
         self._schedules = {}
         self._rewrites = {}
         self._lowered = None
+        self._tiled = None
 
     @property
     def memory(self):
@@ -109,6 +110,29 @@ class Case:
             peaks = _SCHEDULE_PEAK_RE.findall(stderr)
             self._lowered = {"model_peak": int(peaks[-1]) if peaks else None, "report": reports[0]}
         return self._lowered
+
+    def tiled(self):
+        """Fused tiling in the pipeline: ``serenity-pipeline{io=arena
+        concat=auto}`` without and with ``tile=ffmt`` (exact placement), as
+        {"untiled": arena bytes, "tiled": arena bytes, "model_before",
+        "model_after": the peaks serenity-tile reports (None when it tiled
+        nothing), "regions": applied regions, "mac_overhead": percent (the
+        last remark's total), "search_s": the pass's wall time from
+        --mlir-timing}."""
+        if self._tiled is None:
+            base, _ = self.tool.pipeline_alloc_reports(self.path, "io=arena concat=auto")
+            reports, stderr = self.tool.pipeline_alloc_reports(
+                self.path, "io=arena concat=auto tile=ffmt", ["--mlir-timing"])
+            remarks = _TILE_REMARK_RE.findall(stderr)
+            timing = _TILE_TIMING_RE.search(stderr)
+            self._tiled = {
+                "untiled": base[0]["arena_bytes"], "tiled": reports[0]["arena_bytes"],
+                "model_before": int(remarks[0][0]) if remarks else None,
+                "model_after": int(remarks[-1][1]) if remarks else None,
+                "regions": len(remarks),
+                "mac_overhead": float(remarks[-1][2]) if remarks else 0.0,
+                "search_s": float(timing.group(1)) if timing else None}
+        return self._tiled
 
     def dp_options(self):
         options = dict(self.schedule_options.get("*", {}))
@@ -375,6 +399,34 @@ def register_column(column, after=None):
 # Issue 11 item 3: the graph model under the pipeline's options against the
 # arena the lowering realizes (io=arena: inputs and outputs in the arena, as
 # the model counts them).
+_TILE_REMARK_RE = re.compile(r"serenity-tile: ffmt .*?; peak (\d+) -> (\d+) bytes; MACs \+([0-9.]+)%")
+_TILE_TIMING_RE = re.compile(r"^\s*([0-9.]+) \([^)]*\)\s+SerenityTilePass", re.M)
+
+
+def _tile_saving(case):
+    t = case.tiled()
+    return "%.1f%%" % (100.0 * (t["untiled"] - t["tiled"]) / t["untiled"]) if t["untiled"] else ""
+
+
+def _has_tile(tool):
+    return tool.has_pass("serenity-tile")
+
+
+# Issue 12: fused feature-map tiling in the pipeline (arena with io=arena, so
+# the input and output count as they do for TFLite Micro).
+TILING_COLUMNS = [
+    Column("network", lambda c: c.bench_case.label),
+    Column("arena (schedule + alloc)", lambda c: c.tiled()["untiled"], available=_has_tile),
+    Column("+ FFMT", lambda c: c.tiled()["tiled"], available=_has_tile),
+    Column("saving", _tile_saving, available=_has_tile),
+    Column("model peak before -> after", lambda c: "%s -> %s" % (c.tiled()["model_before"], c.tiled()["model_after"])
+           if c.tiled()["regions"] else "-", available=_has_tile),
+    Column("regions", lambda c: c.tiled()["regions"], available=_has_tile),
+    Column("MAC overhead", lambda c: "%.1f%%" % c.tiled()["mac_overhead"], available=_has_tile),
+    Column("search time (s)", lambda c: c.tiled()["search_s"], available=_has_tile),
+]
+
+
 LOWERING_COLUMNS = [
     Column("network", lambda c: c.bench_case.label),
     Column("dtype", lambda c: c.bench_case.dtype),
@@ -490,9 +542,22 @@ SUITES["lowering"] = (SUITES["default"] + [c for c in SUITES["tiny"] if c.dtype 
                       + [BenchCase("residual-concat i8", "residual-concat", dtype="i8")]
                       + SUITES["tflite"])
 
+# Issue 12: fused tiling on the five MLPerf Tiny models and the networks
+# the issue names (MobileNetV2, ResNet-8, a DenseNet block, a RandWire stage).
+SUITES["tiling"] = (SUITES["tflite"] + [
+    BenchCase("mobilenetv2 (C=8, 96x96, i8)", "mobilenetv2", dtype="i8", channels=8, resolution=96),
+    BenchCase("mobilenetv2 (C=32, 224)", "mobilenetv2"),
+    BenchCase("resnet8 i8", "resnet8", dtype="i8"),
+    BenchCase("vww i8 (generated)", "vww", dtype="i8"),
+    BenchCase("kws-dscnn i8 (generated)", "kws-dscnn", dtype="i8"),
+    BenchCase("densenet-block (6 layers)", "densenet-block"),
+    BenchCase("randwire-stage (C=78, 56x56)", "randwire-stage"),
+    BenchCase("inception-module (3a)", "inception-module"),
+])
+
 # Column set per suite (others: COLUMNS).
 SUITE_COLUMNS = {"schedule": SCHEDULE_COLUMNS, "rewrite": REWRITE_COLUMNS, "smoke-rewrite": REWRITE_COLUMNS,
-                 "lowering": LOWERING_COLUMNS}
+                 "lowering": LOWERING_COLUMNS, "tiling": TILING_COLUMNS}
 
 # Summary rows besides the whole suite: tag -> description.
 GROUPS = {

@@ -256,15 +256,16 @@ class SerenityOpt:
                 return f.read(), allocations
 
 
-    def pipeline_alloc_reports(self, path, options=""):
+    def pipeline_alloc_reports(self, path, options="", extra_args=()):
         """``--serenity-pipeline="lower-to-llvm=0 OPTIONS alloc-report=FILE"``
-        on ``path``; returns (the allocation report of every function with an
-        arena, as JSON dicts (empty when none has one), serenity-opt's
-        stderr)."""
+        (plus ``extra_args``, e.g. ``--mlir-timing``) on ``path``; returns
+        (the allocation report of every function with an arena, as JSON dicts
+        (empty when none has one), serenity-opt's stderr)."""
         with tempfile.TemporaryDirectory(prefix="serenity-") as tmp:
             report = os.path.join(tmp, "alloc.json")
             _, stderr = self.run([path, "--serenity-pipeline=lower-to-llvm=0 %s alloc-report=%s"
-                                  % (options, report), "-o", os.devnull], with_stderr=True)
+                                  % (options, report), "-o", os.devnull] + list(extra_args),
+                                 with_stderr=True)
             if not os.path.exists(report):
                 return [], stderr
             with open(report) as f:

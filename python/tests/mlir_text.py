@@ -79,7 +79,7 @@ class Function:
         return counts
 
 
-VIEW_LIKE = ("tosa.reshape", "tosa.identity", "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape")
+VIEW_LIKE = ("tosa.reshape", "tosa.identity", "tosa.slice", "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape")
 
 
 def simulate(fn):

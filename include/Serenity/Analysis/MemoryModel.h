@@ -27,7 +27,8 @@ namespace serenity {
 bool isConstantLike(Operation *op);
 
 /// True for ops whose single result aliases their first operand and adds no
-/// bytes: tosa.reshape, tosa.identity, tensor.cast, tensor.expand_shape,
+/// bytes: tosa.reshape, tosa.identity, tosa.slice (lowered to a
+/// memref.subview of its source, no copy), tensor.cast, tensor.expand_shape,
 /// tensor.collapse_shape, and the memref equivalents.
 bool isViewLike(Operation *op);
 

@@ -51,6 +51,18 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Identity graph rewriting before scheduling: none, "
                      "profitable or all (serenity-rewrite)"),
       llvm::cl::init("none")};
+  Option<std::string> tile{
+      *this, "tile",
+      llvm::cl::desc("Fused tiling of the buffers at the peak, after "
+                     "scheduling: none or ffmt (serenity-tile; needs "
+                     "concat=auto or inplace, and uses auto when concat is "
+                     "not given)"),
+      llvm::cl::init("none")};
+  Option<double> tileMaxMacOverhead{
+      *this, "tile-max-mac-overhead",
+      llvm::cl::desc("serenity-tile: most extra MACs in percent of the "
+                     "function's"),
+      llvm::cl::init(20.0)};
   Option<std::string> concat{
       *this, "concat",
       llvm::cl::desc("copy (DESIGN.md), inplace (concat operands are "
