@@ -34,11 +34,11 @@ REFERENCE_TO_MEMREF = (
     "buffer-results-to-out-params{modify-public-functions})")
 
 
-def run(cmd, stdin=None):
+def run(cmd, stdin=None, with_stderr=False):
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"error: {' '.join(cmd[:2])} failed ({proc.returncode}):\n{proc.stderr[:3000]}")
-    return proc.stdout
+    return (proc.stdout, proc.stderr) if with_stderr else proc.stdout
 
 
 def split_types(text):
@@ -172,7 +172,12 @@ def main():
         with open(net, "w") as f:
             f.write(source)
         options = f"lower-to-llvm=0 {args.options}".strip()
-        ours = run([args.serenity_opt, net, f"--serenity-pipeline={options}"])
+        ours, remarks = run([args.serenity_opt, net, f"--serenity-pipeline={options}"], with_stderr=True)
+        # The graph rewrites the pipeline applied (a test can check they did).
+        for line in remarks.splitlines():
+            match = re.search(r"remark: .*?(serenity-tile: .*)", line)
+            if match:
+                print(match.group(1))
         reference = run([f"{LLVM_BIN}/mlir-opt", net, f"--pass-pipeline={REFERENCE_TO_MEMREF}"])
 
         net_body = ours[ours.index("@net("):]

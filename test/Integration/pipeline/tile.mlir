@@ -1,0 +1,27 @@
+// serenity-pipeline{tile=ffmt}: fused feature-map tiling, executed with
+// mlir-runner against the upstream reference lowering of the untiled network
+// on the same seeded inputs. Tiles compute every output element with the
+// same arithmetic in the same order, so f32 must match exactly as well.
+// Inputs/ffmt-int8-chain.mlir has a 4-D int8 output (512 elements, every
+// one compared) and every tile case: padded 3x3 conv with an input zero
+// point, max pool with padding, strided depthwise conv with asymmetric
+// padding, average pool with padding (its divisor counts real pixels only),
+// a per-channel broadcast add. Swapping a tile's top and bottom padding in
+// the rewrite makes it fail (223 of 512 elements differ).
+// RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=ffmt concat=inplace io=arena" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python -m serenity gen resnet8 --dtype i8 --weights random -o %t.resnet8.mlir
+// RUN: %python %integration/compare_lowering.py %t.resnet8.mlir --atol 0 --rtol 0 --options "tile=ffmt io=arena" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python -m serenity gen vww --dtype i8 --resolution 48 --weights random -o %t.vww.mlir
+// RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python -m serenity gen mobilenetv2 --channels 8 --resolution 32 --weights random --param classes=10 -o %t.mbv2.mlir
+// RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 0 --rtol 0 --options "tile=ffmt" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python -m serenity gen densenet-block --channels 8 --resolution 16 --param layers=3 --param growth=8 --weights random -o %t.dense.mlir
+// RUN: %python %integration/compare_lowering.py %t.dense.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python -m serenity gen randwire-stage --channels 8 --resolution 16 --param nodes=12 --weights random -o %t.rw.mlir
+// RUN: %python %integration/compare_lowering.py %t.rw.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s
+// The random RandWire stage's peak is not in a tileable region (no TILED).
+// TILED: serenity-tile: ffmt
+// CHECK: serenity-pipeline: 0 memref.alloc left in @{{.*}}, arena {{[0-9]+}} bytes
+// CHECK: output 0: {{.*}}, max abs diff 0, 0 beyond tolerance
+// CHECK: PASS
