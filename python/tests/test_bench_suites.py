@@ -168,3 +168,27 @@ def test_darts_stack_without_reductions(have_shared):
     text = generate("darts-stack", channels=8, resolution=8, cells=3, reductions=False)
     assert "tosa.slice" not in text  # no FactorizedReduce
     assert "tosa.slice" in generate("darts-stack", channels=8, resolution=8, cells=3)
+
+
+def test_tiling_columns_on_small_networks(serenity_opt, tmp_path):
+    """bench --suite tiling's columns on small networks: the tiled arena is
+    what the pipeline gives by hand, never above the untiled one, and the
+    remark-derived columns agree with the regions applied."""
+    tool = SerenityOpt(serenity_opt)
+    if not tool.has_pass("serenity-tile"):
+        pytest.skip("this serenity-opt has no --serenity-tile")
+    cases = [bench.BenchCase("resnet8 i8", "resnet8", dtype="i8"),
+             bench.BenchCase("kws-dscnn i8", "kws-dscnn", dtype="i8")]
+    table = bench.run_table(cases, tool, bench.TILING_COLUMNS, workdir=str(tmp_path))
+    names = [c.name for c in table.columns]
+    assert names[:4] == ["network", "arena (schedule + alloc)", "+ FFMT", "saving"]
+    resnet, kws = (dict(zip(names, row)) for row in table.rows)
+    # ResNet-8: the stem and the first residual block are tiled.
+    assert resnet["regions"] >= 1 and resnet["+ FFMT"] < resnet["arena (schedule + alloc)"]
+    path = sorted(str(p) for p in tmp_path.iterdir() if p.name.endswith(".mlir") and "resnet8" in p.name)[0]
+    reports, _ = tool.pipeline_alloc_reports(path, "io=arena concat=auto tile=ffmt")
+    assert reports[0]["arena_bytes"] == resnet["+ FFMT"]
+    assert resnet["search time (s)"] is not None and resnet["search time (s)"] < 10
+    # KWS: feature maps of equal size all along (FFMT has nothing to gain).
+    assert kws["regions"] == 0 and kws["+ FFMT"] == kws["arena (schedule + alloc)"]
+    assert kws["model peak before -> after"] == "-"
