@@ -71,18 +71,19 @@ std::optional<std::array<WindowDim, 2>> getWindowDims(Operation *op) {
     kernel = {type.getDimSize(first), type.getDimSize(first + 1)};
     return true;
   };
+  // Weights [OC, KH, KW, IC] (conv2d) or [KH, KW, C, M] (depthwise).
+  auto fromConv = [&](auto conv, unsigned firstKernelDim) {
+    pad = conv.getPad();
+    stride = conv.getStride();
+    dilation.assign(conv.getDilation().begin(), conv.getDilation().end());
+    return kernelOf(conv.getWeight(), firstKernelDim);
+  };
   if (auto conv = dyn_cast<tosa::Conv2DOp>(op)) {
-    if (!kernelOf(conv.getWeight(), 1))
+    if (!fromConv(conv, 1))
       return std::nullopt;
-    pad = conv.getPad();
-    stride = conv.getStride();
-    dilation.assign(conv.getDilation().begin(), conv.getDilation().end());
   } else if (auto conv = dyn_cast<tosa::DepthwiseConv2DOp>(op)) {
-    if (!kernelOf(conv.getWeight(), 0))
+    if (!fromConv(conv, 0))
       return std::nullopt;
-    pad = conv.getPad();
-    stride = conv.getStride();
-    dilation.assign(conv.getDilation().begin(), conv.getDilation().end());
   } else if (auto pool = dyn_cast<tosa::MaxPool2dOp>(op)) {
     kernel.assign(pool.getKernel().begin(), pool.getKernel().end());
     pad = pool.getPad();
