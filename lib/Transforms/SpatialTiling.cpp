@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Serenity/Transforms/Tiling.h"
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Tiling/WindowGeometry.h"
+#include "Serenity/Transforms/Tiling.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -52,8 +52,7 @@ bool isPointwiseOp(Operation *op) {
 /// Statically shaped rank-4 tensor (NHWC).
 RankedTensorType getNHWCType(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.getRank() == 4 && type.hasStaticShape() ? type
-                                                              : nullptr;
+  return type && type.getRank() == 4 && type.hasStaticShape() ? type : nullptr;
 }
 
 /// The H and W window geometry of a window op (kernel from the weights of
@@ -100,8 +99,9 @@ std::optional<std::array<WindowDim, 2>> getWindowDims(Operation *op) {
     return std::nullopt;
   std::array<WindowDim, 2> dims;
   for (int d = 0; d < 2; ++d) {
-    dims[d] = {input.getDimSize(1 + d), kernel[d], stride[d], dilation[d],
-               pad[2 * d], pad[2 * d + 1]};
+    dims[d] = {
+        input.getDimSize(1 + d), kernel[d], stride[d], dilation[d], pad[2 * d],
+        pad[2 * d + 1]};
     if (dims[d].kernel < 1 || dims[d].stride < 1 || dims[d].dilation < 1 ||
         dims[d].padBefore < 0 || dims[d].padAfter < 0)
       return std::nullopt;
@@ -301,15 +301,15 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(last);
   RankedTensorType inputType = getNHWCType(region.input);
-  Rect wholeInput = {{0, inputType.getDimSize(1)}, {0, inputType.getDimSize(2)}};
+  Rect wholeInput = {{0, inputType.getDimSize(1)},
+                     {0, inputType.getDimSize(2)}};
   SmallVector<Value> tiles;
   for (TilePlan &plan : plans) {
     // Tile value of every region value, with the rectangle it holds.
     DenseMap<Value, std::pair<Value, Rect>> tileOf;
     Rect inputRect = plan.needed.lookup(region.input);
-    tileOf[region.input] = {sliceTo(rewriter, loc, region.input, wholeInput,
-                                    inputRect),
-                            inputRect};
+    tileOf[region.input] = {
+        sliceTo(rewriter, loc, region.input, wholeInput, inputRect), inputRect};
     for (Operation *op : region.ops) {
       Value result = op->getResult(0);
       auto needed = plan.needed.find(result);
@@ -332,10 +332,10 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
         clone->setAttr(tileAttr, rewriter.getUnitAttr());
       RankedTensorType type = getNHWCType(result);
       Rect rect = needed->second;
-      clone->getResult(0).setType(RankedTensorType::get(
-          {type.getDimSize(0), rect.rows.size(), rect.cols.size(),
-           type.getDimSize(3)},
-          type.getElementType()));
+      clone->getResult(0).setType(
+          RankedTensorType::get({type.getDimSize(0), rect.rows.size(),
+                                 rect.cols.size(), type.getDimSize(3)},
+                                type.getElementType()));
       if (isWindowOp(op))
         clone->setAttr("pad", rewriter.getDenseI64ArrayAttr(plan.pads[op]));
       tileOf[result] = {clone->getResult(0), rect};

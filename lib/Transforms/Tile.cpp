@@ -1,4 +1,5 @@
-//===- Tile.cpp - serenity-tile: fused tiling of critical buffers -*- C++ -*-===//
+//===- Tile.cpp - serenity-tile: fused tiling of critical buffers -*- C++
+//-*-===//
 //
 // The search around the fused feature-map tiling rewrite of
 // SpatialTiling.cpp: critical buffers from the memory model in program
@@ -84,8 +85,7 @@ std::string describeOps(ArrayRef<Operation *> ops) {
 std::string shapeOf(Value value) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  llvm::interleave(cast<RankedTensorType>(value.getType()).getShape(), os,
-                   "x");
+  llvm::interleave(cast<RankedTensorType>(value.getType()).getShape(), os, "x");
   return text;
 }
 
@@ -110,9 +110,9 @@ struct SerenityTilePass
              "0)";
       return signalPassFailure();
     }
-    FailureOr<MemoryModelOptions> parsed = getMemoryModelOptions(
-        function, "serenity-tile", concat, accumulateInPlace,
-        fuseRequantization);
+    FailureOr<MemoryModelOptions> parsed =
+        getMemoryModelOptions(function, "serenity-tile", concat,
+                              accumulateInPlace, fuseRequantization);
     if (failed(parsed))
       return signalPassFailure();
     modelOptions = *parsed;
@@ -144,9 +144,8 @@ struct SerenityTilePass
         break;
       auto [candidate, score] = *chosen;
       SmallVector<Operation *> steps = scheduledOps(*work);
-      ArrayRef<Operation *> ops =
-          ArrayRef(steps).slice(candidate.first,
-                                candidate.last - candidate.first + 1);
+      ArrayRef<Operation *> ops = ArrayRef(steps).slice(
+          candidate.first, candidate.last - candidate.first + 1);
       std::string reason;
       FailureOr<SpatialRegion> region = getSpatialRegion(ops, reason);
       Location loc = ops.front()->getLoc();
@@ -161,10 +160,10 @@ struct SerenityTilePass
                                    concatMark(), kTileAttr)))
         break; // Evaluated on a clone, so this does not happen.
       double overhead =
-          initial->macs ? 100.0 * static_cast<double>(score.macs -
-                                                      initial->macs) /
-                              static_cast<double>(initial->macs)
-                        : 0.0;
+          initial->macs
+              ? 100.0 * static_cast<double>(score.macs - initial->macs) /
+                    static_cast<double>(initial->macs)
+              : 0.0;
       remarks.push_back(
           {loc, llvm::formatv("{0}; peak {1} -> {2} bytes; MACs +{3:F1}% of "
                               "the function",
@@ -225,9 +224,10 @@ private:
 
   /// Evaluates the candidates around the critical buffers of `function` and
   /// returns the best one better than `current` within `macLimit`.
-  std::optional<std::pair<Candidate, Score>>
-  searchRound(func::FuncOp function, Score current, int64_t macLimit,
-              bool &timedOut) {
+  std::optional<std::pair<Candidate, Score>> searchRound(func::FuncOp function,
+                                                         Score current,
+                                                         int64_t macLimit,
+                                                         bool &timedOut) {
     FailureOr<FunctionMemoryModel> model =
         FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
@@ -303,9 +303,8 @@ private:
           cloneOps.push_back(twins[position[op]]);
         FailureOr<SpatialRegion> twin = getSpatialRegion(cloneOps, reason);
         IRRewriter rewriter(clone->getContext());
-        if (failed(twin) ||
-            failed(tileSpatialRegion(rewriter, *twin, grid, concatMark(),
-                                     kTileAttr)))
+        if (failed(twin) || failed(tileSpatialRegion(rewriter, *twin, grid,
+                                                     concatMark(), kTileAttr)))
           continue;
         std::optional<Score> score = evaluate(*clone);
         if (!score || score->macs > macLimit || !(*score < bar))

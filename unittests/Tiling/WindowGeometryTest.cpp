@@ -73,8 +73,8 @@ TEST(WindowGeometry, MatchesBruteForceOnEveryTileOfValidOps) {
         for (int64_t padBefore = 0; padBefore < kernel; ++padBefore)
           for (int64_t padAfter = 0; padAfter < kernel; ++padAfter)
             for (int64_t input = 1; input <= 11; ++input) {
-              WindowDim dim{input, kernel, stride, dilation, padBefore,
-                            padAfter};
+              WindowDim dim{input,    kernel,    stride,
+                            dilation, padBefore, padAfter};
               int64_t span = (kernel - 1) * dilation + 1;
               int64_t extent = input + padBefore + padAfter - span;
               if (extent < 0 || extent % stride != 0)
