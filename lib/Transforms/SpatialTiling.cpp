@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <array>
@@ -109,6 +110,30 @@ std::optional<std::array<WindowDim, 2>> getWindowDims(Operation *op) {
   return dims;
 }
 
+/// The row and column offsets of a tosa.slice that cuts only the spatial
+/// dimensions of an NHWC tensor (constant start and size, whole batch and
+/// channels).
+std::optional<std::array<int64_t, 2>> getSpatialSliceOffsets(Operation *op) {
+  auto slice = dyn_cast<tosa::SliceOp>(op);
+  if (!slice)
+    return std::nullopt;
+  RankedTensorType input = getNHWCType(slice.getInput1());
+  RankedTensorType result = getNHWCType(slice.getResult());
+  DenseIntElementsAttr start, size;
+  if (!input || !result || !matchPattern(slice.getStart(), m_Constant(&start)) ||
+      !matchPattern(slice.getSize(), m_Constant(&size)) ||
+      start.getNumElements() != 4 || size.getNumElements() != 4)
+    return std::nullopt;
+  SmallVector<int64_t> begin(start.getValues<int64_t>()),
+      extent(size.getValues<int64_t>());
+  if (begin[0] != 0 || begin[3] != 0 || extent[0] != input.getDimSize(0) ||
+      extent[3] != input.getDimSize(3) || begin[1] < 0 || begin[2] < 0 ||
+      begin[1] + result.getDimSize(1) > input.getDimSize(1) ||
+      begin[2] + result.getDimSize(2) > input.getDimSize(2))
+    return std::nullopt;
+  return std::array<int64_t, 2>{begin[1], begin[2]};
+}
+
 /// True when a pointwise op can read `operand` (NHWC) for a tile of its
 /// result: each spatial extent equals the result's or is broadcast (1).
 bool isTileableOperandOf(RankedTensorType operand, RankedTensorType result) {
@@ -146,6 +171,13 @@ FailureOr<TilePlan> planTile(const SpatialRegion &region, Rect outputRect) {
       if (!inserted)
         it->second = it->second.hull(operandRect);
     };
+    if (std::optional<std::array<int64_t, 2>> offsets =
+            getSpatialSliceOffsets(op)) {
+      need(op->getOpOperand(0),
+           {{rect.rows.begin + (*offsets)[0], rect.rows.end + (*offsets)[0]},
+            {rect.cols.begin + (*offsets)[1], rect.cols.end + (*offsets)[1]}});
+      continue;
+    }
     if (isWindowOp(op)) {
       std::array<WindowDim, 2> dims = *getWindowDims(op);
       WindowTile rows = ::serenity::windowTile(dims[0], rect.rows);
@@ -222,13 +254,18 @@ mlir::serenity::getSpatialRegion(ArrayRef<Operation *> ops,
   for (Operation *op : ops) {
     if (op->getBlock() != block)
       return fail(op, "is in another block");
-    bool window = isWindowOp(op);
+    bool slice = isa<tosa::SliceOp>(op);
+    if (slice && !getSpatialSliceOffsets(op))
+      return fail(op, "slices more than the rows and columns");
+    // Ops whose first operand is the feature map and the others are
+    // parameters.
+    bool window = isWindowOp(op) || slice;
     if (!window && !isPointwiseOp(op))
       return fail(op, "cannot be tiled spatially");
     if (op->getNumResults() != 1 || !getNHWCType(op->getResult(0)))
       return fail(op, "has no static NHWC result");
     RankedTensorType resultType = getNHWCType(op->getResult(0));
-    if (window) {
+    if (window && !slice) {
       std::optional<std::array<WindowDim, 2>> dims = getWindowDims(op);
       if (!dims || (*dims)[0].outputSize() != resultType.getDimSize(1) ||
           (*dims)[1].outputSize() != resultType.getDimSize(2))
@@ -315,6 +352,16 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
       auto needed = plan.needed.find(result);
       if (needed == plan.needed.end())
         continue;
+      Rect rect = needed->second;
+      if (isa<tosa::SliceOp>(op)) {
+        // The tile of a slice is a slice of its operand's tile.
+        OpOperand &operand = op->getOpOperand(0);
+        auto [value, have] = tileOf.lookup(operand.get());
+        tileOf[result] = {sliceTo(rewriter, op->getLoc(), value, have,
+                                  plan.operandRects[&operand]),
+                          rect};
+        continue;
+      }
       IRMapping mapping;
       for (OpOperand &operand : op->getOpOperands()) {
         auto rect = plan.operandRects.find(&operand);
@@ -331,7 +378,6 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
       if (!tileAttr.empty())
         clone->setAttr(tileAttr, rewriter.getUnitAttr());
       RankedTensorType type = getNHWCType(result);
-      Rect rect = needed->second;
       clone->getResult(0).setType(
           RankedTensorType::get({type.getDimSize(0), rect.rows.size(),
                                  rect.cols.size(), type.getDimSize(3)},

@@ -38,7 +38,7 @@ namespace {
 /// region op).
 constexpr llvm::StringLiteral kTileAttr = "serenity.tile";
 
-/// What the search minimizes, in this order.
+/// What the search minimizes (see improves / preferredTo).
 struct Score {
   int64_t peak = 0;
   /// Steps at the peak: a region that removes one of two equal peaks is
@@ -46,9 +46,15 @@ struct Score {
   int64_t peakSteps = 0;
   int64_t macs = 0;
 
-  bool operator<(const Score &other) const {
-    return std::tie(peak, peakSteps, macs) <
-           std::tie(other.peak, other.peakSteps, other.macs);
+  /// Progress over `other`: a lower peak, or as many bytes at fewer steps.
+  bool improves(const Score &other) const {
+    return std::tie(peak, peakSteps) < std::tie(other.peak, other.peakSteps);
+  }
+  /// Preference among candidates that improve: lowest peak, then fewest
+  /// MACs, then fewest steps at the peak.
+  bool preferredTo(const Score &other) const {
+    return std::tie(peak, macs, peakSteps) <
+           std::tie(other.peak, other.macs, other.peakSteps);
   }
 };
 
@@ -250,20 +256,28 @@ private:
           critical.push_back(b);
     }
 
+    // Regions that hold a critical buffer whole (its producer and every
+    // use), and regions that hold a step at the peak (a critical buffer is
+    // then the region's input or output, and the region shrinks the others
+    // live there).
     std::set<std::pair<int, int>> regions;
-    for (int b : critical) {
-      int producer = graph.buffers[b].producer;
-      int lastUse = std::max(producer, profile.lastStep[b]);
-      for (int first = producer;
-           first >= std::max<int>(0, producer - maxRegionOps); --first)
-        for (int last = lastUse;
-             last < std::min<int>(steps, lastUse + maxRegionOps + 1); ++last)
+    auto addRegions = [&](int top, int bottom) {
+      for (int first = top; first >= std::max<int>(0, top - maxRegionOps);
+           --first)
+        for (int last = bottom;
+             last < std::min<int>(steps, bottom + maxRegionOps + 1); ++last)
           if (last > first)
             regions.insert({first, last});
-    }
+    };
+    for (int b : critical)
+      addRegions(graph.buffers[b].producer,
+                 std::max(graph.buffers[b].producer, profile.lastStep[b]));
+    for (int t = 0; t < steps; ++t)
+      if (profile.usage[t] == profile.peak)
+        addRegions(t, t);
 
     std::optional<std::pair<Candidate, Score>> best;
-    Score bar = current;
+    std::optional<Score> chosen;
     SmallVector<Operation *> ops = model->steps;
     SmallVector<Operation *> order = blockOps(function.getBody().front());
     DenseMap<Operation *, unsigned> position;
@@ -281,7 +295,7 @@ private:
       // The region's input and output are whole while any tile runs.
       int64_t ends = getTypeBytes(region->input.getType()).value_or(0) +
                      getTypeBytes(region->output.getType()).value_or(0);
-      if (ends >= bar.peak)
+      if (ends >= (chosen ? chosen->peak : current.peak))
         continue;
       auto outputType = cast<RankedTensorType>(region->output.getType());
       int64_t rows = outputType.getDimSize(1), cols = outputType.getDimSize(2);
@@ -307,9 +321,10 @@ private:
                                                      concatMark(), kTileAttr)))
           continue;
         std::optional<Score> score = evaluate(*clone);
-        if (!score || score->macs > macLimit || !(*score < bar))
+        if (!score || score->macs > macLimit || !score->improves(current) ||
+            (chosen && !score->preferredTo(*chosen)))
           continue;
-        bar = *score;
+        chosen = *score;
         best = {{first, last, grid}, *score};
       }
     }

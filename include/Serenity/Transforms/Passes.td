@@ -188,10 +188,10 @@ def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
     ```
 
     Every candidate is evaluated on a clone under the memory model
-    (program-order peak, the order the tiles are emitted in); the best one
-    (lowest peak, then fewer steps at the peak, then fewer extra MACs) is
-    applied when it lowers the peak, and the search repeats on the new
-    peak. Candidates whose extra MACs exceed `max-mac-overhead` percent of
+    (program-order peak, the order the tiles are emitted in); among those
+    that lower the peak (or keep it at fewer steps) the best one (lowest
+    peak, then fewer extra MACs, then fewer steps at the peak) is applied,
+    and the search repeats on the new peak. Candidates whose extra MACs exceed `max-mac-overhead` percent of
     the function's MACs are skipped. Each applied region gets a remark with
     its ops, grid, peak before and after and the MAC overhead. The search
     stops at `time-limit-ms` with what it applied so far (remark).

@@ -23,9 +23,9 @@ namespace mlir {
 namespace serenity {
 
 /// Ops of one block that fused feature-map tiling can split spatially: every
-/// op is a conv2d, depthwise_conv2d, max_pool2d, avg_pool2d or pointwise op
-/// (TOSA elementwise, rescale, clamp, cast) with one statically shaped NHWC
-/// result; the only activation read from outside is `input` (any number of
+/// op is a conv2d, depthwise_conv2d, max_pool2d, avg_pool2d, pointwise op
+/// (TOSA elementwise, rescale, clamp, cast) or a tosa.slice of rows and
+/// columns (constant bounds) with one statically shaped NHWC result; the only activation read from outside is `input` (any number of
 /// times, e.g. by a residual add); every result but the last is used only
 /// inside; constants read by pointwise ops have no spatial extent.
 struct SpatialRegion {
