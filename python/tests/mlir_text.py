@@ -6,7 +6,8 @@ import re
 
 ELEMENT_BYTES = {"f32": 4, "i32": 4, "i8": 1, "i1": 1, "f16": 2, "i16": 2, "i64": 8}
 
-_SIG = re.compile(r"func\.func @(\w+)\((.*)\) -> \((.*)\) \{")
+# Generator form `-> (T, ...) {` and printed form `-> T attributes {...} {`.
+_SIG = re.compile(r"func\.func @(\w+)\((.*?)\) -> (.*?)(?: attributes \{.*\})? \{$")
 _OP = re.compile(r'^\s*(%\w+) = ("?[\w.]+"?)(.*)$')
 _RET = re.compile(r"^\s*return (.*) : ")
 
