@@ -40,7 +40,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
                          {"none", "profitable", "all"}, errorHandler)) ||
-      failed(checkChoice("tile", options.tile, {"none", "ffmt"}, errorHandler)))
+      failed(checkChoice("tile", options.tile, {"none", "ffmt", "fdt", "both"}, errorHandler)))
     return failure();
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.

@@ -58,11 +58,14 @@ struct Score {
   }
 };
 
-/// A region (consecutive scheduled ops first..last) and a grid.
+/// A region (consecutive scheduled ops first..last) and how to tile it:
+/// a spatial grid (FFMT) or channel partitions (FDT).
 struct Candidate {
   int first = 0;
   int last = 0;
+  bool channels = false;
   TileGrid grid;
+  int64_t parts = 0;
 };
 
 /// The ops of `block` in order (to find an op's twin in a clone).
@@ -101,11 +104,9 @@ struct SerenityTilePass
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
-    if (method != "ffmt") {
-      function.emitError()
-          << "serenity-tile: unknown or unsupported method '" << method
-          << "' (expected ffmt; fused depthwise tiling (fdt) is not built, "
-             "see docs/Tiling.md)";
+    if (method != "ffmt" && method != "fdt" && method != "both") {
+      function.emitError() << "serenity-tile: unknown method '" << method
+                           << "' (expected ffmt, fdt or both)";
       return signalPassFailure();
     }
     if (maxPartitions < 2 || maxRegionOps < 1 || timeLimitMs < 0 ||
@@ -152,18 +153,9 @@ struct SerenityTilePass
       SmallVector<Operation *> steps = scheduledOps(*work);
       ArrayRef<Operation *> ops = ArrayRef(steps).slice(
           candidate.first, candidate.last - candidate.first + 1);
-      std::string reason;
-      FailureOr<SpatialRegion> region = getSpatialRegion(ops, reason);
       Location loc = ops.front()->getLoc();
-      std::string what = llvm::formatv(
-          "serenity-tile: ffmt {0}x{1} tiles over {2} ops ({3}) from {4} to "
-          "{5}",
-          candidate.grid.rows, candidate.grid.cols, ops.size(),
-          describeOps(ops), shapeOf(region->input), shapeOf(region->output));
-      IRRewriter rewriter(work->getContext());
-      if (failed(region) ||
-          failed(tileSpatialRegion(rewriter, *region, candidate.grid,
-                                   concatMark(), kTileAttr)))
+      std::string what;
+      if (failed(applyCandidate(candidate, ops, &what)))
         break; // Evaluated on a clone, so this does not happen.
       double overhead =
           initial->macs
@@ -283,29 +275,53 @@ private:
     DenseMap<Operation *, unsigned> position;
     for (auto [index, op] : llvm::enumerate(order))
       position[op] = index;
+    bool spatial = method != "fdt", channel = method != "ffmt";
     for (auto [first, last] : regions) {
-      std::string reason;
-      FailureOr<SpatialRegion> region = getSpatialRegion(
-          ArrayRef(ops).slice(first, last - first + 1), reason);
+      ArrayRef<Operation *> regionOps =
+          ArrayRef(ops).slice(first, last - first + 1);
       // Tiles are not tiled again: their halos would compound.
-      if (failed(region) || llvm::any_of(region->ops, [](Operation *op) {
-            return op->hasAttr(kTileAttr);
-          }))
+      if (llvm::any_of(regionOps,
+                       [](Operation *op) { return op->hasAttr(kTileAttr); }))
+        continue;
+      std::string reason;
+      SmallVector<Candidate> candidates;
+      Value input, output;
+      if (spatial) {
+        if (FailureOr<SpatialRegion> region =
+                getSpatialRegion(regionOps, reason);
+            succeeded(region)) {
+          input = region->input;
+          output = region->output;
+          auto type = cast<RankedTensorType>(output.getType());
+          int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+          for (int64_t n = 2; n <= std::min<int64_t>(rows, maxPartitions); ++n)
+            candidates.push_back({first, last, false, {n, 1}, 0});
+          for (int64_t n = 2; n <= 5 && n * n <= maxPartitions; ++n)
+            if (n <= rows && n <= cols)
+              candidates.push_back({first, last, false, {n, n}, 0});
+        }
+      }
+      if (channel) {
+        FailureOr<ChannelRegion> region = getChannelRegion(regionOps, reason);
+        if (succeeded(region)) {
+          input = region->input;
+          output = region->output;
+          int64_t channels = cast<RankedTensorType>(
+                                 region->ops.front()->getResult(0).getType())
+                                 .getDimSize(3);
+          for (int64_t n = 2; n <= std::min<int64_t>(channels, maxPartitions);
+               ++n)
+            candidates.push_back({first, last, true, {}, n});
+        }
+      }
+      if (candidates.empty())
         continue;
       // The region's input and output are whole while any tile runs.
-      int64_t ends = getTypeBytes(region->input.getType()).value_or(0) +
-                     getTypeBytes(region->output.getType()).value_or(0);
+      int64_t ends = getTypeBytes(input.getType()).value_or(0) +
+                     getTypeBytes(output.getType()).value_or(0);
       if (ends >= (chosen ? chosen->peak : current.peak))
         continue;
-      auto outputType = cast<RankedTensorType>(region->output.getType());
-      int64_t rows = outputType.getDimSize(1), cols = outputType.getDimSize(2);
-      SmallVector<TileGrid> grids;
-      for (int64_t n = 2; n <= std::min<int64_t>(rows, maxPartitions); ++n)
-        grids.push_back({n, 1});
-      for (int64_t n = 2; n <= 5 && n * n <= maxPartitions; ++n)
-        if (n <= rows && n <= cols)
-          grids.push_back({n, n});
-      for (TileGrid grid : grids) {
+      for (const Candidate &candidate : candidates) {
         if (expired()) {
           timedOut = true;
           return best;
@@ -313,22 +329,51 @@ private:
         OwningOpRef<func::FuncOp> clone = function.clone();
         SmallVector<Operation *> twins = blockOps(clone->getBody().front());
         SmallVector<Operation *> cloneOps;
-        for (Operation *op : region->ops)
+        for (Operation *op : regionOps)
           cloneOps.push_back(twins[position[op]]);
-        FailureOr<SpatialRegion> twin = getSpatialRegion(cloneOps, reason);
-        IRRewriter rewriter(clone->getContext());
-        if (failed(twin) || failed(tileSpatialRegion(rewriter, *twin, grid,
-                                                     concatMark(), kTileAttr)))
+        if (failed(applyCandidate(candidate, cloneOps, nullptr)))
           continue;
         std::optional<Score> score = evaluate(*clone);
         if (!score || score->macs > macLimit || !score->improves(current) ||
             (chosen && !score->preferredTo(*chosen)))
           continue;
         chosen = *score;
-        best = {{first, last, grid}, *score};
+        best = {candidate, *score};
       }
     }
     return best;
+  }
+
+  /// Tiles `ops` (a region of the function being tiled or of a clone) as
+  /// `candidate` says; with `what`, describes it for the remark.
+  LogicalResult applyCandidate(const Candidate &candidate,
+                               ArrayRef<Operation *> ops, std::string *what) {
+    std::string reason;
+    IRRewriter rewriter(ops.front()->getContext());
+    if (candidate.channels) {
+      FailureOr<ChannelRegion> region = getChannelRegion(ops, reason);
+      if (failed(region))
+        return failure();
+      if (what)
+        *what = llvm::formatv("serenity-tile: fdt {0} channel partitions over "
+                              "{1} ops ({2}) from {3} to {4} ({5})",
+                              candidate.parts, ops.size(), describeOps(ops),
+                              shapeOf(region->input), shapeOf(region->output),
+                              region->fanIn ? "fan-in" : "concat");
+      return tileChannelRegion(rewriter, *region, candidate.parts,
+                               concatMark(), kTileAttr);
+    }
+    FailureOr<SpatialRegion> region = getSpatialRegion(ops, reason);
+    if (failed(region))
+      return failure();
+    if (what)
+      *what = llvm::formatv(
+          "serenity-tile: ffmt {0}x{1} tiles over {2} ops ({3}) from {4} to "
+          "{5}",
+          candidate.grid.rows, candidate.grid.cols, ops.size(),
+          describeOps(ops), shapeOf(region->input), shapeOf(region->output));
+    return tileSpatialRegion(rewriter, *region, candidate.grid, concatMark(),
+                             kTileAttr);
   }
 
   MemoryModelOptions modelOptions;

@@ -6,11 +6,9 @@
 // RUN:   --serenity-tile="max-partitions=4 concat=auto" 2>/dev/null | FileCheck %s --check-prefix=GRIDIR
 // RUN: not serenity-opt %s --split-input-file \
 // RUN:   --serenity-tile="max-partitions=2 concat=copy" 2>/dev/null | FileCheck %s --check-prefix=COPY
-// RUN: not serenity-opt %s --serenity-tile=method=fdt 2>&1 | FileCheck %s --check-prefix=METHOD
 // RUN: not serenity-opt %s --serenity-tile=max-partitions=1 2>&1 | FileCheck %s --check-prefix=LIMITS
 // RUN: not serenity-opt %s --serenity-tile=concat=bogus 2>&1 | FileCheck %s --check-prefix=CONCAT
 
-// METHOD: error: serenity-tile: unknown or unsupported method 'fdt' (expected ffmt; fused depthwise tiling (fdt) is not built
 // LIMITS: error: serenity-tile: invalid limits (expected max-partitions >= 2
 // CONCAT: error: serenity-tile: unknown concat
 

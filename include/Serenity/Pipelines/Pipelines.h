@@ -54,7 +54,8 @@ struct SerenityPipelineOptions
   Option<std::string> tile{
       *this, "tile",
       llvm::cl::desc("Fused tiling of the buffers at the peak, after "
-                     "scheduling: none or ffmt (serenity-tile; needs "
+                     "scheduling: none, ffmt (spatial), fdt (channels) or "
+                     "both (serenity-tile; needs "
                      "concat=auto or inplace, and uses auto when concat is "
                      "not given)"),
       llvm::cl::init("none")};

@@ -162,7 +162,8 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
 }
 
 def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
-  let summary = "Fused feature-map tiling of the buffers that set the peak";
+  let summary = "Fused feature-map and channel tiling of the buffers that "
+                "set the peak";
   let description = [{
     Fused feature-map tiling (FFMT, Stahl et al.): finds the activation
     buffers live at the peak step of the function (in its current op order,
@@ -196,14 +197,22 @@ def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
     its ops, grid, peak before and after and the MAC overhead. The search
     stops at `time-limit-ms` with what it applied so far (remark).
 
-    Only `method=ffmt` exists so far: fused depthwise (channel) tiling is
-    not built (docs/Tiling.md).
+    `method=fdt` (fused depthwise tiling) tiles channels instead: a chain
+    that starts with a conv2d (split by output channels), continues with
+    channel-independent ops (depthwise conv, per-channel or broadcast
+    pointwise ops, pools; constants sliced per partition) and ends either
+    in a concat along C or in a conv2d split by input channels whose
+    partial results are added (the first keeps the bias); no extra MACs.
+    `method=both` considers both kinds of candidates in every round
+    (docs/Tiling.md).
   }];
   let options = !listconcat([
     Option<"method", "method", "std::string", /*default=*/"\"ffmt\"",
-           "Tiling method: ffmt (fused feature-map tiling)">,
+           "Tiling method: ffmt (fused feature-map tiling), fdt (fused "
+           "depthwise/channel tiling) or both">,
     Option<"maxPartitions", "max-partitions", "int64_t", /*default=*/"32",
-           "Most tiles of one region (row strips; grids go to 5 x 5)">,
+           "Most tiles of one region (row strips; grids go to 5 x 5) or "
+           "channel partitions">,
     Option<"maxMacOverhead", "max-mac-overhead", "double", /*default=*/"20.0",
            "Most extra MACs (recomputed halos), in percent of the "
            "function's MACs, over all applied regions">,

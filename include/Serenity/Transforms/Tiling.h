@@ -62,6 +62,41 @@ FailureOr<Operation *> tileSpatialRegion(RewriterBase &rewriter,
                                          StringRef concatAttr = {},
                                          StringRef tileAttr = {});
 
+/// Fused depthwise (channel) tiling (FDT, Stahl et al.): a chain of ops
+/// whose first op is a tosa.conv2d with constant weights (split by output
+/// channels: the implicit fan-out), followed by channel-independent ops
+/// (depthwise conv with channel multiplier 1, pointwise ops whose constants
+/// are per channel or broadcast, pools), and ending either in the last of
+/// those (the partitions are concatenated along C) or in a tosa.conv2d with
+/// constant weights (`fanIn`: split by input channels, the partial results
+/// summed with tosa.add; float convs accumulating in their result type, or
+/// integer convs with i32 results, which add up bit-exactly). Every value
+/// but the last has one use, the next op of the chain.
+struct ChannelRegion {
+  SmallVector<Operation *> ops;
+  Value input;
+  Value output;
+  bool fanIn = false;
+};
+
+/// Checks that `ops` form a ChannelRegion; otherwise sets `reason`.
+FailureOr<ChannelRegion> getChannelRegion(ArrayRef<Operation *> ops,
+                                          std::string &reason);
+
+/// Replaces the region by `parts` channel partitions (sizes differing by at
+/// most one), each carried through the chain before the next starts, right
+/// before the region's last op; constants are sliced per partition (new
+/// tosa.const ops). Concat end: one tosa.concat along C (with `concatAttr`);
+/// fan-in: the partial convs (the first keeps the bias, the others get a zero
+/// bias) summed by a chain of tosa.add. The clones get `tileAttr`. Returns
+/// the op defining the new output; fails (IR unchanged) when `parts` is not
+/// in [2, channels].
+FailureOr<Operation *> tileChannelRegion(RewriterBase &rewriter,
+                                         const ChannelRegion &region,
+                                         int64_t parts,
+                                         StringRef concatAttr = {},
+                                         StringRef tileAttr = {});
+
 /// Multiply-accumulates of one op: conv2d, depthwise_conv2d,
 /// transpose_conv2d, matmul (0 for other ops).
 int64_t countMacs(Operation *op);

@@ -10,12 +10,24 @@
 // the rewrite makes it fail (223 of 512 elements differ).
 // RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=ffmt concat=inplace io=arena" | FileCheck %s --check-prefixes=CHECK,TILED
+// Fused depthwise (channel) tiling: the int8 chain bit-exact with its
+// channel regions (conv split by output channels, per-channel rescale,
+// clamp, max pool, depthwise conv, concat), and an f32 inverted residual
+// block whose projection is split by input channels (partial sums added:
+// float summation order changes, 1e-4).
+// RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=fdt" | FileCheck %s --check-prefixes=CHECK,FDT
+// RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=both io=arena fuse-requantization=0" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python %integration/compare_lowering.py %S/Inputs/fdt-inverted-residual.mlir --atol 1e-4 --rtol 1e-4 --options "tile=fdt" | FileCheck %s --check-prefixes=FANIN
+// FDT: serenity-tile: fdt {{[0-9]+}} channel partitions
+// FANIN: serenity-tile: fdt {{[0-9]+}} channel partitions {{.*}}(fan-in)
+// FANIN: PASS
 // RUN: %python -m serenity gen resnet8 --dtype i8 --weights random -o %t.resnet8.mlir
 // RUN: %python %integration/compare_lowering.py %t.resnet8.mlir --atol 0 --rtol 0 --options "tile=ffmt io=arena" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python -m serenity gen vww --dtype i8 --resolution 48 --weights random -o %t.vww.mlir
 // RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python -m serenity gen mobilenetv2 --channels 8 --resolution 32 --weights random --param classes=10 -o %t.mbv2.mlir
 // RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 0 --rtol 0 --options "tile=ffmt" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 1e-4 --rtol 1e-4 --options "tile=both tile-max-mac-overhead=0" | FileCheck %s
 // RUN: %python -m serenity gen densenet-block --channels 8 --resolution 16 --param layers=3 --param growth=8 --weights random -o %t.dense.mlir
 // RUN: %python %integration/compare_lowering.py %t.dense.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python -m serenity gen randwire-stage --channels 8 --resolution 16 --param nodes=12 --weights random -o %t.rw.mlir
