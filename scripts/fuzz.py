@@ -67,7 +67,7 @@ def draw_options(r, dtype):
     """A random serenity-pipeline option set (only valid combinations: the
     invalid ones are the bad-input corpus's business)."""
     concat = r.choice(["copy", "inplace", "auto"])
-    tile = r.choice(["none", "ffmt"]) if concat != "copy" else "none"
+    tile = r.choice(["none", "ffmt", "fdt", "both"]) if concat != "copy" else "none"
     options = {
         "schedule": r.choice(["dp", "dp", "greedy", "kahn", "program-order"]),
         "concat": concat,

@@ -12,6 +12,7 @@
 #include "Serenity/Tiling/WindowGeometry.h"
 
 #include "ConstantSlices.h"
+#include "TilingHelpers.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -25,17 +26,6 @@ using namespace mlir::serenity;
 namespace {
 
 constexpr unsigned kChannelAxis = 3;
-
-RankedTensorType getStaticNHWC(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.getRank() == 4 && type.hasStaticShape() ? type
-                                                              : nullptr;
-}
-
-bool isChannelPointwise(Operation *op) {
-  return op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
-         isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op);
-}
 
 /// How a partition uses a constant operand of a channel-independent op.
 enum class ConstantUse { Shared, SliceChannels, SliceVector, Invalid };
@@ -147,7 +137,7 @@ mlir::serenity::getChannelRegion(ArrayRef<Operation *> ops,
       return fail(op, "changes the channel count");
     bool window = isa<tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
                       tosa::AvgPool2dOp>(op);
-    if (!window && !isChannelPointwise(op))
+    if (!window && !isTilePointwise(op))
       return fail(op, "is not channel-independent");
     for (OpOperand &operand : op->getOpOperands()) {
       if (operand.get() == previous) {
@@ -213,11 +203,7 @@ mlir::serenity::tileChannelRegion(RewriterBase &rewriter,
   Operation *last = region.ops.back();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(last);
-  auto mark = [&](Operation *op) {
-    op->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
-    if (!tileAttr.empty())
-      op->setAttr(tileAttr, rewriter.getUnitAttr());
-  };
+  auto mark = [&](Operation *op) { markTileClone(rewriter, op, tileAttr); };
   SmallVector<Value> partResults;
   Value sum;
   for (const ::serenity::Interval &range :

@@ -10,6 +10,8 @@
 
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Tiling/WindowGeometry.h"
+
+#include "TilingHelpers.h"
 #include "Serenity/Transforms/Tiling.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -45,13 +47,8 @@ bool isWindowOp(Operation *op) {
              tosa::AvgPool2dOp>(op);
 }
 
-bool isPointwiseOp(Operation *op) {
-  return op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
-         isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op);
-}
-
 /// Statically shaped rank-4 tensor (NHWC).
-RankedTensorType getNHWCType(Value value) {
+RankedTensorType getStaticNHWC(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.getRank() == 4 && type.hasStaticShape() ? type : nullptr;
 }
@@ -59,7 +56,7 @@ RankedTensorType getNHWCType(Value value) {
 /// The H and W window geometry of a window op (kernel from the weights of
 /// convs, from the attribute of pools).
 std::optional<std::array<WindowDim, 2>> getWindowDims(Operation *op) {
-  RankedTensorType input = getNHWCType(op->getOperand(0));
+  RankedTensorType input = getStaticNHWC(op->getOperand(0));
   if (!input)
     return std::nullopt;
   ArrayRef<int64_t> pad, stride;
@@ -117,8 +114,8 @@ std::optional<std::array<int64_t, 2>> getSpatialSliceOffsets(Operation *op) {
   auto slice = dyn_cast<tosa::SliceOp>(op);
   if (!slice)
     return std::nullopt;
-  RankedTensorType input = getNHWCType(slice.getInput1());
-  RankedTensorType result = getNHWCType(slice.getResult());
+  RankedTensorType input = getStaticNHWC(slice.getInput1());
+  RankedTensorType result = getStaticNHWC(slice.getResult());
   DenseIntElementsAttr start, size;
   if (!input || !result || !matchPattern(slice.getStart(), m_Constant(&start)) ||
       !matchPattern(slice.getSize(), m_Constant(&size)) ||
@@ -189,13 +186,13 @@ FailureOr<TilePlan> planTile(const SpatialRegion &region, Rect outputRect) {
       need(op->getOpOperand(0), {rows.input, cols.input});
       continue;
     }
-    RankedTensorType resultType = getNHWCType(result);
+    RankedTensorType resultType = getStaticNHWC(result);
     for (OpOperand &operand : op->getOpOperands()) {
       Value value = operand.get();
       if (value != region.input &&
           !llvm::is_contained(region.ops, value.getDefiningOp()))
         continue; // A constant.
-      RankedTensorType type = getNHWCType(value);
+      RankedTensorType type = getStaticNHWC(value);
       Rect operandRect = rect;
       if (type.getDimSize(1) != resultType.getDimSize(1))
         operandRect.rows = {0, 1};
@@ -260,11 +257,11 @@ mlir::serenity::getSpatialRegion(ArrayRef<Operation *> ops,
     // Ops whose first operand is the feature map and the others are
     // parameters.
     bool window = isWindowOp(op) || slice;
-    if (!window && !isPointwiseOp(op))
+    if (!window && !isTilePointwise(op))
       return fail(op, "cannot be tiled spatially");
-    if (op->getNumResults() != 1 || !getNHWCType(op->getResult(0)))
+    if (op->getNumResults() != 1 || !getStaticNHWC(op->getResult(0)))
       return fail(op, "has no static NHWC result");
-    RankedTensorType resultType = getNHWCType(op->getResult(0));
+    RankedTensorType resultType = getStaticNHWC(op->getResult(0));
     if (window && !slice) {
       std::optional<std::array<WindowDim, 2>> dims = getWindowDims(op);
       if (!dims || (*dims)[0].outputSize() != resultType.getDimSize(1) ||
@@ -279,7 +276,7 @@ mlir::serenity::getSpatialRegion(ArrayRef<Operation *> ops,
       if (!inside && def && isConstantLike(def)) {
         if (window && data)
           return fail(op, "reads a constant feature map");
-        RankedTensorType type = getNHWCType(value);
+        RankedTensorType type = getStaticNHWC(value);
         if (!window && type &&
             (type.getDimSize(1) > 1 || type.getDimSize(2) > 1))
           return fail(op, "reads a constant with a spatial extent");
@@ -287,7 +284,7 @@ mlir::serenity::getSpatialRegion(ArrayRef<Operation *> ops,
       }
       if (!data)
         return fail(op, "has weights computed at run time");
-      RankedTensorType type = getNHWCType(value);
+      RankedTensorType type = getStaticNHWC(value);
       if (!type)
         return fail(op, "reads a value that is not a static NHWC tensor");
       if (!window && !isTileableOperandOf(type, resultType))
@@ -314,7 +311,7 @@ FailureOr<Operation *>
 mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
                                   const SpatialRegion &region, TileGrid grid,
                                   StringRef concatAttr, StringRef tileAttr) {
-  RankedTensorType outputType = getNHWCType(region.output);
+  RankedTensorType outputType = getStaticNHWC(region.output);
   if (grid.rows < 1 || grid.cols < 1 || grid.rows * grid.cols < 2 ||
       grid.rows > outputType.getDimSize(1) ||
       grid.cols > outputType.getDimSize(2))
@@ -337,7 +334,7 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
   Location loc = last->getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(last);
-  RankedTensorType inputType = getNHWCType(region.input);
+  RankedTensorType inputType = getStaticNHWC(region.input);
   Rect wholeInput = {{0, inputType.getDimSize(1)},
                      {0, inputType.getDimSize(2)}};
   SmallVector<Value> tiles;
@@ -374,10 +371,8 @@ mlir::serenity::tileSpatialRegion(RewriterBase &rewriter,
       // A value read by several ops of the region: each op maps it on its
       // own, so clone one op at a time.
       Operation *clone = rewriter.clone(*op, mapping);
-      clone->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
-      if (!tileAttr.empty())
-        clone->setAttr(tileAttr, rewriter.getUnitAttr());
-      RankedTensorType type = getNHWCType(result);
+      markTileClone(rewriter, clone, tileAttr);
+      RankedTensorType type = getStaticNHWC(result);
       clone->getResult(0).setType(
           RankedTensorType::get({type.getDimSize(0), rect.rows.size(),
                                  rect.cols.size(), type.getDimSize(3)},
