@@ -7,6 +7,12 @@
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="target=riscv" 2>&1 | FileCheck %s --check-prefix=BADTARGET
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="alignment=48" 2>&1 | FileCheck %s --check-prefix=BADALIGN
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="alloc=first-fit" 2>&1 | FileCheck %s --check-prefix=BADALLOC
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=spatial" 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=ffmt concat=copy" 2>&1 | FileCheck %s --check-prefix=TILECOPY
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=fdt tile-max-mac-overhead=-1" 2>&1 | FileCheck %s --check-prefix=TILEMAC
+// Tiling without a concat option uses concat=auto (the tiles are written in
+// place into the region's output).
+// RUN: serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=both lower-to-llvm=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILEAUTO
 
 // REPORT: "arena_bytes":
 // REPORT: "buffers":
@@ -28,4 +34,8 @@
 
 // BADTARGET: serenity-pipeline: invalid target='riscv' (expected one of: host, cortex-m)
 // BADALIGN: serenity-pipeline: alignment must be a power of two
+// BADTILE: serenity-pipeline: invalid tile='spatial' (expected one of: none, ffmt, fdt, both)
+// TILECOPY: serenity-pipeline: tile=ffmt needs concat=auto or concat=inplace (the tiles are written into their slice of the output)
+// TILEMAC: serenity-pipeline: tile-max-mac-overhead must be >= 0 (percent)
+// TILEAUTO: serenity-tile: ffmt
 // BADALLOC: serenity-pipeline: invalid alloc='first-fit' (expected one of: exact, best-fit, greedy-size, none)
