@@ -14,6 +14,13 @@
 // RUN: %python %integration/compare_lowering.py %t.str_ww.mlir --atol 0 --rtol 0 --options "tile=ffmt io=arena" | FileCheck %s
 // RUN: %python -m serenity import-tflite %shared/models/mlperf_tiny/vww_96_int8.tflite -o %t.vww.mlir
 // RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "tile=ffmt io=arena alloc=best-fit" | FileCheck %s
+// Fused depthwise (channel) tiling, where it applies (VWW, streaming
+// wakeword): bit-exact as well.
+// RUN: %python %integration/compare_lowering.py %t.str_ww.mlir --atol 0 --rtol 0 --options "tile=fdt io=arena" | FileCheck %s --check-prefix=FDT
+// RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "tile=fdt io=arena alloc=best-fit" | FileCheck %s --check-prefix=FDT
+// FDT: serenity-tile: fdt {{[0-9]+}} channel partitions
+// FDT: output 0: {{.*}}, max abs diff 0, 0 beyond tolerance
+// FDT: PASS
 // CHECK: serenity-tile: ffmt
 // SLICE-SAME: tosa.slice
 // CHECK: serenity-pipeline: 0 memref.alloc left in @{{.*}}, arena {{[0-9]+}} bytes

@@ -27,9 +27,14 @@
 // RUN: %python %integration/compare_lowering.py %t.vww.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python -m serenity gen mobilenetv2 --channels 8 --resolution 32 --weights random --param classes=10 -o %t.mbv2.mlir
 // RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 0 --rtol 0 --options "tile=ffmt" | FileCheck %s --check-prefixes=CHECK,TILED
-// RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 1e-4 --rtol 1e-4 --options "tile=both tile-max-mac-overhead=0" | FileCheck %s
+// RUN: %python %integration/compare_lowering.py %t.mbv2.mlir --atol 1e-4 --rtol 1e-4 --options "tile=fdt" | FileCheck %s --check-prefix=FDTF32
+// FDTF32: serenity-tile: fdt
+// FDTF32: PASS
 // RUN: %python -m serenity gen densenet-block --channels 8 --resolution 16 --param layers=3 --param growth=8 --weights random -o %t.dense.mlir
 // RUN: %python %integration/compare_lowering.py %t.dense.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: %python %integration/compare_lowering.py %t.dense.mlir --atol 1e-4 --rtol 1e-4 --options "tile=fdt concat=inplace" | FileCheck %s --check-prefix=ANY
+// RUN: %python %integration/compare_lowering.py %t.rw.mlir --atol 1e-4 --rtol 1e-4 --options "tile=fdt" | FileCheck %s --check-prefix=ANY
+// ANY: PASS
 // RUN: %python -m serenity gen randwire-stage --channels 8 --resolution 16 --param nodes=12 --weights random -o %t.rw.mlir
 // RUN: %python %integration/compare_lowering.py %t.rw.mlir --atol 0 --rtol 0 --options "tile=ffmt tile-max-mac-overhead=100" | FileCheck %s
 // The random RandWire stage's peak is not in a tileable region (no TILED).
