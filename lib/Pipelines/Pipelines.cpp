@@ -45,12 +45,18 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
   std::string concatMode = options.concat;
-  if (options.tile != "none" && concatMode == "copy") {
-    if (options.concat.hasValue())
-      return errorHandler("serenity-pipeline: tile=" + options.tile +
+  std::string tile = options.tile;
+  if (tile != "none" && concatMode == "copy") {
+    if (!options.concat.hasValue()) {
+      concatMode = "auto";
+    } else if (!options.tile.hasValue()) {
+      // The user asked for copied concats and left tiling at its default.
+      tile = "none";
+    } else {
+      return errorHandler("serenity-pipeline: tile=" + tile +
                           " needs concat=auto or concat=inplace (the tiles "
                           "are written into their slice of the output)");
-    concatMode = "auto";
+    }
   }
   if (!(options.tileMaxMacOverhead >= 0))
     return errorHandler("serenity-pipeline: tile-max-mac-overhead must be >= "
@@ -90,8 +96,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // Fused tiling of the regions around the buffers at the peak, in the
   // scheduled order: the tiles run one after the other where the region
   // was (the order serenity-tile evaluates), so no second schedule.
-  if (options.tile != "none")
-    os << "func.func(serenity-tile{method=" << options.tile
+  if (tile != "none")
+    os << "func.func(serenity-tile{method=" << tile
        << " max-mac-overhead="
        << llvm::formatv("{0}", static_cast<double>(options.tileMaxMacOverhead))
        << " concat=" << concatMode << modelOptions << "}),";

@@ -46,8 +46,8 @@ struct SerenityPrepareInputPass
     DenseSet<Value> returned;
     for (OpOperand &operand : returnOp->getOpOperands())
       if (!returned.insert(operand.get()).second)
-        operand.set(mlir::serenity::copyToNewTensor(builder, returnOp.getLoc(),
-                                                    operand.get()));
+        operand.set(mlir::serenity::copyToNewTensor(
+            builder, returnOp.getLoc(), operand.get(), /*ownBuffer=*/true));
   }
 };
 

@@ -121,7 +121,7 @@ class Case:
         --mlir-timing}."""
         if method not in self._tiled:
             if "untiled" not in self._tiled:
-                base, _ = self.tool.pipeline_alloc_reports(self.path, "io=arena concat=auto")
+                base, _ = self.tool.pipeline_alloc_reports(self.path, "io=arena concat=auto tile=none")
                 self._tiled["untiled"] = base[0]["arena_bytes"]
             reports, stderr = self.tool.pipeline_alloc_reports(
                 self.path, "io=arena concat=auto tile=%s" % method, ["--mlir-timing"])

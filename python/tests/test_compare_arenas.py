@@ -23,7 +23,8 @@ def test_same_build_is_not_larger(tmp_path, serenity_opt):
     run = subprocess.run([sys.executable, SCRIPT, serenity_opt, serenity_opt, net],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert "| resnet8.mlir | 49152 | 49152 | +0.0 % |" in run.stdout
+    # Default pipeline: fused tiling on (docs/Tiling.md).
+    assert "| resnet8.mlir | 29184 | 29184 | +0.0 % |" in run.stdout
     assert "1 networks: 0 larger" in run.stdout
 
 
@@ -40,7 +41,7 @@ def test_larger_arena_fails(tmp_path, serenity_opt):
     run = subprocess.run([sys.executable, SCRIPT, serenity_opt, str(wrapper), net],
                          capture_output=True, text=True)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "| resnet8.mlir | 49152 | 196608 |" in run.stdout
+    assert "| resnet8.mlir | 29184 | 86144 |" in run.stdout
     assert "1 larger" in run.stdout
 
 

@@ -8,7 +8,7 @@
 // UNRANKED: unranked.mlir:1:{{[0-9]+}}: error: serenity memory model: argument #0 of type 'tensor<*xf32>': unranked type is outside the memory model
 // DYNAMIC: dynamic.mlir:2:{{[0-9]+}}: error: serenity memory model: result #0 of type 'tensor<?x4x4x2xf32>': dynamic shape is outside the memory model
 // TWICE: %[[E:.*]] = tosa.exp
-// TWICE: %[[EMPTY:.*]] = tensor.empty() : tensor<4xf32>
+// TWICE: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4xf32>
 // TWICE: %[[COPY:.*]] = linalg.copy ins(%[[E]] : tensor<4xf32>) outs(%[[EMPTY]] : tensor<4xf32>)
 // TWICE: return %[[E]], %[[COPY]], %arg0
 

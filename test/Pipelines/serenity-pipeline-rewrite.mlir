@@ -1,6 +1,6 @@
-// RUN: serenity-opt %s --serenity-pipeline="rewrite=profitable schedule=dp alloc=none lower-to-llvm=0 accumulate-in-place=1" | FileCheck %s
-// RUN: serenity-opt %s --serenity-pipeline="schedule=dp alloc=none lower-to-llvm=0" | FileCheck %s --check-prefix=NONE
-// RUN: not serenity-opt %s --serenity-pipeline="rewrite=bogus" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: serenity-opt %s --serenity-pipeline="tile=none rewrite=profitable schedule=dp alloc=none lower-to-llvm=0 accumulate-in-place=1" | FileCheck %s
+// RUN: serenity-opt %s --serenity-pipeline="tile=none schedule=dp alloc=none lower-to-llvm=0" | FileCheck %s --check-prefix=NONE
+// RUN: not serenity-opt %s --serenity-pipeline="tile=none rewrite=bogus" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The network of @profitable in test/Transforms/serenity-rewrite.mlir: with
 // rewrite=profitable the final conv over the concat becomes two partial

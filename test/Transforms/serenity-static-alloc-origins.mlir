@@ -5,11 +5,11 @@
 // whole i32 accumulator, and a concat copy; with the default pipeline the
 // accumulator is one element per tile, kept in a register (listed under
 // "register_buffers", not in the arena) and the padding is read in place.
-// RUN: serenity-opt %s --serenity-pipeline="fuse-requantization=0 lower-to-llvm=0 alloc-report=%t.unfused.json" -o /dev/null
+// RUN: serenity-opt %s --serenity-pipeline="tile=none fuse-requantization=0 lower-to-llvm=0 alloc-report=%t.unfused.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=UNFUSED < %t.unfused.json
-// RUN: serenity-opt %s --serenity-pipeline="lower-to-llvm=0 alloc-report=%t.fused.json" -o /dev/null
+// RUN: serenity-opt %s --serenity-pipeline="tile=none lower-to-llvm=0 alloc-report=%t.fused.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=FUSED < %t.fused.json
-// RUN: serenity-opt %s --serenity-pipeline="alloc-report=%t.llvm.json" | FileCheck %s --check-prefix=LLVM
+// RUN: serenity-opt %s --serenity-pipeline="tile=none alloc-report=%t.llvm.json" | FileCheck %s --check-prefix=LLVM
 
 // Buffers are listed in program order of their allocs.
 // UNFUSED:      "buffers": [

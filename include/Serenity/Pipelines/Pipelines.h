@@ -55,10 +55,11 @@ struct SerenityPipelineOptions
       *this, "tile",
       llvm::cl::desc("Fused tiling of the buffers at the peak, after "
                      "scheduling: none, ffmt (spatial), fdt (channels) or "
-                     "both (serenity-tile; needs "
-                     "concat=auto or inplace, and uses auto when concat is "
-                     "not given)"),
-      llvm::cl::init("none")};
+                     "both (default; serenity-tile). Tiles are written in "
+                     "place: concat becomes auto unless given; with an "
+                     "explicit concat=copy the default tiling is off and an "
+                     "explicit tile is an error"),
+      llvm::cl::init("both")};
   Option<double> tileMaxMacOverhead{
       *this, "tile-max-mac-overhead",
       llvm::cl::desc("serenity-tile: most extra MACs in percent of the "

@@ -393,12 +393,16 @@ def SerenityPrepareInputPass
     ```mlir
     return %e, %e : tensor<4xf32>, tensor<4xf32>
     // becomes
-    %0 = tensor.empty() : tensor<4xf32>
+    %0 = bufferization.alloc_tensor() : tensor<4xf32>
     %1 = linalg.copy ins(%e : tensor<4xf32>) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
     return %e, %1 : tensor<4xf32>, tensor<4xf32>
     ```
+
+    (`bufferization.alloc_tensor`, not `tensor.empty`: the in-place concat
+    modes run `eliminate-empty-tensors`, which would fold the copy away.)
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect",
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

@@ -29,16 +29,16 @@
 // 49152 with one output element per tile (the default: the accumulator is a
 // register) = the two 32x32x16 i8 activations of a conv; kws 76096, 21376,
 // 18624, 16256, 16000 (= two 25x5x64 activations).
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=R8-BEFORE
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0 fuse-padding=0" 2>/dev/null | FileCheck %s --check-prefix=R8-ROWS
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=R8-ROWS-PAD
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=R8-PIXEL
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=R8-AFTER
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-BEFORE
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0 fuse-padding=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS-PAD
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-PIXEL
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=R8-BEFORE
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0 fuse-padding=0" 2>/dev/null | FileCheck %s --check-prefix=R8-ROWS
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=R8-ROWS-PAD
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=R8-PIXEL
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=R8-AFTER
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-BEFORE
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0 fuse-padding=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS-PAD
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-PIXEL
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
 // R8-BEFORE: serenity.arena_lower_bound = 196608
 // R8-ROWS: serenity.arena_lower_bound = 53312
 // R8-ROWS-PAD: serenity.arena_lower_bound = 52832

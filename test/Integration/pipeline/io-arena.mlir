@@ -26,6 +26,6 @@
 // The arena holds the input (32x32x3 i8, 3072 B) and the output too, and
 // still needs no more than the arena of io=caller (49152 B, the two 32x32x16
 // activations of a conv), which keeps 3072 + 10 bytes outside it.
-// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="lower-to-llvm=0 io=arena" 2>/dev/null | FileCheck %s --check-prefix=R8
+// RUN: serenity-opt %t.resnet8.mlir --serenity-pipeline="tile=none lower-to-llvm=0 io=arena" 2>/dev/null | FileCheck %s --check-prefix=R8
 // R8: serenity.arena_bytes = 49152
 // R8-SAME: serenity.io_offsets = array<i64:
