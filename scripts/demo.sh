@@ -24,8 +24,10 @@ PYTHONPATH="$root/python" /usr/bin/python3 -m serenity gen randwire-stage --chan
 echo "peak as written: $("$opt" "$out/randwire.mlir" --serenity-memory-report -o /dev/null | sed -n 2p)"
 "$opt" "$out/randwire.mlir" --serenity-schedule 2>/dev/null | grep -o 'serenity.schedule = {[^}]*}'
 echo
-echo "== 3. full pipeline to LLVM with one static arena (serenity-pipeline)"
-"$opt" "$example" --serenity-pipeline="lower-to-llvm=0" -o "$out/memref.mlir"
+echo "== 3. full pipeline to LLVM with one static arena (serenity-pipeline; fused tiling on by default)"
+"$opt" "$example" --serenity-pipeline="lower-to-llvm=0 tile=none" -o "$out/memref-untiled.mlir" 2>/dev/null
+echo "without tiling: $(grep -o 'serenity.arena_bytes = [0-9]*' "$out/memref-untiled.mlir")"
+"$opt" "$example" --serenity-pipeline="lower-to-llvm=0" -o "$out/memref.mlir" 2>&1 | grep -o 'serenity-tile: .*' || true
 grep -o 'serenity.arena_bytes = [0-9]*\|serenity.arena_lower_bound = [0-9]*' "$out/memref.mlir"
 "$opt" "$example" --serenity-pipeline -o "$out/llvm.mlir"
 echo "LLVM dialect written to $out/llvm.mlir; malloc calls: $(grep -c 'llvm.call @malloc' "$out/llvm.mlir" || true)"
