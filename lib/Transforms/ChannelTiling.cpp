@@ -100,24 +100,39 @@ mlir::serenity::getChannelRegion(ArrayRef<Operation *> ops,
     reason = "a channel region needs a conv and at least one more op";
     return failure();
   }
-  auto first = dyn_cast<tosa::Conv2DOp>(ops.front());
-  if (!first)
-    return fail(ops.front(), "does not start a channel region (a conv2d does)");
-  RankedTensorType firstType = getStaticNHWC(first.getOutput());
-  if (!firstType || !getStaticNHWC(first.getInput()))
-    return fail(first, "has no static NHWC input and result");
-  int64_t channels = firstType.getDimSize(kChannelAxis);
-  DenseElementsAttr bias = getDense(first.getBias());
-  if (!getDense(first.getWeight()) || !bias ||
-      (bias.getNumElements() != channels && bias.getNumElements() != 1))
-    return fail(first, "has weights or a bias that are not dense constants");
   ChannelRegion region;
   region.ops.assign(ops.begin(), ops.end());
-  region.input = first.getInput();
-  for (size_t i = 1; i < ops.size(); ++i) {
+  int64_t channels = 0;
+  size_t firstMiddle = 1;
+  if (auto first = dyn_cast<tosa::Conv2DOp>(ops.front())) {
+    // Implicit fan-out: the conv is split by output channels.
+    RankedTensorType firstType = getStaticNHWC(first.getOutput());
+    if (!firstType || !getStaticNHWC(first.getInput()))
+      return fail(first, "has no static NHWC input and result");
+    channels = firstType.getDimSize(kChannelAxis);
+    DenseElementsAttr bias = getDense(first.getBias());
+    if (!getDense(first.getWeight()) || !bias ||
+        (bias.getNumElements() != channels && bias.getNumElements() != 1))
+      return fail(first, "has weights or a bias that are not dense constants");
+    region.input = first.getInput();
+  } else {
+    // Explicit SPLIT: the region's input is sliced by channels and the
+    // first op is already channel-independent.
+    region.explicitSplit = true;
+    firstMiddle = 0;
+    region.input = ops.front()->getNumOperands() ? ops.front()->getOperand(0)
+                                                 : Value();
+    RankedTensorType inputType =
+        region.input ? getStaticNHWC(region.input) : RankedTensorType();
+    if (!inputType || (region.input.getDefiningOp() &&
+                       isConstantLike(region.input.getDefiningOp())))
+      return fail(ops.front(), "reads no NHWC activation to split by channels");
+    channels = inputType.getDimSize(kChannelAxis);
+  }
+  for (size_t i = firstMiddle; i < ops.size(); ++i) {
     Operation *op = ops[i];
-    Value previous = ops[i - 1]->getResult(0);
-    if (!previous.hasOneUse() || *previous.user_begin() != op)
+    Value previous = i ? ops[i - 1]->getResult(0) : region.input;
+    if (i && (!previous.hasOneUse() || *previous.user_begin() != op))
       return fail(ops[i - 1], "has a result not used by the next op alone");
     if (op->getNumResults() != 1)
       return fail(op, "has several results");
@@ -165,25 +180,33 @@ FailureOr<Operation *>
 mlir::serenity::tileChannelRegion(RewriterBase &rewriter,
                                   const ChannelRegion &region, int64_t parts,
                                   StringRef concatAttr, StringRef tileAttr) {
-  auto first = cast<tosa::Conv2DOp>(region.ops.front());
+  auto first = region.explicitSplit
+                   ? tosa::Conv2DOp()
+                   : cast<tosa::Conv2DOp>(region.ops.front());
   int64_t channels =
-      getStaticNHWC(first.getOutput()).getDimSize(kChannelAxis);
+      getStaticNHWC(first ? first.getOutput() : region.input)
+          .getDimSize(kChannelAxis);
   if (parts < 2 || parts > channels)
     return failure();
   // Slices of the first conv's and the fan-in conv's constants; checked
   // before anything is created so that a failure leaves the IR unchanged.
-  DenseElementsAttr weight = getDense(first.getWeight());
-  DenseElementsAttr bias = getDense(first.getBias());
+  DenseElementsAttr weight = first ? getDense(first.getWeight())
+                                   : DenseElementsAttr();
+  DenseElementsAttr bias = first ? getDense(first.getBias())
+                                 : DenseElementsAttr();
   auto fanIn = region.fanIn ? cast<tosa::Conv2DOp>(region.ops.back())
                             : tosa::Conv2DOp();
   DenseElementsAttr fanInWeight =
       fanIn ? getDense(fanIn.getWeight()) : DenseElementsAttr();
-  if (!sliceAlong(weight, 0, 0, 1) ||
-      (bias.getNumElements() == channels && !sliceAlong(bias, 0, 0, 1)) ||
+  if ((first && !sliceAlong(weight, 0, 0, 1)) ||
+      (first && bias.getNumElements() == channels &&
+       !sliceAlong(bias, 0, 0, 1)) ||
       (fanIn && !sliceAlong(fanInWeight, kChannelAxis, 0, 1)))
     return failure();
-  for (Operation *op : ArrayRef(region.ops).drop_front().drop_back(
-           region.fanIn ? 1 : 0))
+  ArrayRef<Operation *> middle = ArrayRef(region.ops)
+                                     .drop_front(first ? 1 : 0)
+                                     .drop_back(region.fanIn ? 1 : 0);
+  for (Operation *op : middle)
     for (OpOperand &operand : op->getOpOperands()) {
       Operation *def = operand.get().getDefiningOp();
       if (!def || !isConstantLike(def))
@@ -213,18 +236,39 @@ mlir::serenity::tileChannelRegion(RewriterBase &rewriter,
       return createConst(rewriter, constant.getLoc(),
                          sliceAlong(getDense(constant), axis, begin, size));
     };
-    // The implicit fan-out: the first conv restricted to the partition's
-    // output channels.
-    IRMapping firstMapping;
-    firstMapping.map(first.getWeight(), sliced(first.getWeight(), 0));
-    if (bias.getNumElements() == channels)
-      firstMapping.map(first.getBias(), sliced(first.getBias(), 0));
-    Operation *clone = rewriter.clone(*first, firstMapping);
-    mark(clone);
-    clone->getResult(0).setType(
-        withDim(first.getType(), kChannelAxis, size));
-    Value value = clone->getResult(0);
-    for (Operation *op : ArrayRef(region.ops).drop_front()) {
+    Value value;
+    if (first) {
+      // The implicit fan-out: the first conv restricted to the partition's
+      // output channels.
+      IRMapping firstMapping;
+      firstMapping.map(first.getWeight(), sliced(first.getWeight(), 0));
+      if (bias.getNumElements() == channels)
+        firstMapping.map(first.getBias(), sliced(first.getBias(), 0));
+      Operation *clone = rewriter.clone(*first, firstMapping);
+      mark(clone);
+      clone->getResult(0).setType(
+          withDim(first.getType(), kChannelAxis, size));
+      value = clone->getResult(0);
+    } else {
+      // Explicit SPLIT: the partition's channels of the region's input.
+      auto type = cast<RankedTensorType>(region.input.getType());
+      SmallVector<int64_t> start = {0, 0, 0, begin};
+      SmallVector<int64_t> extent(type.getShape());
+      extent[kChannelAxis] = size;
+      auto shape = [&](ArrayRef<int64_t> values) -> Value {
+        auto indexType = RankedTensorType::get(
+            {static_cast<int64_t>(values.size())}, rewriter.getIndexType());
+        return tosa::ConstShapeOp::create(
+            rewriter, last->getLoc(),
+            tosa::shapeType::get(rewriter.getContext(),
+                                 static_cast<int>(values.size())),
+            DenseIntElementsAttr::get(indexType, values));
+      };
+      value = tosa::SliceOp::create(rewriter, last->getLoc(),
+                                    withDim(type, kChannelAxis, size),
+                                    region.input, shape(start), shape(extent));
+    }
+    for (Operation *op : ArrayRef(region.ops).drop_front(first ? 1 : 0)) {
       if (op == fanIn.getOperation()) {
         // The fan-in: this partition's input channels of the last conv; the
         // bias is added once.

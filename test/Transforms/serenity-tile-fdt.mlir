@@ -1,5 +1,7 @@
 // RUN: serenity-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --serenity-tile="method=fdt max-partitions=2 concat=auto" | FileCheck %s
+// RUN: serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="method=fdt max-partitions=4 concat=auto" 2>/dev/null | FileCheck %s --check-prefix=SPLIT
 // RUN: not serenity-opt %s --serenity-tile=method=bogus 2>&1 | FileCheck %s --check-prefix=METHOD
 
 // METHOD: error: serenity-tile: unknown method 'bogus' (expected ffmt, fdt or both)
@@ -56,4 +58,35 @@ func.func @second_activation(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
   %r = tosa.clamp %c {max_val = 6.0 : f32, min_val = 0.0 : f32} : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
   %s = tosa.add %r, %x : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
   return %s : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// An explicit split (the paper's SPLIT block) - the region starts with a
+// channel-independent op, so each
+// partition starts with a slice of the input's channels (a view). The input
+// (8192) stays live until the last partition's ReLU6 has read it. Two
+// partitions gain nothing (8192 + 4096 + 4096 + 1024 > 16384, the untiled
+// peak of the two 8x8x32 buffers at the depthwise conv); with four the peak
+// is 13312 at the second partition's depthwise conv: x 8192 + the partial
+// sum 1024 + 2048 + 2048.
+// CHECK-LABEL: func.func @split
+// CHECK-NOT: tosa.slice
+// SPLIT-LABEL: func.func @split
+// SPLIT: tosa.slice %arg0, {{.*}} -> tensor<1x8x8x8xf32>
+// SPLIT: tosa.clamp {{.*}} -> tensor<1x8x8x8xf32>
+// SPLIT: tosa.depthwise_conv2d {{.*}} : (tensor<1x8x8x8xf32>, tensor<3x3x8x1xf32>
+// SPLIT-COUNT-3: tosa.slice %arg0
+// SPLIT: tosa.add
+func.func @split(%x: tensor<1x8x8x32xf32>) -> tensor<1x8x8x4xf32> {
+  %dw = "tosa.const"() <{values = dense<0.25> : tensor<3x3x32x1xf32>}> : () -> tensor<3x3x32x1xf32>
+  %b = "tosa.const"() <{values = dense<0.1> : tensor<32xf32>}> : () -> tensor<32xf32>
+  %w2 = "tosa.const"() <{values = dense<0.5> : tensor<4x1x1x32xf32>}> : () -> tensor<4x1x1x32xf32>
+  %b2 = "tosa.const"() <{values = dense<0.1> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %r = tosa.clamp %x {max_val = 6.0 : f32, min_val = 0.0 : f32} : (tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  %d = tosa.depthwise_conv2d %r, %dw, %b, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x32xf32>, tensor<3x3x32x1xf32>, tensor<32xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x32xf32>
+  %r2 = tosa.clamp %d {max_val = 6.0 : f32, min_val = 0.0 : f32} : (tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
+  %p = tosa.conv2d %r2, %w2, %b2, %z, %z {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x32xf32>, tensor<4x1x1x32xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x4xf32>
+  return %p : tensor<1x8x8x4xf32>
 }

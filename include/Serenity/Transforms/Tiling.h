@@ -72,11 +72,15 @@ FailureOr<Operation *> tileSpatialRegion(RewriterBase &rewriter,
 /// summed with tosa.add; float convs accumulating in their result type, or
 /// integer convs with i32 results, which add up bit-exactly). Every value
 /// but the last has one use, the next op of the chain.
+/// A region may also start with a channel-independent op (`explicitSplit`,
+/// the paper's SPLIT block): each partition then starts with a tosa.slice of
+/// the input's channels.
 struct ChannelRegion {
   SmallVector<Operation *> ops;
   Value input;
   Value output;
   bool fanIn = false;
+  bool explicitSplit = false;
 };
 
 /// Checks that `ops` form a ChannelRegion; otherwise sets `reason`.

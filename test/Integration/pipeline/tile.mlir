@@ -18,6 +18,7 @@
 // RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=fdt" | FileCheck %s --check-prefixes=CHECK,FDT
 // RUN: %python %integration/compare_lowering.py %S/Inputs/ffmt-int8-chain.mlir --atol 0 --rtol 0 --options "tile=both io=arena fuse-requantization=0" | FileCheck %s --check-prefixes=CHECK,TILED
 // RUN: %python %integration/compare_lowering.py %S/Inputs/fdt-inverted-residual.mlir --atol 1e-4 --rtol 1e-4 --options "tile=fdt" | FileCheck %s --check-prefixes=FANIN
+// RUN: %python %integration/compare_lowering.py %S/Inputs/fdt-explicit-split.mlir --func split --atol 1e-4 --rtol 1e-4 --options "tile=fdt" | FileCheck %s --check-prefixes=FANIN
 // FDT: serenity-tile: fdt {{[0-9]+}} channel partitions
 // FANIN: serenity-tile: fdt {{[0-9]+}} channel partitions {{.*}}(fan-in)
 // FANIN: PASS
