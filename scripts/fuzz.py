@@ -63,7 +63,7 @@ GENERATORS = {
 FLOORS = {"nodes": 3, "channels": 4, "resolution": 4, "layers": 1, "classes": 2}
 
 
-def draw_options(r, dtype):
+def draw_options(r):
     """A random serenity-pipeline option set (only valid combinations: the
     invalid ones are the bad-input corpus's business)."""
     concat = r.choice(["copy", "inplace", "auto"])
@@ -183,7 +183,7 @@ def draw_case(r):
     network = r.choice(sorted(GENERATORS))
     dtype = r.choice(["f32", "i8"])
     return {"network": network, "dtype": dtype, "seed": r.randint(0, 1000), "params": GENERATORS[network](r),
-            "options": draw_options(r, dtype)}
+            "options": draw_options(r)}
 
 
 def shrink(tool, case, workdir):

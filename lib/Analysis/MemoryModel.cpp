@@ -62,8 +62,7 @@ static unsigned elementBits(Value value) {
              : 0;
 }
 
-/// TOSA ops tosa-to-linalg lowers to one parallel linalg.generic.
-static bool isPointwise(Operation *op) {
+bool mlir::serenity::isPointwise(Operation *op) {
   return op && (op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
                 isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op));
 }

@@ -83,10 +83,6 @@ DenseElementsAttr getDense(Value value) {
   return matchPattern(value, m_Constant(&attr)) ? attr : DenseElementsAttr();
 }
 
-Value createConst(OpBuilder &builder, Location loc, DenseElementsAttr attr) {
-  return tosa::ConstOp::create(builder, loc, attr.getType(), attr);
-}
-
 } // namespace
 
 FailureOr<ChannelRegion>
@@ -152,7 +148,7 @@ mlir::serenity::getChannelRegion(ArrayRef<Operation *> ops,
       return fail(op, "changes the channel count");
     bool window = isa<tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
                       tosa::AvgPool2dOp>(op);
-    if (!window && !isTilePointwise(op))
+    if (!window && !isPointwise(op))
       return fail(op, "is not channel-independent");
     for (OpOperand &operand : op->getOpOperands()) {
       if (operand.get() == previous) {
@@ -255,18 +251,8 @@ mlir::serenity::tileChannelRegion(RewriterBase &rewriter,
       SmallVector<int64_t> start = {0, 0, 0, begin};
       SmallVector<int64_t> extent(type.getShape());
       extent[kChannelAxis] = size;
-      auto shape = [&](ArrayRef<int64_t> values) -> Value {
-        auto indexType = RankedTensorType::get(
-            {static_cast<int64_t>(values.size())}, rewriter.getIndexType());
-        return tosa::ConstShapeOp::create(
-            rewriter, last->getLoc(),
-            tosa::shapeType::get(rewriter.getContext(),
-                                 static_cast<int>(values.size())),
-            DenseIntElementsAttr::get(indexType, values));
-      };
-      value = tosa::SliceOp::create(rewriter, last->getLoc(),
-                                    withDim(type, kChannelAxis, size),
-                                    region.input, shape(start), shape(extent));
+      value = createSlice(rewriter, last->getLoc(), region.input, start,
+                          extent);
     }
     for (Operation *op : ArrayRef(region.ops).drop_front(first ? 1 : 0)) {
       if (op == fanIn.getOperation()) {

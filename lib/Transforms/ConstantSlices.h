@@ -9,6 +9,8 @@
 #ifndef SERENITY_LIB_TRANSFORMS_CONSTANTSLICES_H
 #define SERENITY_LIB_TRANSFORMS_CONSTANTSLICES_H
 
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -63,6 +65,12 @@ inline DenseElementsAttr sliceAlong(DenseElementsAttr attr, unsigned axis,
     return DenseElementsAttr::get(sliceType, out);
   }
   return {};
+}
+
+/// A `tosa.const` holding `attr` at the builder's insertion point.
+inline Value createConst(OpBuilder &builder, Location loc,
+                         DenseElementsAttr attr) {
+  return tosa::ConstOp::create(builder, loc, attr.getType(), attr);
 }
 
 } // namespace serenity

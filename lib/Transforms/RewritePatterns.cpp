@@ -40,12 +40,6 @@ int64_t dimSize(Value value, unsigned axis) {
   return cast<RankedTensorType>(value.getType()).getDimSize(axis);
 }
 
-/// Creates a `tosa.const` holding `attr` at the rewriter's insertion point.
-Value createConst(PatternRewriter &rewriter, Location loc,
-                  DenseElementsAttr attr) {
-  return tosa::ConstOp::create(rewriter, loc, attr.getType(), attr);
-}
-
 /// Clones `op` at the insertion point without the annotations of other
 /// passes (serenity.lifetime...): they describe the old graph.
 Operation *cloneWithoutAnnotations(PatternRewriter &rewriter, Operation *op) {

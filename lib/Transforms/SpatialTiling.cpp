@@ -204,17 +204,6 @@ FailureOr<TilePlan> planTile(const SpatialRegion &region, Rect outputRect) {
   return plan;
 }
 
-/// A !tosa.shape constant.
-Value createShape(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    builder.getIndexType());
-  return tosa::ConstShapeOp::create(
-      builder, loc,
-      tosa::shapeType::get(builder.getContext(),
-                           static_cast<int>(values.size())),
-      DenseIntElementsAttr::get(type, values));
-}
-
 /// `value` (holding rectangle `have` of its full tensor) cut to `want`.
 Value sliceTo(OpBuilder &builder, Location loc, Value value, Rect have,
               Rect want) {
@@ -225,10 +214,7 @@ Value sliceTo(OpBuilder &builder, Location loc, Value value, Rect have,
                                 want.cols.begin - have.cols.begin, 0};
   SmallVector<int64_t> size = {type.getDimSize(0), want.rows.size(),
                                want.cols.size(), type.getDimSize(3)};
-  auto sliceType = RankedTensorType::get(size, type.getElementType());
-  return tosa::SliceOp::create(builder, loc, sliceType, value,
-                               createShape(builder, loc, start),
-                               createShape(builder, loc, size));
+  return createSlice(builder, loc, value, start, size);
 }
 
 } // namespace
@@ -257,7 +243,7 @@ mlir::serenity::getSpatialRegion(ArrayRef<Operation *> ops,
     // Ops whose first operand is the feature map and the others are
     // parameters.
     bool window = isWindowOp(op) || slice;
-    if (!window && !isTilePointwise(op))
+    if (!window && !isPointwise(op))
       return fail(op, "cannot be tiled spatially");
     if (op->getNumResults() != 1 || !getStaticNHWC(op->getResult(0)))
       return fail(op, "has no static NHWC result");

@@ -58,14 +58,19 @@ struct Score {
   }
 };
 
-/// A region (consecutive scheduled ops first..last) and how to tile it:
-/// a spatial grid (FFMT) or channel partitions (FDT).
+/// How to tile a region: a spatial grid (FFMT) or channel partitions (FDT).
 struct Candidate {
-  int first = 0;
-  int last = 0;
   bool channels = false;
   TileGrid grid;
   int64_t parts = 0;
+};
+
+/// The best candidate of a round, its score and its region's ops (in the
+/// function the round searched).
+struct Choice {
+  Candidate candidate;
+  Score score;
+  SmallVector<Operation *> ops;
 };
 
 /// The ops of `block` in order (to find an op's twin in a clone).
@@ -145,14 +150,13 @@ struct SerenityTilePass
     bool timedOut = false;
     // Each applied region removes ops from the untiled part; bound the rounds.
     for (int round = 0; round < 64 && !timedOut; ++round) {
-      std::optional<std::pair<Candidate, Score>> chosen =
+      std::optional<Choice> chosen =
           searchRound(*work, current, initial->macs + macBudget, timedOut);
       if (!chosen)
         break;
-      auto [candidate, score] = *chosen;
-      SmallVector<Operation *> steps = scheduledOps(*work);
-      ArrayRef<Operation *> ops = ArrayRef(steps).slice(
-          candidate.first, candidate.last - candidate.first + 1);
+      const Candidate &candidate = chosen->candidate;
+      const Score &score = chosen->score;
+      ArrayRef<Operation *> ops = chosen->ops;
       Location loc = ops.front()->getLoc();
       std::string what;
       if (failed(applyCandidate(candidate, ops, &what)))
@@ -196,13 +200,6 @@ private:
 
   bool expired() const { return std::chrono::steady_clock::now() > deadline; }
 
-  /// The scheduled ops of `function` in program order (model steps).
-  SmallVector<Operation *> scheduledOps(func::FuncOp function) {
-    FailureOr<FunctionMemoryModel> model =
-        FunctionMemoryModel::build(function, modelOptions);
-    return succeeded(model) ? model->steps : SmallVector<Operation *>();
-  }
-
   /// Program-order score of `function`; nullopt (after an error) outside
   /// the memory model.
   std::optional<Score> evaluate(func::FuncOp function) {
@@ -222,7 +219,7 @@ private:
 
   /// Evaluates the candidates around the critical buffers of `function` and
   /// returns the best one better than `current` within `macLimit`.
-  std::optional<std::pair<Candidate, Score>> searchRound(func::FuncOp function,
+  std::optional<Choice> searchRound(func::FuncOp function,
                                                          Score current,
                                                          int64_t macLimit,
                                                          bool &timedOut) {
@@ -268,7 +265,7 @@ private:
       if (profile.usage[t] == profile.peak)
         addRegions(t, t);
 
-    std::optional<std::pair<Candidate, Score>> best;
+    std::optional<Choice> best;
     std::optional<Score> chosen;
     SmallVector<Operation *> ops = model->steps;
     SmallVector<Operation *> order = blockOps(function.getBody().front());
@@ -295,10 +292,10 @@ private:
           auto type = cast<RankedTensorType>(output.getType());
           int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
           for (int64_t n = 2; n <= std::min<int64_t>(rows, maxPartitions); ++n)
-            candidates.push_back({first, last, false, {n, 1}, 0});
+            candidates.push_back({false, {n, 1}, 0});
           for (int64_t n = 2; n <= 5 && n * n <= maxPartitions; ++n)
             if (n <= rows && n <= cols)
-              candidates.push_back({first, last, false, {n, n}, 0});
+              candidates.push_back({false, {n, n}, 0});
         }
       }
       if (channel) {
@@ -311,7 +308,7 @@ private:
                                  .getDimSize(3);
           for (int64_t n = 2; n <= std::min<int64_t>(channels, maxPartitions);
                ++n)
-            candidates.push_back({first, last, true, {}, n});
+            candidates.push_back({true, {}, n});
         }
       }
       if (candidates.empty())
@@ -338,7 +335,9 @@ private:
             (chosen && !score->preferredTo(*chosen)))
           continue;
         chosen = *score;
-        best = {candidate, *score};
+        best = Choice{candidate, *score,
+                      SmallVector<Operation *>(regionOps.begin(),
+                                               regionOps.end())};
       }
     }
     return best;

@@ -22,11 +22,23 @@ inline RankedTensorType getStaticNHWC(Value value) {
                                                               : nullptr;
 }
 
-/// Ops lowered to one elementwise loop (TOSA elementwise, rescale, clamp,
-/// cast): a tile or a partition of them is the op on the tile.
-inline bool isTilePointwise(Operation *op) {
-  return op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
-         isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op);
+/// `tosa.slice` of `value` (static shape) from `start` with `size`, its
+/// bounds as `tosa.const_shape` ops.
+inline Value createSlice(OpBuilder &builder, Location loc, Value value,
+                         ArrayRef<int64_t> start, ArrayRef<int64_t> size) {
+  auto shape = [&](ArrayRef<int64_t> values) -> Value {
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      builder.getIndexType());
+    return tosa::ConstShapeOp::create(
+        builder, loc,
+        tosa::shapeType::get(builder.getContext(),
+                             static_cast<int>(values.size())),
+        DenseIntElementsAttr::get(type, values));
+  };
+  auto type = RankedTensorType::get(
+      size, cast<RankedTensorType>(value.getType()).getElementType());
+  return tosa::SliceOp::create(builder, loc, type, value, shape(start),
+                               shape(size));
 }
 
 /// A clone made for one tile or partition: other passes' annotations

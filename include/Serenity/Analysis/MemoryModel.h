@@ -32,6 +32,11 @@ bool isConstantLike(Operation *op);
 /// tensor.collapse_shape, and the memref equivalents.
 bool isViewLike(Operation *op);
 
+/// TOSA ops tosa-to-linalg lowers to one parallel linalg.generic (TOSA
+/// elementwise ops, rescale, clamp, cast): fused by `fuseRequantization`,
+/// and computed tile by tile / partition by partition by serenity-tile.
+bool isPointwise(Operation *op);
+
 /// Bytes of one value of type `type` under the memory model: static shape
 /// times ceil(element bits / 8); 0 for non-shaped values and !tosa.shape.
 /// The largest buffer the model sizes (1 TiB): any realistic sum of buffer
