@@ -15,10 +15,13 @@
 
 #include "ExactSearch.h"
 #include "SchedulingProblem.h"
+#include "Symmetry.h"
 
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 namespace serenity {
 
@@ -275,6 +278,24 @@ ScheduleResult schedule(const MemoryGraph &graph,
     MemoryGraph contracted;
     std::vector<std::vector<int>> members;
     problem.contractChains(contracted, members);
+    // Twins run in index order (some optimal order does): this removes the
+    // factorial blow-up of interchangeable branches, e.g. the tiles of a
+    // fused-tiled region.
+    int addedDeps = detail::breakSymmetries(contracted);
+    if (getenv("SERENITY_DEBUG_SYM")) {
+      fprintf(stderr, "contracted %d nodes, %d symmetry deps\n", contracted.size(), addedDeps);
+      for (int v = 0; v < contracted.size(); ++v) {
+        fprintf(stderr, "n%d members", v);
+        for (int m : members[v]) fprintf(stderr, " %d", m);
+        fprintf(stderr, " | defs");
+        for (int b : contracted.nodes[v].defs) fprintf(stderr, " b%d:%lld", b, (long long)contracted.buffers[b].bytes);
+        fprintf(stderr, " | uses");
+        for (int b : contracted.nodes[v].uses) fprintf(stderr, " b%d", b);
+        fprintf(stderr, " | preds");
+        for (int p : contracted.nodes[v].preds) fprintf(stderr, " %d", p);
+        fprintf(stderr, "\n");
+      }
+    }
     SchedulingProblem reduced;
     [[maybe_unused]] bool built = reduced.build(contracted, result.error);
     assert(built && "contracting chains keeps the graph acyclic");

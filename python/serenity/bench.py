@@ -668,7 +668,14 @@ def add_subparser(subparsers):
         "bench", help="run a benchmark suite and print a markdown table",
         description="Generate every network of a suite, run serenity-opt on it and print a markdown table. "
                     "Scheduler columns appear when serenity-opt has --serenity-schedule.")
-    p.add_argument("--suite", default="default", choices=sorted(SUITES), help="suite name (default: default)")
+    p.add_argument("--suite", default="default", choices=sorted(list(SUITES) + ["scale"]),
+                   help="suite name (default: default); 'scale' is the scheduler over classes of graphs, one row "
+                        "per class (see serenity/scale.py)")
+    p.add_argument("--seeds", type=int, default=None,
+                   help="scale suite: at most this many seeds per class (default: 30, fewer for the largest)")
+    p.add_argument("--class", dest="classes", action="append", default=[], metavar="TEXT",
+                   help="scale suite: only classes whose label contains TEXT (repeatable)")
+    p.add_argument("--verbose", action="store_true", help="scale suite: one line per graph on stderr")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
     p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
@@ -701,6 +708,16 @@ def schedule_options(tool, items, dp_time_limit_ms):
 
 def run_bench(args):
     tool = SerenityOpt(args.serenity_opt)
+    if args.suite == "scale":
+        from .scale import run_scale
+        start = time.time()
+        extra = [item for item in args.schedule_option]
+        if args.dp_time_limit_ms:
+            extra.append("time-limit-ms=%d" % args.dp_time_limit_ms)
+        rows = run_scale(tool.path, extra, args.seeds, args.classes, args.verbose)
+        print("\nsuite scale: %d classes in %.1f s (%s)" % (len(rows), time.time() - start, tool.path),
+              file=sys.stderr)
+        return 0
     limit = args.dp_time_limit_ms
     if limit is None:
         limit = SUITE_DP_TIME_LIMIT_MS.get(args.suite, DEFAULT_DP_TIME_LIMIT_MS)

@@ -76,4 +76,4 @@ def generate(name, dtype="f32", weights="splat", seed=0, **params):
 
 
 # Importing the modules registers their networks.
-from . import blocks, darts, mlperf_tiny, mobilenet, random_dag, randwire  # noqa: E402,F401
+from . import blocks, darts, mlperf_tiny, mobilenet, random_dag, randwire, tiled  # noqa: E402,F401

@@ -1,0 +1,391 @@
+//===- Symmetry.cpp - Symmetry breaking for the exact scheduler -----------===//
+//
+// A twin class is found by a key per node: its dependences (explicit ones
+// and producers of the buffers it reads), the buffers it reads, its nodes
+// depending on it explicitly, and per result (bytes, returned, readers),
+// sorted. Equal keys mean the transposition of the two nodes, with their
+// results matched by the sorted descriptors, is an automorphism of the
+// graph: every node other than the two sees the same buffers and
+// dependences, and simulate() of an order and of its image use the same
+// bytes at every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Symmetry.h"
+
+#include "SchedulingProblem.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+
+namespace serenity {
+namespace detail {
+
+std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph) {
+  const int numNodes = graph.size();
+  const int numBuffers = static_cast<int>(graph.buffers.size());
+  std::vector<std::vector<int>> readers(numBuffers), controlSuccs(numNodes);
+  std::vector<char> shared(numNodes, 0);
+  for (int v = 0; v < numNodes; ++v) {
+    for (int b : graph.nodes[v].uses)
+      readers[b].push_back(v);
+    for (int p : graph.nodes[v].preds)
+      controlSuccs[p].push_back(v);
+  }
+  for (int b = 0; b < numBuffers; ++b) {
+    const MemoryGraph::Buffer &buffer = graph.buffers[b];
+    if (buffer.partialProducers.empty())
+      continue;
+    if (buffer.producer >= 0)
+      shared[buffer.producer] = 1;
+    for (int w : buffer.partialProducers)
+      shared[w] = 1;
+  }
+
+  std::map<std::vector<int64_t>, std::vector<int>> byKey;
+  for (int v = 0; v < numNodes; ++v) {
+    if (shared[v])
+      continue;
+    const MemoryGraph::Node &node = graph.nodes[v];
+    std::vector<int64_t> key;
+    auto append = [&](std::vector<int> values) {
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      key.push_back(static_cast<int64_t>(values.size()));
+      key.insert(key.end(), values.begin(), values.end());
+    };
+    std::vector<int> deps = node.preds;
+    for (int b : node.uses)
+      if (graph.buffers[b].producer >= 0)
+        deps.push_back(graph.buffers[b].producer);
+    append(deps);
+    append(node.uses);
+    append(controlSuccs[v]);
+    std::vector<std::vector<int64_t>> results;
+    for (int b : node.defs) {
+      std::vector<int64_t> result{graph.buffers[b].bytes,
+                                  graph.buffers[b].returned ? 1 : 0};
+      std::vector<int> users = readers[b];
+      std::sort(users.begin(), users.end());
+      result.insert(result.end(), users.begin(), users.end());
+      results.push_back(std::move(result));
+    }
+    std::sort(results.begin(), results.end());
+    key.push_back(static_cast<int64_t>(results.size()));
+    for (const std::vector<int64_t> &result : results) {
+      key.push_back(static_cast<int64_t>(result.size()));
+      key.insert(key.end(), result.begin(), result.end());
+    }
+    byKey[key].push_back(v);
+  }
+  std::vector<std::vector<int>> classes;
+  for (auto &entry : byKey)
+    if (entry.second.size() > 1)
+      classes.push_back(std::move(entry.second));
+  std::sort(classes.begin(), classes.end());
+  return classes;
+}
+
+void orderTwins(MemoryGraph &graph,
+                const std::vector<std::vector<int>> &classes) {
+  for (const std::vector<int> &members : classes)
+    for (size_t i = 1; i < members.size(); ++i)
+      graph.addDependence(members[i], members[i - 1]);
+}
+
+namespace {
+
+/// The decomposition of `breakSymmetries` over a graph whose dependences
+/// (explicit ones and producers of used buffers) are kept normalized.
+class BranchSymmetry {
+public:
+  explicit BranchSymmetry(MemoryGraph &graph) : graph(graph) {
+    const int numNodes = graph.size();
+    const int numBuffers = static_cast<int>(graph.buffers.size());
+    deps.assign(numNodes, {});
+    dependents.assign(numNodes, {});
+    controlSuccs.assign(numNodes, {});
+    readers.assign(numBuffers, {});
+    defIndex.assign(numBuffers, 0);
+    shared.assign(numNodes, 0);
+    for (int v = 0; v < numNodes; ++v) {
+      const MemoryGraph::Node &node = graph.nodes[v];
+      for (int i = 0, e = static_cast<int>(node.defs.size()); i < e; ++i)
+        defIndex[node.defs[i]] = i;
+      for (int p : node.preds) {
+        addDep(v, p);
+        controlSuccs[p].push_back(v);
+      }
+      for (int b : node.uses) {
+        readers[b].push_back(v);
+        if (graph.buffers[b].producer >= 0)
+          addDep(v, graph.buffers[b].producer);
+      }
+    }
+    for (int b = 0; b < numBuffers; ++b) {
+      const MemoryGraph::Buffer &buffer = graph.buffers[b];
+      if (buffer.partialProducers.empty())
+        continue;
+      if (buffer.producer >= 0)
+        shared[buffer.producer] = 1;
+      for (int w : buffer.partialProducers)
+        shared[w] = 1;
+    }
+    for (std::vector<int> &list : readers)
+      std::sort(list.begin(), list.end());
+    local.assign(numNodes, -1);
+  }
+
+  int run() {
+    std::vector<int> all(graph.size());
+    std::iota(all.begin(), all.end(), 0);
+    visit(all);
+    return added;
+  }
+
+private:
+  void addDep(int node, int pred) {
+    if (node == pred || std::find(deps[node].begin(), deps[node].end(),
+                                  pred) != deps[node].end())
+      return;
+    deps[node].push_back(pred);
+    dependents[pred].push_back(node);
+  }
+
+  /// `nodes` (sorted) in an order respecting the dependences among them.
+  std::vector<int> topological(const std::vector<int> &nodes) {
+    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
+      local[nodes[i]] = i;
+    std::vector<int> indegree(nodes.size(), 0), order;
+    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
+      for (int p : deps[nodes[i]])
+        indegree[i] += local[p] >= 0;
+    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
+      if (!indegree[i])
+        order.push_back(nodes[i]);
+    for (size_t k = 0; k < order.size(); ++k)
+      for (int s : dependents[order[k]])
+        if (local[s] >= 0 && --indegree[local[s]] == 0)
+          order.push_back(s);
+    for (int v : nodes)
+      local[v] = -1;
+    return order;
+  }
+
+  /// Splits `nodes` into the segments every order of them runs one after
+  /// the other (as SchedulingProblem::forcedSegments), each sorted.
+  std::vector<std::vector<int>> seriesSplit(const std::vector<int> &nodes) {
+    std::vector<int> topo = topological(nodes);
+    const int n = static_cast<int>(topo.size());
+    if (n != static_cast<int>(nodes.size()))
+      return {nodes}; // A cycle: leave it to the scheduler's error.
+    for (int i = 0; i < n; ++i)
+      local[topo[i]] = i;
+    std::vector<Bits> ancestors(n, Bits(n));
+    for (int i = 0; i < n; ++i)
+      for (int p : deps[topo[i]])
+        if (local[p] >= 0) {
+          ancestors[i].unite(ancestors[local[p]]);
+          ancestors[i].set(local[p]);
+        }
+    for (int v : topo)
+      local[v] = -1;
+    std::vector<int> suffixMin(n + 1, n);
+    for (int i = n - 1; i >= 0; --i) {
+      int first = ancestors[i].firstClear(i);
+      if (first == i)
+        first = i + 1;
+      suffixMin[i] = std::min(suffixMin[i + 1], first);
+    }
+    std::vector<std::vector<int>> segments(1);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0 && suffixMin[i] >= i)
+        segments.emplace_back();
+      segments.back().push_back(topo[i]);
+    }
+    for (std::vector<int> &segment : segments)
+      std::sort(segment.begin(), segment.end());
+    return segments;
+  }
+
+  /// Weakly connected components of the dependences among `nodes`, each
+  /// sorted, ordered by their first node.
+  std::vector<std::vector<int>> components(const std::vector<int> &nodes) {
+    const int n = static_cast<int>(nodes.size());
+    for (int i = 0; i < n; ++i)
+      local[nodes[i]] = i;
+    std::vector<int> parent(n);
+    std::iota(parent.begin(), parent.end(), 0);
+    std::function<int(int)> find = [&](int x) {
+      while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (int i = 0; i < n; ++i)
+      for (int p : deps[nodes[i]])
+        if (local[p] >= 0)
+          parent[find(i)] = find(local[p]);
+    for (int v : nodes)
+      local[v] = -1;
+    std::map<int, std::vector<int>> byRoot;
+    for (int i = 0; i < n; ++i)
+      byRoot[find(i)].push_back(nodes[i]);
+    std::vector<std::vector<int>> result;
+    for (auto &entry : byRoot)
+      result.push_back(std::move(entry.second));
+    std::sort(result.begin(), result.end());
+    return result;
+  }
+
+  /// A description of `component` (sorted) that two branches share exactly
+  /// when matching their nodes by position is an automorphism exchanging
+  /// them: inside references by position, outside ones by id. Empty when
+  /// the branch writes a buffer with several writers.
+  std::vector<int64_t> encode(const std::vector<int> &component) {
+    const int n = static_cast<int>(component.size());
+    for (int i = 0; i < n; ++i)
+      local[component[i]] = i;
+    std::vector<int64_t> key{n};
+    auto ref = [&](int node) -> std::pair<int64_t, int64_t> {
+      return local[node] >= 0 ? std::make_pair(int64_t(0), int64_t(local[node]))
+                              : std::make_pair(int64_t(1), int64_t(node));
+    };
+    auto appendRefs = [&](std::vector<std::pair<int64_t, int64_t>> refs) {
+      std::sort(refs.begin(), refs.end());
+      key.push_back(static_cast<int64_t>(refs.size()));
+      for (auto [kind, id] : refs) {
+        key.push_back(kind);
+        key.push_back(id);
+      }
+    };
+    bool eligible = true;
+    for (int v : component) {
+      eligible = eligible && !shared[v];
+      const MemoryGraph::Node &node = graph.nodes[v];
+      std::vector<std::pair<int64_t, int64_t>> refs;
+      for (int p : deps[v])
+        refs.push_back(ref(p));
+      appendRefs(refs);
+      refs.clear();
+      for (int b : node.uses) {
+        int p = graph.buffers[b].producer;
+        if (p >= 0 && local[p] >= 0)
+          refs.emplace_back(local[p], defIndex[b]);
+        else
+          refs.emplace_back(-1, b);
+      }
+      appendRefs(refs);
+      refs.clear();
+      for (int s : controlSuccs[v])
+        if (local[s] < 0)
+          refs.push_back(ref(s));
+      appendRefs(refs);
+      key.push_back(static_cast<int64_t>(node.defs.size()));
+      for (int b : node.defs) {
+        key.push_back(graph.buffers[b].bytes);
+        key.push_back(graph.buffers[b].returned);
+        refs.clear();
+        for (int r : readers[b])
+          refs.push_back(ref(r));
+        appendRefs(refs);
+      }
+    }
+    for (int v : component)
+      local[v] = -1;
+    if (!eligible)
+      key.clear();
+    return key;
+  }
+
+  void visit(const std::vector<int> &nodes) {
+    if (nodes.size() < 2)
+      return;
+    std::vector<std::vector<int>> segments = seriesSplit(nodes);
+    if (segments.size() > 1) {
+      for (const std::vector<int> &segment : segments)
+        visit(segment);
+      return;
+    }
+    std::vector<std::vector<int>> branches = components(nodes);
+    if (branches.size() < 2)
+      return; // Neither series nor parallel: left to the search.
+    for (const std::vector<int> &branch : branches)
+      visit(branch);
+    // The node that represents a branch: the first (by index) that
+    // allocates bytes, or the first. Any fixed position is sound (sort the
+    // branches by when that node runs); a node that allocates nothing would
+    // run early anyway and order nothing.
+    std::map<std::vector<int64_t>, std::vector<int>> classes;
+    for (const std::vector<int> &branch : branches) {
+      std::vector<int64_t> key = encode(branch);
+      if (key.empty())
+        continue;
+      int representative = branch.front();
+      for (int v : branch) {
+        int64_t allocated = 0;
+        for (int b : graph.nodes[v].defs)
+          allocated += graph.buffers[b].bytes;
+        if (allocated > 0) {
+          representative = v;
+          break;
+        }
+      }
+      classes[key].push_back(representative);
+    }
+    for (auto &entry : classes) {
+      // In index order, so that the order as written stays valid when it
+      // already was (any fixed order of the class is sound).
+      std::vector<int> &firsts = entry.second;
+      std::sort(firsts.begin(), firsts.end());
+      for (size_t i = 1; i < firsts.size(); ++i) {
+        graph.addDependence(firsts[i], firsts[i - 1]);
+        addDep(firsts[i], firsts[i - 1]);
+        controlSuccs[firsts[i - 1]].push_back(firsts[i]);
+        ++added;
+      }
+    }
+  }
+
+  MemoryGraph &graph;
+  /// Per node: explicit dependences and producers of used buffers.
+  std::vector<std::vector<int>> deps, dependents, controlSuccs;
+  std::vector<std::vector<int>> readers;
+  std::vector<int> defIndex;
+  std::vector<char> shared;
+  /// Scratch: position of a node in the set being processed, else -1.
+  std::vector<int> local;
+  int added = 0;
+};
+
+} // namespace
+
+int breakSymmetries(MemoryGraph &graph) {
+  std::vector<std::vector<int>> twins = findTwinClasses(graph);
+  orderTwins(graph, twins);
+  int added = 0;
+  for (const std::vector<int> &members : twins)
+    added += static_cast<int>(members.size()) - 1;
+  return added + BranchSymmetry(graph).run();
+}
+
+void canonicalizeTwins(std::vector<int> &order,
+                       const std::vector<std::vector<int>> &classes) {
+  if (classes.empty())
+    return;
+  int numNodes = 0;
+  for (int v : order)
+    numNodes = std::max(numNodes, v + 1);
+  std::vector<int> classOf(numNodes, -1);
+  for (int c = 0, e = static_cast<int>(classes.size()); c < e; ++c)
+    for (int v : classes[c])
+      classOf[v] = c;
+  std::vector<size_t> next(classes.size(), 0);
+  for (int &v : order)
+    if (classOf[v] >= 0)
+      v = classes[classOf[v]][next[classOf[v]]++];
+}
+
+} // namespace detail
+} // namespace serenity

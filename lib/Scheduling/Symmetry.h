@@ -1,0 +1,53 @@
+//===- Symmetry.h - Symmetry breaking for the exact scheduler ---*- C++ -*-===//
+//
+// Internal to lib/Scheduling. Two nodes are twins when exchanging them (and
+// their results) maps the graph onto itself: same dependences, same buffers
+// read, results of equal sizes read by the same nodes. Exchanging two twins in
+// any order gives the same step usages, so some optimal order runs every
+// class of twins in index order; the dp may add those dependences.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_SYMMETRY_H
+#define SERENITY_LIB_SCHEDULING_SYMMETRY_H
+
+#include "Serenity/Analysis/MemoryGraph.h"
+
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+/// Classes of mutual twins of `graph` with at least two members, each in
+/// increasing node order. Nodes writing or allocating a buffer with several
+/// writers (in-place concatenation) are never twins.
+std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph);
+
+/// Adds a dependence between consecutive members of every class.
+void orderTwins(MemoryGraph &graph,
+                const std::vector<std::vector<int>> &classes);
+
+/// Breaks symmetries of `graph` by adding dependences that some optimal
+/// order satisfies, so that the optimum is unchanged: classes of twin nodes
+/// run in index order, then twin branches (below) start in index order.
+/// The graph is decomposed like a series-parallel graph: a node set is cut
+/// into segments every order runs one after the other, and a segment into
+/// its weakly connected components (parallel branches); branches of one
+/// segment with the same structure, the same outside neighbours and the
+/// same sizes are interchangeable (exchanging them is an automorphism), so
+/// some optimal order starts them (their first node) in index order.
+/// Branches are handled bottom-up, each step on the graph with the previous
+/// steps' dependences, so every step keeps the optimum by itself. Returns
+/// the number of dependences added.
+int breakSymmetries(MemoryGraph &graph);
+
+/// Rewrites `order` (a topological order of the graph without the twin
+/// dependences) into one that respects them with the same step usages: the
+/// positions a class occupies are given to its members in index order.
+void canonicalizeTwins(std::vector<int> &order,
+                       const std::vector<std::vector<int>> &classes);
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_SYMMETRY_H
