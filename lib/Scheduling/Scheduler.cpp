@@ -278,29 +278,39 @@ ScheduleResult schedule(const MemoryGraph &graph,
     MemoryGraph contracted;
     std::vector<std::vector<int>> members;
     problem.contractChains(contracted, members);
-    // Twins run in index order (some optimal order does): this removes the
-    // factorial blow-up of interchangeable branches, e.g. the tiles of a
-    // fused-tiled region.
-    int addedDeps = detail::breakSymmetries(contracted);
-    if (getenv("SERENITY_DEBUG_SYM")) {
-      fprintf(stderr, "contracted %d nodes, %d symmetry deps\n", contracted.size(), addedDeps);
-      for (int v = 0; v < contracted.size(); ++v) {
-        fprintf(stderr, "n%d members", v);
-        for (int m : members[v]) fprintf(stderr, " %d", m);
-        fprintf(stderr, " | defs");
-        for (int b : contracted.nodes[v].defs) fprintf(stderr, " b%d:%lld", b, (long long)contracted.buffers[b].bytes);
-        fprintf(stderr, " | uses");
-        for (int b : contracted.nodes[v].uses) fprintf(stderr, " b%d", b);
-        fprintf(stderr, " | preds");
-        for (int p : contracted.nodes[v].preds) fprintf(stderr, " %d", p);
-        fprintf(stderr, "\n");
+    // Then the hill-valley segments of private chains, which need the
+    // contracted graph's (fixed) profiles.
+    {
+      SchedulingProblem chained;
+      [[maybe_unused]] bool built =
+          chained.build(contracted, result.error, /*withBounds=*/false);
+      assert(built && "contracting chains keeps the graph acyclic");
+      MemoryGraph segmented;
+      std::vector<std::vector<int>> parts;
+      chained.contractSegments(segmented, parts);
+      std::vector<std::vector<int>> composed;
+      for (const std::vector<int> &part : parts) {
+        composed.emplace_back();
+        for (int node : part)
+          composed.back().insert(composed.back().end(),
+                                 members[node].begin(), members[node].end());
       }
+      if (getenv("SERENITY_DEBUG_SYM")) fprintf(stderr, "chains %d -> segments %d\n", contracted.size(), segmented.size());
+      contracted = std::move(segmented);
+      members = std::move(composed);
     }
+    // Interchangeable nodes and branches start in index order (some
+    // optimal order does): this removes the factorial blow-up of
+    // interchangeable branches, e.g. the tiles of a fused-tiled region.
+    detail::breakSymmetries(contracted);
     SchedulingProblem reduced;
     [[maybe_unused]] bool built = reduced.build(contracted, result.error);
     assert(built && "contracting chains keeps the graph acyclic");
-    std::vector<std::vector<int>> heuristics{
-        programOrder(contracted), reduced.kahnOrder(), reduced.greedyOrder()};
+    std::vector<std::vector<int>> heuristics{reduced.kahnOrder(),
+                                             reduced.greedyOrder()};
+    // The order as written, unless a symmetry dependence reverses it.
+    if (contracted.isTopologicalOrder(programOrder(contracted)))
+      heuristics.insert(heuristics.begin(), programOrder(contracted));
     ScheduleResult search;
     scheduleExact(reduced, options, heuristics, start, search);
     result.statesExplored = search.statesExplored;

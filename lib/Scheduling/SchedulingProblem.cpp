@@ -394,18 +394,31 @@ void SchedulingProblem::contractChains(
     chains.push_back(std::move(chain));
   }
 
+  std::vector<ContractedNode> parts;
+  for (Chain &chain : chains)
+    parts.push_back({std::move(chain.nodes), chain.hill, chain.keptBytes});
+  buildContracted(parts, contracted, members);
+}
+
+void SchedulingProblem::buildContracted(
+    const std::vector<ContractedNode> &parts, MemoryGraph &contracted,
+    std::vector<std::vector<int>> &members) const {
+  std::vector<int> partOf(numNodes, -1);
+  for (int c = 0, e = static_cast<int>(parts.size()); c < e; ++c)
+    for (int v : parts[c].nodes)
+      partOf[v] = c;
   // Contracted nodes in order of their first member, which is topological.
-  std::vector<int> chainOrder(chains.size());
-  std::iota(chainOrder.begin(), chainOrder.end(), 0);
-  std::sort(chainOrder.begin(), chainOrder.end(), [&](int a, int b) {
-    return chains[a].nodes.front() < chains[b].nodes.front();
+  std::vector<int> partOrder(parts.size());
+  std::iota(partOrder.begin(), partOrder.end(), 0);
+  std::sort(partOrder.begin(), partOrder.end(), [&](int a, int b) {
+    return parts[a].nodes.front() < parts[b].nodes.front();
   });
-  std::vector<int> nodeOfChain(chains.size());
+  std::vector<int> nodeOfPart(parts.size());
   contracted = MemoryGraph();
   members.clear();
-  for (int c : chainOrder) {
-    nodeOfChain[c] = contracted.addNode();
-    members.push_back(chains[c].nodes);
+  for (int c : partOrder) {
+    nodeOfPart[c] = contracted.addNode();
+    members.push_back(parts[c].nodes);
   }
   std::vector<int> newBuffer(bytes.size(), -1);
   for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b) {
@@ -414,26 +427,132 @@ void SchedulingProblem::contractChains(
       contracted.buffers[newBuffer[b]].returned = returned[b];
       continue;
     }
-    const Chain &chain = chains[chainOf[producer[b]]];
-    if (producer[b] != chain.nodes.back() && !returned[b])
+    const ContractedNode &part = parts[partOf[producer[b]]];
+    if (producer[b] != part.nodes.back() && !returned[b])
       continue;
     newBuffer[b] =
-        contracted.addResult(nodeOfChain[chainOf[producer[b]]], bytes[b]);
+        contracted.addResult(nodeOfPart[partOf[producer[b]]], bytes[b]);
     contracted.buffers[newBuffer[b]].returned = returned[b];
-    // Writers of a shared buffer are chains of their own.
+    // Writers of a shared buffer are nodes of their own.
     for (int w : writers[b])
-      contracted.addPartialProducer(newBuffer[b], nodeOfChain[chainOf[w]]);
+      contracted.addPartialProducer(newBuffer[b], nodeOfPart[partOf[w]]);
   }
-  for (int c : chainOrder) {
-    const Chain &chain = chains[c];
-    int node = nodeOfChain[c];
-    if (chain.hill > chain.keptBytes)
-      contracted.addResult(node, chain.hill - chain.keptBytes);
-    for (int p : preds[chain.nodes.front()])
-      contracted.addDependence(node, nodeOfChain[chainOf[p]]);
-    for (int b : uses[chain.nodes.front()])
+  for (int c : partOrder) {
+    const ContractedNode &part = parts[c];
+    int node = nodeOfPart[c];
+    if (part.hill > part.keptBytes)
+      contracted.addResult(node, part.hill - part.keptBytes);
+    for (int p : preds[part.nodes.front()])
+      contracted.addDependence(node, nodeOfPart[partOf[p]]);
+    for (int b : uses[part.nodes.front()])
       contracted.addUse(node, newBuffer[b]);
   }
+}
+
+// Segments of private chains (Liu's hill-valley segments). A tail
+// v2 .. vk behind a node v1, where each vi's only predecessor is v(i-1),
+// whose only successor is vi and whose results only vi reads (none
+// returned), has a profile that no other node affects: relative to the
+// live bytes after v1, the step of vj (position j) uses
+// s(j) = c(j-1) + defBytes(vj) and leaves c(j) = c(j-1) + change(vj).
+// A segment (a, V] of positions may be run without interruption when
+// c(a) <= c(p) for every p in (a, V), h is a position of its largest step,
+// and c(V) <= c(p) for every p in [h, V). Take any order in which blocks of
+// other nodes run between the segment's steps (none depends on the segment
+// or is depended on by it: the buffers inside are private). Move every
+// block that ran before step h to just before step a+1, and every other
+// one to just after step V, keeping the blocks' relative order. With R the
+// other live bytes before the first block and D the net change of the
+// blocks moved up:
+//  - a block moved up sees the same other bytes and the chain at c(a)
+//    instead of c(p) >= c(a); a block moved down sees c(V) <= c(p);
+//  - every step j of the segment now costs R + D + s(j) <= R + D + s(h),
+//    which is what the hill cost before (every block moved up ran before
+//    it).
+// No step gets more expensive. Blocks move whole, so a segment made
+// contiguous stays so when another segment is treated: some optimal order
+// runs every segment back to back. Segments are cut greedily from the
+// front: up to the first position q with c(q) < c(a) (the segment may end
+// there but not pass it), h is the last largest step; V is the last
+// smallest c(j) for j >= h before any step larger than s(h). The
+// contracted node must also be representable (see contractChains): its
+// hill may not be below the last node's results.
+void SchedulingProblem::contractSegments(
+    MemoryGraph &contracted, std::vector<std::vector<int>> &members) const {
+  std::vector<int> next(numNodes, -1);
+  std::vector<char> hasPrevious(numNodes, 0);
+  for (int v = 0; v < numNodes; ++v) {
+    if (succs[v].size() != 1 || !sharedWrites[v].empty())
+      continue;
+    int w = succs[v][0];
+    if (preds[w].size() != 1 || !sharedWrites[w].empty())
+      continue;
+    bool isPrivate = true;
+    for (int b : uses[w])
+      isPrivate = isPrivate && producer[b] == v;
+    for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
+      if (producer[b] == v)
+        isPrivate = isPrivate && !returned[b] &&
+                    (users[b].empty() ||
+                     (users[b].size() == 1 && users[b][0] == w));
+    if (isPrivate) {
+      next[v] = w;
+      hasPrevious[w] = 1;
+    }
+  }
+  std::vector<ContractedNode> parts;
+  for (int v = 0; v < numNodes; ++v) {
+    if (hasPrevious[v])
+      continue;
+    parts.push_back({{v}, defBytes[v], defBytes[v]});
+    std::vector<int> tail;
+    for (int w = next[v]; w >= 0; w = next[w])
+      tail.push_back(w);
+    const int m = static_cast<int>(tail.size());
+    // c[j], s[j] for positions 1..m (c[0] = 0 after v1).
+    std::vector<int64_t> c(m + 1, 0), step(m + 1, 0);
+    for (int j = 1; j <= m; ++j) {
+      int w = tail[j - 1];
+      int64_t change = persistBytes[w];
+      for (int b : uses[w])
+        change -= bytes[b];
+      step[j] = c[j - 1] + defBytes[w];
+      c[j] = c[j - 1] + change;
+    }
+    for (int a = 0; a < m;) {
+      // The hill: the last largest step before the first position below
+      // c(a) (or at it).
+      int below = a + 1;
+      while (below < m && c[below] >= c[a])
+        ++below;
+      int h = a + 1;
+      for (int j = a + 1; j <= below; ++j)
+        if (step[j] >= step[h])
+          h = j;
+      // The end: the last smallest c(j) from h on, before any larger step.
+      int end = h;
+      for (int j = h; j <= m && step[j] <= step[h]; ++j)
+        if (c[j] <= c[end])
+          end = j;
+      int64_t hill = 0;
+      for (int j = a + 1; j <= end; ++j)
+        hill = std::max(hill, step[j] - c[a]);
+      // The contracted node allocates the last node's results at its step,
+      // while the first node's inputs are still live: representable only
+      // when the hill covers them (else the step is run on its own).
+      if (hill < defBytes[tail[end - 1]])
+        end = a + 1;
+      ContractedNode part;
+      for (int j = a + 1; j <= end; ++j) {
+        part.nodes.push_back(tail[j - 1]);
+        part.hill = std::max(part.hill, step[j] - c[a]);
+      }
+      part.keptBytes = defBytes[tail[end - 1]];
+      parts.push_back(std::move(part));
+      a = end;
+    }
+  }
+  buildContracted(parts, contracted, members);
 }
 
 std::vector<std::vector<int>> SchedulingProblem::forcedSegments() const {

@@ -79,6 +79,15 @@ private:
   std::vector<uint64_t> words;
 };
 
+/// Nodes run back to back as one contracted node: `hill` is the most bytes
+/// above the live bytes before them that any of their steps uses, `keptBytes`
+/// the bytes of the last node's results (the contracted node allocates
+/// `hill - keptBytes` more in an unused result).
+struct ContractedNode {
+  std::vector<int> nodes;
+  int64_t hill = 0, keptBytes = 0;
+};
+
 /// A graph prepared for scheduling.
 struct SchedulingProblem {
   int numNodes = 0;
@@ -166,10 +175,26 @@ struct SchedulingProblem {
   void contractChains(MemoryGraph &contracted,
                       std::vector<std::vector<int>> &members) const;
 
+  /// Contracts the segments of private chains that some optimal order runs
+  /// back to back (Liu's hill-valley segments, see SchedulingProblem.cpp)
+  /// into single nodes, like contractChains.
+  void contractSegments(MemoryGraph &contracted,
+                        std::vector<std::vector<int>> &members) const;
+
   /// Splits the nodes into segments that every topological order executes
   /// one after the other (each segment's nodes are ancestors of all later
   /// ones). Segments are returned in execution order, nodes by index.
   std::vector<std::vector<int>> forcedSegments() const;
+
+private:
+  /// The graph with each of `parts` (a partition of the nodes, each in
+  /// execution order, whose intermediate results only the next member reads
+  /// unless returned) as one node; node i runs `members[i]`.
+  void buildContracted(const std::vector<ContractedNode> &parts,
+                       MemoryGraph &contracted,
+                       std::vector<std::vector<int>> &members) const;
+
+public:
 
   /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
   /// simulate() equals the full graph's usage at those steps: buffers

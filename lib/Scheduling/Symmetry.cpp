@@ -313,39 +313,62 @@ private:
       return; // Neither series nor parallel: left to the search.
     for (const std::vector<int> &branch : branches)
       visit(branch);
-    // The node that represents a branch: the first (by index) that
-    // allocates bytes, or the first. Any fixed position is sound (sort the
-    // branches by when that node runs); a node that allocates nothing would
-    // run early anyway and order nothing.
-    std::map<std::vector<int64_t>, std::vector<int>> classes;
+    std::map<std::vector<int64_t>, std::vector<const std::vector<int> *>>
+        classes;
     for (const std::vector<int> &branch : branches) {
       std::vector<int64_t> key = encode(branch);
-      if (key.empty())
-        continue;
-      int representative = branch.front();
-      for (int v : branch) {
+      if (!key.empty())
+        classes[key].push_back(&branch);
+    }
+    for (auto &entry : classes)
+      if (entry.second.size() > 1)
+        orderClass(entry.second);
+  }
+
+  /// Orders a class of interchangeable branches (in index order of their
+  /// first nodes, so that the order as written stays valid when it ran them
+  /// one after the other; any fixed order of the class is sound).
+  ///  - Chains (each node depends on the previous one): the progress of a
+  ///    branch is a number, and whenever two of them have made the same
+  ///    progress the state is symmetric in them, so the rest of any order
+  ///    may be mirrored to let the earlier branch step first: some optimal
+  ///    order runs the k-th node of each branch before the k-th node of the
+  ///    next, for every k.
+  ///  - Otherwise one node per branch, the first (by index) that allocates
+  ///    bytes, or the first: sort the branches by when it runs. (A node
+  ///    that allocates nothing would run early anyway and order nothing.)
+  void orderClass(const std::vector<const std::vector<int> *> &members) {
+    const std::vector<int> &first = *members.front();
+    const int n = static_cast<int>(first.size());
+    bool chain = true;
+    for (int k = 1; k < n && chain; ++k)
+      chain = std::find(deps[first[k]].begin(), deps[first[k]].end(),
+                        first[k - 1]) != deps[first[k]].end();
+    std::vector<int> positions;
+    if (chain) {
+      positions.resize(n);
+      std::iota(positions.begin(), positions.end(), 0);
+    } else {
+      int representative = 0;
+      for (int k = 0; k < n; ++k) {
         int64_t allocated = 0;
-        for (int b : graph.nodes[v].defs)
+        for (int b : graph.nodes[first[k]].defs)
           allocated += graph.buffers[b].bytes;
         if (allocated > 0) {
-          representative = v;
+          representative = k;
           break;
         }
       }
-      classes[key].push_back(representative);
+      positions.push_back(representative);
     }
-    for (auto &entry : classes) {
-      // In index order, so that the order as written stays valid when it
-      // already was (any fixed order of the class is sound).
-      std::vector<int> &firsts = entry.second;
-      std::sort(firsts.begin(), firsts.end());
-      for (size_t i = 1; i < firsts.size(); ++i) {
-        graph.addDependence(firsts[i], firsts[i - 1]);
-        addDep(firsts[i], firsts[i - 1]);
-        controlSuccs[firsts[i - 1]].push_back(firsts[i]);
+    for (size_t i = 1; i < members.size(); ++i)
+      for (int k : positions) {
+        int before = (*members[i - 1])[k], after = (*members[i])[k];
+        graph.addDependence(after, before);
+        addDep(after, before);
+        controlSuccs[before].push_back(after);
         ++added;
       }
-    }
   }
 
   MemoryGraph &graph;

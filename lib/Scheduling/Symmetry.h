@@ -35,7 +35,8 @@ void orderTwins(MemoryGraph &graph,
 /// its weakly connected components (parallel branches); branches of one
 /// segment with the same structure, the same outside neighbours and the
 /// same sizes are interchangeable (exchanging them is an automorphism), so
-/// some optimal order starts them (their first node) in index order.
+/// some optimal order starts them (one node each) in index order, and runs
+/// chains of them in lockstep order (see Symmetry.cpp).
 /// Branches are handled bottom-up, each step on the graph with the previous
 /// steps' dependences, so every step keeps the optimum by itself. Returns
 /// the number of dependences added.
