@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 namespace serenity {
 
@@ -295,7 +293,6 @@ ScheduleResult schedule(const MemoryGraph &graph,
           composed.back().insert(composed.back().end(),
                                  members[node].begin(), members[node].end());
       }
-      if (getenv("SERENITY_DEBUG_SYM")) fprintf(stderr, "chains %d -> segments %d\n", contracted.size(), segmented.size());
       contracted = std::move(segmented);
       members = std::move(composed);
     }
