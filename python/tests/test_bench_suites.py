@@ -192,3 +192,30 @@ def test_tiling_columns_on_small_networks(serenity_opt, tmp_path):
     assert resnet["search time (s, both)"] is not None and resnet["search time (s, both)"] < 10
     # KWS: feature maps of equal size all along (FFMT has nothing to gain).
     assert kws["+ FFMT"] == kws["arena (schedule + alloc)"]
+
+
+def test_scale_suite_rows_on_small_classes(serenity_opt):
+    """The scale suite's row per class: proven count, times, gap; the tiled
+    chain (interchangeable tiles) and a RandWire stage are proven."""
+    import io
+    from serenity.scale import ScaleClass, format_row, run_class, run_scale
+    tiny = ScaleClass("tiled 2x2", "tiled-chain", seeds=3, grid=2, layers=3, resolution=8, channels=4)
+    row = run_class(tiny, serenity_opt, [])
+    assert row["graphs"] == 3 and row["proven"] == 3
+    assert row["gap_median"] == row["gap_max"] == 1.0
+    assert row["ops"] == 2 * 2 * (1 + 2 * 3) + 3  # slices, conv + relu per layer, concats
+    assert format_row(row).startswith("| tiled 2x2 | 3 | 31 | 3/3 |")
+    # The CLI path: --class filters, --seeds caps, extra options reach the pass.
+    out = io.StringIO()
+    rows = run_scale(serenity_opt, ["algorithm=greedy"], seeds=2, only=["32 nodes, C=16"], out=out)
+    assert len(rows) == 1 and rows[0]["graphs"] == 2
+    assert out.getvalue().splitlines()[0].startswith("| class | graphs |")
+
+
+def test_tiled_chain_generator_shapes():
+    from serenity.networks import generate
+    text = generate("tiled-chain", grid=2, layers=2, resolution=8, channels=4)
+    assert "func.func @main(%input: tensor<1x12x12x4xf32>)" in text
+    assert text.count("tosa.slice") == 4 and text.count("tosa.conv2d") == 8
+    with pytest.raises(ValueError):
+        generate("tiled-chain", grid=3, resolution=8)

@@ -12,6 +12,15 @@
 // RUN: %python -m serenity gen inception-module --channels 16 --resolution 8 \
 // RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s
 //
+// A fused-tiled chain (25 interchangeable tiles in 5 interchangeable rows):
+// proven within a state limit (not a time limit, so the check does not
+// depend on the machine) only because interchangeable branches are ordered
+// before the search (docs/Scheduling.md, "Symmetry"); without that the dp
+// stopped unproven after millions of states.
+// RUN: %python -m serenity gen tiled-chain --seed 0 --channels 4 --resolution 20 \
+// RUN:   | serenity-opt --serenity-schedule="time-limit-ms=600000 max-states=200000" --serenity-annotate-lifetimes 2>/dev/null \
+// RUN:   | FileCheck %s
+//
 // Every other algorithm agrees with the memory model as well.
 // RUN: %python -m serenity gen randwire-stage --seed 1 --channels 8 --resolution 8 \
 // RUN:   | serenity-opt --serenity-schedule=algorithm=greedy --serenity-annotate-lifetimes 2>/dev/null \
