@@ -30,6 +30,7 @@
 #include "ExactSearch.h"
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 
 namespace serenity {
@@ -40,7 +41,18 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
     : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
       stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
       scheduled(problem.numNodes, 0), scratchBits(words, 0),
-      extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {}
+      extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {
+  classesOf.resize(problem.numNodes);
+  memberIn.resize(problem.numNodes);
+  for (int c = 0, e = static_cast<int>(problem.symmetricClasses.size()); c < e;
+       ++c)
+    for (int i = 0, m = static_cast<int>(problem.symmetricClasses[c].size());
+         i < m; ++i)
+      for (int v : problem.symmetricClasses[c][i]) {
+        classesOf[v].push_back(c);
+        memberIn[v].push_back(i);
+      }
+}
 
 void ExactSearch::reset() {
   signatures.clear();
@@ -209,11 +221,121 @@ void ExactSearch::expand(int state, int64_t bound, int64_t floor,
             });
 }
 
-std::vector<int> ExactSearch::pathTo(int state) const {
-  std::vector<int> order;
+void ExactSearch::canonicalize(uint64_t *bits, std::vector<int> *mapping,
+                               int added) const {
+  if (mapping) {
+    mapping->resize(problem.numNodes);
+    std::iota(mapping->begin(), mapping->end(), 0);
+  }
+  std::vector<std::pair<uint64_t, int>> &keys = classKeys;
+  auto patternOf = [&](const std::vector<int> &member) {
+    uint64_t key = 0;
+    for (int k = 0, n = static_cast<int>(member.size()); k < n; ++k)
+      if (isScheduled(bits, member[k]))
+        key |= uint64_t(1) << k;
+    return key;
+  };
+  auto write = [&](const std::vector<int> &slot, uint64_t key) {
+    for (int k = 0, n = static_cast<int>(slot.size()); k < n; ++k) {
+      int node = slot[k];
+      if ((key >> k) & 1)
+        bits[node >> 6] |= uint64_t(1) << (node & 63);
+      else
+        bits[node >> 6] &= ~(uint64_t(1) << (node & 63));
+    }
+  };
+  if (added >= 0) {
+    // A canonical state plus `added`: only the member holding it grew, so
+    // it moves up past the members now below it (what the full sort below
+    // would do). Inner classes permute inside one outer member, which
+    // therefore still holds `added`.
+    for (size_t t = 0; t < classesOf[added].size(); ++t) {
+      const std::vector<std::vector<int>> &members =
+          problem.symmetricClasses[classesOf[added][t]];
+      int j = memberIn[added][t], p = j;
+      uint64_t grown = patternOf(members[j]);
+      keys.clear();
+      while (p > 0) {
+        uint64_t before = patternOf(members[p - 1]);
+        if (before >= grown)
+          break;
+        keys.emplace_back(before, p - 1);
+        --p;
+      }
+      if (p == j)
+        continue;
+      write(members[p], grown);
+      for (const std::pair<uint64_t, int> &moved : keys)
+        write(members[moved.second + 1], moved.first);
+    }
+    return;
+  }
+  for (const std::vector<std::vector<int>> &members :
+       problem.symmetricClasses) {
+    keys.clear();
+    bool sorted = true;
+    for (int i = 0, e = static_cast<int>(members.size()); i < e; ++i) {
+      uint64_t key = 0;
+      for (int k = 0, n = static_cast<int>(members[i].size()); k < n; ++k)
+        if (isScheduled(bits, members[i][k]))
+          key |= uint64_t(1) << k;
+      sorted = sorted && (i == 0 || keys.back().first >= key);
+      keys.emplace_back(key, i);
+    }
+    if (sorted && !mapping)
+      continue;
+    // Decreasing patterns; equal ones keep their members.
+    std::sort(keys.begin(), keys.end(),
+              [](const std::pair<uint64_t, int> &a,
+                 const std::pair<uint64_t, int> &b) {
+                return a.first > b.first ||
+                       (a.first == b.first && a.second < b.second);
+              });
+    for (int i = 0, e = static_cast<int>(members.size()); i < e; ++i)
+      write(members[i], keys[i].first);
+    if (mapping) {
+      // Compose: a node at slot member j, position k is now at slot i.
+      std::vector<int> moved(problem.numNodes, -1);
+      for (int i = 0, e = static_cast<int>(members.size()); i < e; ++i)
+        for (int k = 0, n = static_cast<int>(members[i].size()); k < n; ++k)
+          moved[members[keys[i].second][k]] = members[i][k];
+      for (int &position : *mapping)
+        if (moved[position] >= 0)
+          position = moved[position];
+    }
+  }
+}
+
+const uint64_t *ExactSearch::childSignature(int node) {
+  if (classesOf[node].empty())
+    return scratchBits.data();
+  canonicalBits = scratchBits;
+  canonicalize(canonicalBits.data(), nullptr, node);
+  return canonicalBits.data();
+}
+
+std::vector<int> ExactSearch::pathTo(int state) {
+  std::vector<int> steps;
   for (int s = state; parent[s] != -1; s = parent[s])
-    order.push_back(lastNode[s]);
-  std::reverse(order.begin(), order.end());
+    steps.push_back(lastNode[s]);
+  std::reverse(steps.begin(), steps.end());
+  if (problem.symmetricClasses.empty())
+    return steps;
+  // Each step ran a node from a stored (canonical) state, whose child was
+  // stored canonicalized. Replay them: `real[x]` is the node that the
+  // stored state's node x stands for in the order being built.
+  std::vector<int> real(problem.numNodes), order, mapping;
+  std::iota(real.begin(), real.end(), 0);
+  std::vector<uint64_t> bits(words, 0);
+  for (int node : steps) {
+    order.push_back(real[node]);
+    bits[node >> 6] |= uint64_t(1) << (node & 63);
+    canonicalize(bits.data(), &mapping);
+    std::vector<int> next(problem.numNodes);
+    for (int x = 0; x < problem.numNodes; ++x)
+      next[mapping[x]] = real[x];
+    real = std::move(next);
+  }
   return order;
 }
 
@@ -290,7 +412,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       int64_t f = std::max(child.peak, remainingBound(scratchBits.data()));
       if (f < budget) {
         bool inserted;
-        int next = findOrInsert(scratchBits.data(), inserted);
+        int next = findOrInsert(childSignature(child.node), inserted);
         if (inserted || child.peak < bestPeak[next]) {
           bestPeak[next] = child.peak;
           liveBytes[next] = child.live;
@@ -355,7 +477,7 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
       scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
       if (remainingBound(scratchBits.data()) <= tau) {
         bool inserted;
-        int next = findOrInsert(scratchBits.data(), inserted);
+        int next = findOrInsert(childSignature(child.node), inserted);
         if (inserted || child.peak < bestPeak[next]) {
           bestPeak[next] = child.peak;
           liveBytes[next] = child.live;

@@ -94,7 +94,18 @@ private:
   /// without loss), in order of increasing step usage.
   void expand(int state, int64_t bound, int64_t floor,
               std::vector<Expansion> &children);
-  std::vector<int> pathTo(int state) const;
+  std::vector<int> pathTo(int state);
+  /// Rewrites `bits` into the representative of its permutations under
+  /// problem.symmetricClasses: in each class, the members' scheduled sets
+  /// sorted in decreasing order (as bit patterns). With `mapping`, also
+  /// returns, per node of `bits`, the node it became. With `added` >= 0,
+  /// `bits` is a canonical state plus node `added`: only its classes can
+  /// be out of order.
+  void canonicalize(uint64_t *bits, std::vector<int> *mapping = nullptr,
+                    int added = -1) const;
+  /// Signature of the child that ran `node`: scratchBits, canonicalized
+  /// into canonicalBits when the node belongs to a symmetric class.
+  const uint64_t *childSignature(int node);
   bool outOfBudget();
 
   const SchedulingProblem &problem;
@@ -118,7 +129,11 @@ private:
   std::vector<Slot> table;
   // Scratch.
   std::vector<char> scheduled;
-  std::vector<uint64_t> scratchBits;
+  std::vector<uint64_t> scratchBits, canonicalBits;
+  mutable std::vector<std::pair<uint64_t, int>> classKeys;
+  /// Per node: the symmetric classes it belongs to, increasing, and the
+  /// member of each that holds it.
+  std::vector<std::vector<int>> classesOf, memberIn;
   std::vector<int> liveList;
   std::vector<int64_t> extraBytes;
   Bits unscheduledPositions;

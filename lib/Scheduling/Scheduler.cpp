@@ -185,6 +185,20 @@ void scheduleExact(const SchedulingProblem &problem,
     [[maybe_unused]] bool built = segment.problem.build(
         problem.subGraph(segmentOf, k, segment.nodes), error);
     assert(built && "a segment of an acyclic graph is acyclic");
+    // Interchangeable branches stay interchangeable in their segment
+    // (they read the same earlier buffers and feed the same later nodes).
+    for (const std::vector<std::vector<int>> &members :
+         problem.symmetricClasses) {
+      if (segmentOf[members.front().front()] != k)
+        continue;
+      std::vector<std::vector<int>> local;
+      for (const std::vector<int> &member : members) {
+        local.emplace_back();
+        for (int v : member)
+          local.back().push_back(localId[v]);
+      }
+      segment.problem.symmetricClasses.push_back(std::move(local));
+    }
     // Candidates: the heuristics' orders restricted to the segment (so the
     // result is never worse than any of them) and greedy on the segment.
     std::vector<std::vector<int>> candidates;
@@ -299,10 +313,14 @@ ScheduleResult schedule(const MemoryGraph &graph,
     // Interchangeable nodes and branches start in index order (some
     // optimal order does): this removes the factorial blow-up of
     // interchangeable branches, e.g. the tiles of a fused-tiled region.
-    detail::breakSymmetries(contracted);
+    std::vector<std::vector<std::vector<int>>> permutable;
+    detail::breakSymmetries(contracted, &permutable);
     SchedulingProblem reduced;
     [[maybe_unused]] bool built = reduced.build(contracted, result.error);
     assert(built && "contracting chains keeps the graph acyclic");
+    for (std::vector<std::vector<int>> &members : permutable)
+      if (members.front().size() <= 64)
+        reduced.symmetricClasses.push_back(std::move(members));
     std::vector<std::vector<int>> heuristics{reduced.kahnOrder(),
                                              reduced.greedyOrder()};
     // The order as written, unless a symmetry dependence reverses it.

@@ -136,6 +136,11 @@ struct SchedulingProblem {
   std::vector<int> byBound;
   /// Largest nodeBound, 0 without nodes.
   int64_t staticBound = 0;
+  /// Classes of interchangeable branches, each member's nodes in matching
+  /// order (at most 64 each): exchanging two members node for node is an
+  /// automorphism, so permuted states have the same completions. Set by the
+  /// caller (not by build); the searches store one state per permutation.
+  std::vector<std::vector<std::vector<int>>> symmetricClasses;
 
   /// Builds the problem; returns false and sets `error` on a cycle. Without
   /// `withBounds`, ancestors, descendants and the bounds are left empty

@@ -325,18 +325,19 @@ private:
         orderClass(entry.second);
   }
 
-  /// Orders a class of interchangeable branches (in index order of their
-  /// first nodes, so that the order as written stays valid when it ran them
-  /// one after the other; any fixed order of the class is sound).
+  /// Breaks the symmetry of a class of interchangeable branches (in index
+  /// order of their first nodes).
   ///  - Chains (each node depends on the previous one): the progress of a
   ///    branch is a number, and whenever two of them have made the same
   ///    progress the state is symmetric in them, so the rest of any order
   ///    may be mirrored to let the earlier branch step first: some optimal
   ///    order runs the k-th node of each branch before the k-th node of the
-  ///    next, for every k.
-  ///  - Otherwise one node per branch, the first (by index) that allocates
-  ///    bytes, or the first: sort the branches by when it runs. (A node
-  ///    that allocates nothing would run early anyway and order nothing.)
+  ///    next, for every k. These dependences are added (in index order, so
+  ///    that the order as written stays valid when it ran the branches one
+  ///    after the other).
+  ///  - Other classes are recorded for the search, which stores each state
+  ///    once per class permutation (ExactSearch::canonicalize); a
+  ///    dependence between them would not be preserved by the exchanges.
   void orderClass(const std::vector<const std::vector<int> *> &members) {
     const std::vector<int> &first = *members.front();
     const int n = static_cast<int>(first.size());
@@ -344,25 +345,15 @@ private:
     for (int k = 1; k < n && chain; ++k)
       chain = std::find(deps[first[k]].begin(), deps[first[k]].end(),
                         first[k - 1]) != deps[first[k]].end();
-    std::vector<int> positions;
-    if (chain) {
-      positions.resize(n);
-      std::iota(positions.begin(), positions.end(), 0);
-    } else {
-      int representative = 0;
-      for (int k = 0; k < n; ++k) {
-        int64_t allocated = 0;
-        for (int b : graph.nodes[first[k]].defs)
-          allocated += graph.buffers[b].bytes;
-        if (allocated > 0) {
-          representative = k;
-          break;
-        }
-      }
-      positions.push_back(representative);
+    if (!chain) {
+      std::vector<std::vector<int>> recorded;
+      for (const std::vector<int> *member : members)
+        recorded.push_back(*member);
+      permutable.push_back(std::move(recorded));
+      return;
     }
     for (size_t i = 1; i < members.size(); ++i)
-      for (int k : positions) {
+      for (int k = 0; k < n; ++k) {
         int before = (*members[i - 1])[k], after = (*members[i])[k];
         graph.addDependence(after, before);
         addDep(after, before);
@@ -370,6 +361,25 @@ private:
         ++added;
       }
   }
+
+public:
+  /// The recorded classes whose exchanges are still automorphisms of the
+  /// graph with every dependence added (checked again by their encodings).
+  std::vector<std::vector<std::vector<int>>> permutableClasses() {
+    std::vector<std::vector<std::vector<int>>> result;
+    for (std::vector<std::vector<int>> &members : permutable) {
+      std::vector<int64_t> key = encode(members.front());
+      bool same = !key.empty();
+      for (size_t i = 1; i < members.size() && same; ++i)
+        same = encode(members[i]) == key;
+      if (same)
+        result.push_back(std::move(members));
+    }
+    return result;
+  }
+
+private:
+  std::vector<std::vector<std::vector<int>>> permutable;
 
   MemoryGraph &graph;
   /// Per node: explicit dependences and producers of used buffers.
@@ -384,13 +394,19 @@ private:
 
 } // namespace
 
-int breakSymmetries(MemoryGraph &graph) {
+int breakSymmetries(
+    MemoryGraph &graph,
+    std::vector<std::vector<std::vector<int>>> *permutableClasses) {
   std::vector<std::vector<int>> twins = findTwinClasses(graph);
   orderTwins(graph, twins);
   int added = 0;
   for (const std::vector<int> &members : twins)
     added += static_cast<int>(members.size()) - 1;
-  return added + BranchSymmetry(graph).run();
+  BranchSymmetry branches(graph);
+  added += branches.run();
+  if (permutableClasses)
+    *permutableClasses = branches.permutableClasses();
+  return added;
 }
 
 void canonicalizeTwins(std::vector<int> &order,

@@ -29,18 +29,21 @@ void orderTwins(MemoryGraph &graph,
 
 /// Breaks symmetries of `graph` by adding dependences that some optimal
 /// order satisfies, so that the optimum is unchanged: classes of twin nodes
-/// run in index order, then twin branches (below) start in index order.
-/// The graph is decomposed like a series-parallel graph: a node set is cut
-/// into segments every order runs one after the other, and a segment into
-/// its weakly connected components (parallel branches); branches of one
-/// segment with the same structure, the same outside neighbours and the
-/// same sizes are interchangeable (exchanging them is an automorphism), so
-/// some optimal order starts them (one node each) in index order, and runs
-/// chains of them in lockstep order (see Symmetry.cpp).
+/// run in index order, then interchangeable branches are handled. The graph
+/// is decomposed like a series-parallel graph: a node set is cut into
+/// segments every order runs one after the other, and a segment into its
+/// weakly connected components (parallel branches); branches of one segment
+/// with the same structure, the same outside neighbours and the same sizes
+/// are interchangeable (exchanging them node for node is an automorphism).
+/// Classes of interchangeable chains run in lockstep order (dependences);
+/// the other classes are returned in `permutableClasses` (each member's
+/// nodes in matching order) for the search to merge permuted states.
 /// Branches are handled bottom-up, each step on the graph with the previous
 /// steps' dependences, so every step keeps the optimum by itself. Returns
 /// the number of dependences added.
-int breakSymmetries(MemoryGraph &graph);
+int breakSymmetries(
+    MemoryGraph &graph,
+    std::vector<std::vector<std::vector<int>>> *permutableClasses = nullptr);
 
 /// Rewrites `order` (a topological order of the graph without the twin
 /// dependences) into one that respects them with the same step usages: the

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../../lib/Scheduling/ExactSearch.h"
 #include "../../lib/Scheduling/Symmetry.h"
 #include "Serenity/Scheduling/Scheduler.h"
 
@@ -15,6 +16,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <limits>
 
 using namespace serenity;
@@ -96,9 +98,8 @@ struct Generator {
   std::vector<Value> instantiate(MemoryGraph &graph,
                                  const std::vector<TemplateOp> &ops,
                                  const std::vector<Value> &outside,
-                                 bool perturb = false) {
+                                 int perturbed = -1) {
     std::vector<Value> produced;
-    int perturbed = perturb ? uniform(0, static_cast<int>(ops.size()) - 1) : -1;
     for (const TemplateOp &op : ops) {
       bool change = perturbed-- == 0;
       std::vector<Value> operands;
@@ -117,8 +118,7 @@ struct Generator {
     return produced;
   }
 
-  /// Stem values, then `copies` copies of a group (the last one with one
-  /// result's size changed, sometimes: branches that are not interchangeable) (an inner template
+  /// Stem values, then `copies` copies of a group (an inner template
   /// repeated `innerCopies` times, optionally joined), then a sink reading
   /// the last value of each group or the group outputs returned.
   MemoryGraph planted() {
@@ -140,13 +140,21 @@ struct Generator {
     bool join = innerCopies == 2 && uniform(0, 1);
     int64_t joinBytes = uniform(1, 10) * 8;
     std::vector<Value> groupOutputs;
-    bool perturb = uniform(0, 2) == 0;
+    // Sometimes the last copy differs (not interchangeable); sometimes
+    // the second inner instance of every group does (the groups are then
+    // interchangeable but are not chains).
+    bool perturbLast = uniform(0, 2) == 0;
+    bool variantInner = uniform(0, 1) == 0;
+    int lastOp = static_cast<int>(inner.size()) - 1;
     for (int c = 0; c < copies; ++c) {
       std::vector<Value> last;
       for (int k = 0; k < innerCopies; ++k) {
-        std::vector<Value> produced = instantiate(
-            graph, inner, outside,
-            perturb && c == copies - 1 && k == innerCopies - 1);
+        bool lastCopy = c == copies - 1 && k == innerCopies - 1;
+        int perturbed = perturbLast && lastCopy ? uniform(0, lastOp)
+                        : variantInner && k == 1 ? lastOp
+                                                 : -1;
+        std::vector<Value> produced =
+            instantiate(graph, inner, outside, perturbed);
         if (!produced.empty())
           last.push_back(produced.back());
       }
@@ -167,22 +175,47 @@ struct Generator {
 
 TEST(Symmetry, BreakingKeepsTheOptimumOnPlantedBranches) {
   Generator gen{std::mt19937(20261201)};
-  int withSymmetry = 0;
+  int withSymmetry = 0, withPermutable = 0;
   for (int i = 0; i < 1500; ++i) {
     MemoryGraph graph = gen.planted();
     ASSERT_LE(graph.size(), 11);
     MemoryGraph constrained = graph;
-    int added = detail::breakSymmetries(constrained);
+    std::vector<std::vector<std::vector<int>>> permutable;
+    int added = detail::breakSymmetries(constrained, &permutable);
     withSymmetry += added > 0;
+    withPermutable += !permutable.empty();
     int64_t optimum = bruteForcePeak(graph);
     ASSERT_EQ(bruteForcePeak(constrained), optimum) << "graph " << i;
+    if (!permutable.empty()) {
+      // The searches themselves, merging permuted states: their orders are
+      // replayed into real orders of the graph with the peaks they report.
+      detail::SchedulingProblem problem;
+      std::string error;
+      ASSERT_TRUE(problem.build(constrained, error));
+      problem.symmetricClasses = permutable;
+      detail::ExactSearch search(problem, 1000000,
+                                 detail::Clock::now() + std::chrono::hours(1));
+      detail::SearchResult best = search.bestFirst(int64_t(1) << 40, 0);
+      ASSERT_EQ(best.outcome, detail::SearchOutcome::Found);
+      ASSERT_TRUE(constrained.isTopologicalOrder(best.order)) << "graph " << i;
+      EXPECT_EQ(best.peak, optimum) << "graph " << i;
+      EXPECT_EQ(peakMemory(graph, best.order), optimum) << "graph " << i;
+      detail::SearchResult any = search.depthFirst(optimum, 0);
+      ASSERT_EQ(any.outcome, detail::SearchOutcome::Found);
+      ASSERT_TRUE(constrained.isTopologicalOrder(any.order)) << "graph " << i;
+      EXPECT_EQ(peakMemory(graph, any.order), any.peak) << "graph " << i;
+      EXPECT_LE(any.peak, optimum) << "graph " << i;
+    }
     ScheduleResult dp = schedule(graph);
     ASSERT_TRUE(graph.isTopologicalOrder(dp.order));
     EXPECT_EQ(dp.peak, optimum) << "graph " << i;
     EXPECT_TRUE(dp.provenOptimal) << "graph " << i;
   }
-  // Not vacuous: most planted graphs get dependences.
+  // Not vacuous: most planted graphs get dependences, many have classes
+  // that only the search's state merging handles (dp against brute force
+  // above).
   EXPECT_GT(withSymmetry, 700);
+  EXPECT_GT(withPermutable, 50);
 }
 
 TEST(Symmetry, BreakingKeepsTheOptimumOnRandomGraphs) {
@@ -200,8 +233,8 @@ TEST(Symmetry, TiledBranchesStartInOrder) {
   // An input read by 2 x 2 identical tile chains (a view, then two ops),
   // two row joins and an output join. Tiles of a row are interchangeable
   // chains: their k-th nodes get ordered, 3 dependences per row; the rows
-  // are interchangeable branches that are not chains: one dependence
-  // between their first allocating nodes. 7 in all.
+  // are interchangeable branches that are not chains: they are returned
+  // for the search to merge permuted states.
   MemoryGraph graph;
   Value input{graph.addInput(64), -1};
   std::vector<Value> rows;
@@ -217,7 +250,11 @@ TEST(Symmetry, TiledBranchesStartInOrder) {
   Value output = addJoin(graph, rows, 64);
   graph.buffers[output.buffer].returned = true;
   MemoryGraph constrained = graph;
-  EXPECT_EQ(detail::breakSymmetries(constrained), 7);
+  std::vector<std::vector<std::vector<int>>> permutable;
+  EXPECT_EQ(detail::breakSymmetries(constrained, &permutable), 6);
+  ASSERT_EQ(permutable.size(), 1u);
+  EXPECT_EQ(permutable[0].size(), 2u);
+  EXPECT_EQ(permutable[0][0].size(), 7u);
   EXPECT_EQ(bruteForcePeak(constrained), bruteForcePeak(graph));
 }
 
