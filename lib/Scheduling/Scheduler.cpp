@@ -14,6 +14,7 @@
 #include "Serenity/Scheduling/Scheduler.h"
 
 #include "ExactSearch.h"
+#include "HillValley.h"
 #include "SchedulingProblem.h"
 #include "Symmetry.h"
 
@@ -37,6 +38,8 @@ parseScheduleAlgorithm(const std::string &name) {
     return ScheduleAlgorithm::Kahn;
   if (name == "greedy")
     return ScheduleAlgorithm::Greedy;
+  if (name == "hill-valley")
+    return ScheduleAlgorithm::HillValley;
   if (name == "dp")
     return ScheduleAlgorithm::DP;
   return std::nullopt;
@@ -50,6 +53,8 @@ const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm) {
     return "kahn";
   case ScheduleAlgorithm::Greedy:
     return "greedy";
+  case ScheduleAlgorithm::HillValley:
+    return "hill-valley";
   case ScheduleAlgorithm::DP:
     return "dp";
   }
@@ -284,6 +289,9 @@ ScheduleResult schedule(const MemoryGraph &graph,
   case ScheduleAlgorithm::Greedy:
     result.order = problem.greedyOrder();
     break;
+  case ScheduleAlgorithm::HillValley:
+    result.order = detail::hillValleyOrder(problem);
+    break;
   case ScheduleAlgorithm::DP: {
     // Search the graph with contracted chains; its orders expand to orders
     // of the same peak, and its optimum is the original one.
@@ -321,8 +329,9 @@ ScheduleResult schedule(const MemoryGraph &graph,
     for (std::vector<std::vector<int>> &members : permutable)
       if (members.front().size() <= 64)
         reduced.symmetricClasses.push_back(std::move(members));
-    std::vector<std::vector<int>> heuristics{reduced.kahnOrder(),
-                                             reduced.greedyOrder()};
+    std::vector<std::vector<int>> heuristics{
+        reduced.kahnOrder(), reduced.greedyOrder(),
+        detail::hillValleyOrder(reduced)};
     // The order as written, unless a symmetry dependence reverses it.
     if (contracted.isTopologicalOrder(programOrder(contracted)))
       heuristics.insert(heuristics.begin(), programOrder(contracted));
@@ -342,6 +351,7 @@ ScheduleResult schedule(const MemoryGraph &graph,
     candidates.push_back(std::move(expanded));
     candidates.push_back(problem.kahnOrder());
     candidates.push_back(problem.greedyOrder());
+    candidates.push_back(detail::hillValleyOrder(problem));
     int64_t best = 0;
     for (std::vector<int> &candidate : candidates) {
       int64_t peak = problem.peakOf(candidate);

@@ -13,10 +13,9 @@
 
 #include "Symmetry.h"
 
-#include "SchedulingProblem.h"
+#include "Decomposition.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <numeric>
 
@@ -154,91 +153,6 @@ private:
     dependents[pred].push_back(node);
   }
 
-  /// `nodes` (sorted) in an order respecting the dependences among them.
-  std::vector<int> topological(const std::vector<int> &nodes) {
-    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
-      local[nodes[i]] = i;
-    std::vector<int> indegree(nodes.size(), 0), order;
-    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
-      for (int p : deps[nodes[i]])
-        indegree[i] += local[p] >= 0;
-    for (int i = 0, e = static_cast<int>(nodes.size()); i < e; ++i)
-      if (!indegree[i])
-        order.push_back(nodes[i]);
-    for (size_t k = 0; k < order.size(); ++k)
-      for (int s : dependents[order[k]])
-        if (local[s] >= 0 && --indegree[local[s]] == 0)
-          order.push_back(s);
-    for (int v : nodes)
-      local[v] = -1;
-    return order;
-  }
-
-  /// Splits `nodes` into the segments every order of them runs one after
-  /// the other (as SchedulingProblem::forcedSegments), each sorted.
-  std::vector<std::vector<int>> seriesSplit(const std::vector<int> &nodes) {
-    std::vector<int> topo = topological(nodes);
-    const int n = static_cast<int>(topo.size());
-    if (n != static_cast<int>(nodes.size()))
-      return {nodes}; // A cycle: leave it to the scheduler's error.
-    for (int i = 0; i < n; ++i)
-      local[topo[i]] = i;
-    std::vector<Bits> ancestors(n, Bits(n));
-    for (int i = 0; i < n; ++i)
-      for (int p : deps[topo[i]])
-        if (local[p] >= 0) {
-          ancestors[i].unite(ancestors[local[p]]);
-          ancestors[i].set(local[p]);
-        }
-    for (int v : topo)
-      local[v] = -1;
-    std::vector<int> suffixMin(n + 1, n);
-    for (int i = n - 1; i >= 0; --i) {
-      int first = ancestors[i].firstClear(i);
-      if (first == i)
-        first = i + 1;
-      suffixMin[i] = std::min(suffixMin[i + 1], first);
-    }
-    std::vector<std::vector<int>> segments(1);
-    for (int i = 0; i < n; ++i) {
-      if (i > 0 && suffixMin[i] >= i)
-        segments.emplace_back();
-      segments.back().push_back(topo[i]);
-    }
-    for (std::vector<int> &segment : segments)
-      std::sort(segment.begin(), segment.end());
-    return segments;
-  }
-
-  /// Weakly connected components of the dependences among `nodes`, each
-  /// sorted, ordered by their first node.
-  std::vector<std::vector<int>> components(const std::vector<int> &nodes) {
-    const int n = static_cast<int>(nodes.size());
-    for (int i = 0; i < n; ++i)
-      local[nodes[i]] = i;
-    std::vector<int> parent(n);
-    std::iota(parent.begin(), parent.end(), 0);
-    std::function<int(int)> find = [&](int x) {
-      while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-      return x;
-    };
-    for (int i = 0; i < n; ++i)
-      for (int p : deps[nodes[i]])
-        if (local[p] >= 0)
-          parent[find(i)] = find(local[p]);
-    for (int v : nodes)
-      local[v] = -1;
-    std::map<int, std::vector<int>> byRoot;
-    for (int i = 0; i < n; ++i)
-      byRoot[find(i)].push_back(nodes[i]);
-    std::vector<std::vector<int>> result;
-    for (auto &entry : byRoot)
-      result.push_back(std::move(entry.second));
-    std::sort(result.begin(), result.end());
-    return result;
-  }
-
   /// A description of `component` (sorted) that two branches share exactly
   /// when matching their nodes by position is an automorphism exchanging
   /// them: inside references by position, outside ones by id. Empty when
@@ -302,13 +216,13 @@ private:
   void visit(const std::vector<int> &nodes) {
     if (nodes.size() < 2)
       return;
-    std::vector<std::vector<int>> segments = seriesSplit(nodes);
+    std::vector<std::vector<int>> segments = decomposer.seriesSplit(nodes);
     if (segments.size() > 1) {
       for (const std::vector<int> &segment : segments)
         visit(segment);
       return;
     }
-    std::vector<std::vector<int>> branches = components(nodes);
+    std::vector<std::vector<int>> branches = decomposer.components(nodes);
     if (branches.size() < 2)
       return; // Neither series nor parallel: left to the search.
     for (const std::vector<int> &branch : branches)
@@ -387,6 +301,7 @@ private:
   std::vector<std::vector<int>> readers;
   std::vector<int> defIndex;
   std::vector<char> shared;
+  Decomposer decomposer{deps, dependents};
   /// Scratch: position of a node in the set being processed, else -1.
   std::vector<int> local;
   int added = 0;

@@ -147,7 +147,7 @@ struct SerenitySchedulePass
     if (!parsed) {
       function.emitError() << "serenity-schedule: unknown algorithm '"
                            << algorithm
-                           << "' (expected dp, greedy, kahn or program-order)";
+                           << "' (expected dp, greedy, hill-valley, kahn or program-order)";
       return signalPassFailure();
     }
     if (timeLimitMs < 0 || maxStates < 0) {

@@ -286,7 +286,7 @@ def add_subparser(subparsers):
     p.add_argument("file", help="input MLIR (e.g. from `serenity gen`)")
     add_tool_argument(p)
     p.add_argument("--schedule", action="append", default=[], metavar="ALG",
-                   help="scheduling algorithm (dp, kahn, greedy, program-order); repeatable")
+                   help="scheduling algorithm (dp, kahn, greedy, hill-valley, program-order); repeatable")
     p.add_argument("--schedule-option", action="append", default=[], metavar="KEY=VALUE",
                    help="extra serenity-schedule option (repeatable)")
     p.add_argument("--passes", default="", metavar="ARGS",

@@ -2,6 +2,7 @@
 // RUN: serenity-opt %s --serenity-schedule=algorithm=program-order 2>/dev/null | FileCheck %s --check-prefixes=CHECK,PROG
 // RUN: serenity-opt %s --serenity-schedule=algorithm=kahn 2>/dev/null | FileCheck %s --check-prefixes=CHECK,KAHN
 // RUN: serenity-opt %s --serenity-schedule="algorithm=greedy" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,GREEDY
+// RUN: serenity-opt %s --serenity-schedule="algorithm=hill-valley" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,HV
 // RUN: serenity-opt %s --serenity-schedule="algorithm=dp time-limit-ms=100 max-states=1000" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
 // RUN: serenity-opt %s --serenity-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 //
@@ -17,7 +18,7 @@
 // RUN: not serenity-opt %s --serenity-schedule=time-limit-ms=-1 2>&1 | FileCheck %s --check-prefix=BADLIMIT
 // RUN: not serenity-opt %s --serenity-schedule=max-states=-5 2>&1 | FileCheck %s --check-prefix=BADLIMIT
 
-// BADALG: error: serenity-schedule: unknown algorithm 'fastest' (expected dp, greedy, kahn or program-order)
+// BADALG: error: serenity-schedule: unknown algorithm 'fastest' (expected dp, greedy, hill-valley, kahn or program-order)
 // BADLIMIT: error: serenity-schedule: time-limit-ms and max-states must not be negative
 
 // Bytes: tensor<1x8x8x4xf32> = 1024, 1x8x8x16 = 4096, 1x8x8x2 = 512.
@@ -47,6 +48,10 @@
 // PROG-SAME: serenity.schedule = {algorithm = "program-order", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 9216 : i64, states = 0 : i64
 // KAHN-SAME: serenity.schedule = {algorithm = "kahn", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 9216 : i64, states = 0 : i64
 // GREEDY-SAME: serenity.schedule = {algorithm = "greedy", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 5632 : i64, states = 0 : i64
+// hill-valley: the branches are parallel; each, run alone, peaks 4608 above
+// the live bytes before it (a1 4096 + a2 512, x stays: the other branch
+// reads it) and leaves 512 more: equal jobs keep their order, a then b.
+// HV-SAME: serenity.schedule = {algorithm = "hill-valley", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 5632 : i64, states = 0 : i64
 // Each constant sits right before its first user.
 // CHECK:          %[[WA1:.+]] = "tosa.const"() <{values = dense<1.0
 // CHECK-NEXT:     %[[BA1:.+]] = "tosa.const"() <{values = dense<0.0{{.*}}tensor<16xf32>
@@ -61,6 +66,10 @@
 // GREEDY:         %[[B1:.+]] = tosa.conv2d %arg0
 // GREEDY:         %[[B2:.+]] = tosa.conv2d %[[B1]]
 // GREEDY-NEXT:    tosa.concat %[[A2]], %[[B2]]
+// HV:             %[[A2:.+]] = tosa.conv2d %[[A1]]
+// HV:             %[[B1:.+]] = tosa.conv2d %arg0
+// HV:             %[[B2:.+]] = tosa.conv2d %[[B1]]
+// HV-NEXT:        tosa.concat %[[A2]], %[[B2]]
 // PROG-NEXT:      %[[WB1:.+]] = "tosa.const"() <{values = dense<2.0
 // PROG-NEXT:      %[[B1:.+]] = tosa.conv2d %arg0, %[[WB1]]
 // PROG:           %[[A2:.+]] = tosa.conv2d %[[A1]]

@@ -22,7 +22,8 @@ namespace {
 
 constexpr ScheduleAlgorithm kAllAlgorithms[] = {
     ScheduleAlgorithm::ProgramOrder, ScheduleAlgorithm::Kahn,
-    ScheduleAlgorithm::Greedy, ScheduleAlgorithm::DP};
+    ScheduleAlgorithm::Greedy, ScheduleAlgorithm::HillValley,
+    ScheduleAlgorithm::DP};
 
 /// Least peak over all topological orders, by enumerating them.
 int64_t bruteForcePeak(const MemoryGraph &graph) {

@@ -27,11 +27,14 @@ enum class ScheduleAlgorithm {
   /// XLA-style list scheduling: the ready node with the largest
   /// (bytes freed - bytes defined), ties by node index.
   Greedy,
+  /// Liu's hill-valley merging over the series-parallel decomposition
+  /// (greedy inside parts that are neither series nor parallel).
+  HillValley,
   /// Exact search over scheduled-set signatures (see docs/Scheduling.md).
   DP,
 };
 
-/// Parses "program-order", "kahn", "greedy" or "dp".
+/// Parses "program-order", "kahn", "greedy", "hill-valley" or "dp".
 std::optional<ScheduleAlgorithm> parseScheduleAlgorithm(const std::string &);
 /// The option spelling of `algorithm`.
 const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm);

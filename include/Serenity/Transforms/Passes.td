@@ -371,7 +371,7 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
   }];
   let options = !listconcat([
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"dp\"",
-           "Scheduling algorithm: dp, greedy, kahn or program-order">,
+           "Scheduling algorithm: dp, greedy, hill-valley, kahn or program-order">,
     Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"3000",
            "Time limit of the dp search per function, in milliseconds">,
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",

@@ -1,0 +1,218 @@
+//===- HillValley.cpp - Series-parallel hill-valley heuristic -------------===//
+//
+// Series-parallel scheduling by exchange rules (Abdel-Wahab and Kameda
+// 1978 for the maximum cumulative cost under series-parallel precedence;
+// Liu 1987's hill-valley rule for tree pebbling is its second class), over
+// the decomposition of Decomposer: segments in sequence are concatenated;
+// parallel branches are ordered recursively, each branch's nodes become jobs
+// (hill: the most bytes a step uses above the live bytes before it; change:
+// of the live bytes), adjacent jobs of a branch are combined while the later
+// one should go first, and all jobs are merged by the two-job exchange rule
+// (shrinking jobs first by increasing hill, then growing ones by decreasing
+// hill - change). Parts that are neither series nor parallel get a greedy
+// order.
+//
+// Each branch's profile is taken as if it ran alone: a buffer it reads is
+// freed by it only when all readers are inside it, so buffers shared with
+// other branches count as live throughout. That is where our memory model
+// (one buffer for all consumers) leaves the setting of the optimality proofs
+// (private data per edge), so this is a heuristic: its order goes to the dp
+// as an upper bound, and is an algorithm of its own (algorithm=hill-valley).
+// Where branches share nothing (a fork with a result per branch, private
+// chains, a join) it is optimal: tested against brute force.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HillValley.h"
+
+#include "Decomposition.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace serenity {
+namespace detail {
+
+namespace {
+
+class HillValleyOrder {
+public:
+  explicit HillValleyOrder(const SchedulingProblem &problem)
+      : problem(problem), decomposer(problem.preds, problem.succs),
+        inside(problem.numNodes, 0), done(problem.numNodes, 0) {}
+
+  std::vector<int> order(const std::vector<int> &nodes) {
+    if (nodes.size() <= 1)
+      return nodes;
+    std::vector<std::vector<int>> segments = decomposer.seriesSplit(nodes);
+    if (segments.size() > 1) {
+      std::vector<int> result;
+      for (const std::vector<int> &segment : segments) {
+        std::vector<int> part = order(segment);
+        result.insert(result.end(), part.begin(), part.end());
+      }
+      return result;
+    }
+    std::vector<std::vector<int>> branches = decomposer.components(nodes);
+    if (branches.size() == 1)
+      return greedy(nodes);
+    std::vector<Job> jobs;
+    for (const std::vector<int> &branch : branches) {
+      std::vector<int> sequence = order(branch);
+      // The branch's nodes as jobs, adjacent ones combined while the later
+      // one should go first: afterwards no job of the branch comes before
+      // its predecessor in the merge below, which keeps the branch's order.
+      std::vector<Job> stack;
+      for (Job &job : profile(branch, sequence)) {
+        stack.push_back(std::move(job));
+        while (stack.size() >= 2 &&
+               goesFirst(stack.back(), stack[stack.size() - 2])) {
+          Job later = std::move(stack.back());
+          stack.pop_back();
+          Job &earlier = stack.back();
+          earlier.hill = std::max(earlier.hill, earlier.change + later.hill);
+          earlier.change += later.change;
+          earlier.nodes.insert(earlier.nodes.end(), later.nodes.begin(),
+                               later.nodes.end());
+        }
+      }
+      for (Job &job : stack)
+        jobs.push_back(std::move(job));
+    }
+    // Equal jobs keep their branch order and their order within a branch.
+    std::vector<int> rank(jobs.size());
+    std::iota(rank.begin(), rank.end(), 0);
+    std::sort(rank.begin(), rank.end(), [&](int a, int b) {
+      if (goesFirst(jobs[a], jobs[b]))
+        return true;
+      return !goesFirst(jobs[b], jobs[a]) && a < b;
+    });
+    std::vector<int> result;
+    for (int j : rank)
+      result.insert(result.end(), jobs[j].nodes.begin(), jobs[j].nodes.end());
+    return result;
+  }
+
+private:
+  /// Nodes run back to back: the most bytes above the live bytes before
+  /// them that a step uses, and the change of the live bytes.
+  struct Job {
+    int64_t hill = 0, change = 0;
+    std::vector<int> nodes;
+  };
+
+  /// The exchange rule for two jobs run one after the other (X then Y
+  /// peaks at max(H_x, V_x + H_y)): jobs that do not grow the live bytes
+  /// first, by increasing hill; then the others by decreasing hill -
+  /// change (Abdel-Wahab and Kameda; Liu's rule for the second class).
+  static bool goesFirst(const Job &x, const Job &y) {
+    bool xShrinks = x.change <= 0, yShrinks = y.change <= 0;
+    if (xShrinks != yShrinks)
+      return xShrinks;
+    if (xShrinks)
+      return x.hill < y.hill;
+    return x.hill - x.change > y.hill - y.change;
+  }
+
+private:
+  /// Bytes `v` allocates, frees and keeps when the nodes marked `done` (of
+  /// its branch) ran: a buffer is freed only when all its readers are done
+  /// and inside the branch.
+  void stepOf(int v, int64_t &allocated, int64_t &change) const {
+    allocated = problem.defBytes[v];
+    change = problem.persistBytes[v];
+    for (int b : problem.sharedWrites[v]) {
+      bool first = true;
+      for (int w : problem.writers[b])
+        first = first && (w == v || !done[w]);
+      if (first) {
+        allocated += problem.bytes[b];
+        if (problem.outlives[b])
+          change += problem.bytes[b];
+      }
+    }
+    for (int b : problem.uses[v]) {
+      if (problem.returned[b])
+        continue;
+      bool last = true;
+      for (int u : problem.users[b])
+        last = last && (u == v || (inside[u] && done[u]));
+      if (last)
+        change -= problem.bytes[b];
+    }
+  }
+
+  /// The nodes of `sequence` (an order of `branch`) as jobs, as if the
+  /// branch ran alone.
+  std::vector<Job> profile(const std::vector<int> &branch,
+                           const std::vector<int> &sequence) {
+    for (int v : branch)
+      inside[v] = 1;
+    std::vector<Job> jobs;
+    for (int v : sequence) {
+      Job job;
+      stepOf(v, job.hill, job.change);
+      job.nodes.push_back(v);
+      jobs.push_back(std::move(job));
+      done[v] = 1;
+    }
+    for (int v : branch)
+      inside[v] = done[v] = 0;
+    return jobs;
+  }
+
+  /// Greedy over a part that is neither series nor parallel: the ready node
+  /// that grows the live bytes least, ties by index.
+  std::vector<int> greedy(const std::vector<int> &nodes) {
+    for (int v : nodes)
+      inside[v] = 1;
+    std::vector<int> result;
+    std::vector<int> missing(problem.numNodes, 0);
+    for (int v : nodes)
+      for (int p : problem.preds[v])
+        missing[v] += inside[p];
+    std::vector<int> ready;
+    for (int v : nodes)
+      if (!missing[v])
+        ready.push_back(v);
+    while (!ready.empty()) {
+      int best = -1;
+      int64_t bestKey = 0;
+      for (int i = 0, e = static_cast<int>(ready.size()); i < e; ++i) {
+        int64_t allocated, change;
+        stepOf(ready[i], allocated, change);
+        if (best < 0 || change < bestKey ||
+            (change == bestKey && ready[i] < ready[best])) {
+          best = i;
+          bestKey = change;
+        }
+      }
+      int v = ready[best];
+      ready.erase(ready.begin() + best);
+      result.push_back(v);
+      done[v] = 1;
+      for (int s : problem.succs[v])
+        if (inside[s] && --missing[s] == 0)
+          ready.push_back(s);
+    }
+    for (int v : nodes)
+      inside[v] = done[v] = 0;
+    return result;
+  }
+
+  const SchedulingProblem &problem;
+  Decomposer decomposer;
+  std::vector<char> inside, done;
+};
+
+} // namespace
+
+std::vector<int> hillValleyOrder(const SchedulingProblem &problem) {
+  std::vector<int> all(problem.numNodes);
+  for (int v = 0; v < problem.numNodes; ++v)
+    all[v] = v;
+  return HillValleyOrder(problem).order(all);
+}
+
+} // namespace detail
+} // namespace serenity
