@@ -42,6 +42,21 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
       stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
       scheduled(problem.numNodes, 0), scratchBits(words, 0),
       extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {
+  for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+    if (problem.producer[b] < 0 || problem.bytes[b] == 0)
+      continue;
+    const std::vector<int> &writers = problem.writers[b];
+    counted.push_back({b, problem.bytes[b], problem.returned[b] != 0,
+                       writers.size() == 1 ? writers[0] : -1});
+    for (const std::vector<int> *nodes : {&writers, &problem.users[b]}) {
+      std::vector<uint64_t> &masks =
+          nodes == &writers ? writerMasks : userMasks;
+      masks.resize(counted.size() * words, 0);
+      for (int v : *nodes)
+        masks[(counted.size() - 1) * words + (v >> 6)] |= uint64_t(1)
+                                                          << (v & 63);
+    }
+  }
   classesOf.resize(problem.numNodes);
   memberIn.resize(problem.numNodes);
   for (int c = 0, e = static_cast<int>(problem.symmetricClasses.size()); c < e;
@@ -135,28 +150,41 @@ int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
   return 0;
 }
 
+bool ExactSearch::intersects(const std::vector<uint64_t> &masks, size_t i,
+                             const uint64_t *bits) const {
+  const uint64_t *mask = &masks[i * words];
+  for (int w = 0; w < words; ++w)
+    if (mask[w] & bits[w])
+      return true;
+  return false;
+}
+
+bool ExactSearch::containedIn(const std::vector<uint64_t> &masks, size_t i,
+                              const uint64_t *bits) const {
+  const uint64_t *mask = &masks[i * words];
+  for (int w = 0; w < words; ++w)
+    if (mask[w] & ~bits[w])
+      return false;
+  return true;
+}
+
 int64_t ExactSearch::load(int state, int64_t atMost) {
   const uint64_t *bits = signature(state);
   for (int v = 0; v < problem.numNodes; ++v)
     scheduled[v] = isScheduled(bits, v);
-  // Buffers of scheduled nodes that are still needed.
+  // Buffers of scheduled nodes that are still needed: allocated once any
+  // writer has run, needed while a reader has not (or returned).
   liveList.clear();
   int64_t liveProduced = 0;
-  for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
-    if (problem.producer[b] < 0 || problem.bytes[b] == 0)
-      continue;
-    // Allocated once any writer has run.
-    bool allocated = false;
-    for (int w : problem.writers[b])
-      allocated = allocated || scheduled[w];
+  for (size_t i = 0, e = counted.size(); i < e; ++i) {
+    const CountedBuffer &buffer = counted[i];
+    bool allocated = buffer.writer >= 0 ? isScheduled(bits, buffer.writer)
+                                        : intersects(writerMasks, i, bits);
     if (!allocated)
       continue;
-    bool needed = problem.returned[b];
-    for (int u : problem.users[b])
-      needed = needed || !scheduled[u];
-    if (needed) {
-      liveList.push_back(b);
-      liveProduced += problem.bytes[b];
+    if (buffer.returned || !containedIn(userMasks, i, bits)) {
+      liveList.push_back(buffer.buffer);
+      liveProduced += buffer.bytes;
     }
   }
   // nodeBound[v] already counts v's uses and its ancestors' buffers needed

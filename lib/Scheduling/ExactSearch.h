@@ -95,6 +95,12 @@ private:
   void expand(int state, int64_t bound, int64_t floor,
               std::vector<Expansion> &children);
   std::vector<int> pathTo(int state);
+  /// Whether row `i` of `masks` (one bitset of `words` words per counted
+  /// buffer) meets `bits`, or lies inside it.
+  bool intersects(const std::vector<uint64_t> &masks, size_t i,
+                  const uint64_t *bits) const;
+  bool containedIn(const std::vector<uint64_t> &masks, size_t i,
+                   const uint64_t *bits) const;
   /// Rewrites `bits` into the representative of its permutations under
   /// problem.symmetricClasses: in each class, the members' scheduled sets
   /// sorted in decreasing order (as bit patterns). With `mapping`, also
@@ -127,6 +133,17 @@ private:
     uint32_t tag;
   };
   std::vector<Slot> table;
+  // Buffers load() may count (with a producer and bytes): the only writer
+  // (-1 when several), and per buffer the bitsets of its writers and
+  // readers.
+  struct CountedBuffer {
+    int buffer;
+    int64_t bytes;
+    bool returned;
+    int writer;
+  };
+  std::vector<CountedBuffer> counted;
+  std::vector<uint64_t> writerMasks, userMasks;
   // Scratch.
   std::vector<char> scheduled;
   std::vector<uint64_t> scratchBits, canonicalBits;
