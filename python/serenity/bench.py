@@ -36,11 +36,6 @@ class BenchCase:
 
     def skip_reason(self):
         """Why this case cannot run here (a missing ../shared input), or None."""
-        if self.network.startswith("darts") and not self.params.get("genotype_file"):
-            from .networks.darts import default_genotype_file
-            path = default_genotype_file()
-            if not os.path.exists(path):
-                return "DARTS genotypes %s are absent (../shared; CI has them)" % path
         return None
 
 

@@ -25,20 +25,11 @@ from .networks import generate
 class ScaleClass:
     """A class of graphs: ``network`` with ``params`` for seeds 0..seeds-1."""
 
-    def __init__(self, label, network, seeds=30, needs_shared=False, **params):
+    def __init__(self, label, network, seeds=30, **params):
         self.label = label
         self.network = network
         self.seeds = seeds
-        self.needs_shared = needs_shared
         self.params = params
-
-    def skip_reason(self):
-        if self.network.startswith("darts"):
-            from .networks.darts import default_genotype_file
-            path = default_genotype_file()
-            if not os.path.exists(path):
-                return "DARTS genotypes %s are absent (../shared; CI has them)" % path
-        return None
 
 
 # The classes of issue 13 item 4, then the series-parallel and 10000-op
@@ -132,10 +123,6 @@ def run_scale(tool_path, extra_options=(), seeds=None, only=None, verbose=False,
     rows = []
     for cls in CLASSES:
         if only and not any(o in cls.label for o in only):
-            continue
-        reason = cls.skip_reason()
-        if reason:
-            print("skipped %s: %s" % (cls.label, reason), file=log)
             continue
         row = run_class(cls, tool_path, list(extra_options), seeds, log if verbose else None)
         rows.append(row)

@@ -38,10 +38,8 @@ def serenity_opt():
 
 @pytest.fixture(scope="session")
 def have_shared():
+    """The DARTS repository's genotype text in ../shared (the package has its
+    own copy of the genotypes; only the test comparing the two needs it)."""
     if not os.path.exists(default_genotype_file()):
         pytest.skip("../shared/models/darts is absent (DARTS genotypes); CI has it")
     return True
-
-
-def needs_shared(name):
-    return name.startswith("darts")

@@ -46,7 +46,7 @@ def test_suites_cover_the_issue_tables():
 
 
 @pytest.mark.parametrize("name", ["schedule", "rewrite"])
-def test_suite_networks_generate_with_their_op_counts(name, have_shared):
+def test_suite_networks_generate_with_their_op_counts(name):
     """Random DAG node counts were chosen for 50/100/200/1000 ops; the
     labels say so, and the generators accept every parameter."""
     for case in bench.SUITES[name]:
@@ -147,8 +147,6 @@ def test_rewrite_timeout_is_reported_not_raised(tmp_path):
 @pytest.mark.parametrize("name,extra_ops,channels", [("inception-module", 1, 16), ("fire-module", 1, 16),
                                                      ("darts-normal", 2, 8), ("darts-reduction", 2, 8)])
 def test_next_conv_appends_a_conv_reading_the_concat(name, extra_ops, channels, request):
-    if name.startswith("darts"):
-        request.getfixturevalue("have_shared")
     small = dict(resolution=8) if not name.startswith("darts") else dict(resolution=8, channels=8)
 
     def ops(text):
@@ -164,7 +162,7 @@ def test_next_conv_appends_a_conv_reading_the_concat(name, extra_ops, channels, 
         generate(name, next_conv=-1, **small)
 
 
-def test_darts_stack_without_reductions(have_shared):
+def test_darts_stack_without_reductions():
     text = generate("darts-stack", channels=8, resolution=8, cells=3, reductions=False)
     assert "tosa.slice" not in text  # no FactorizedReduce
     assert "tosa.slice" in generate("darts-stack", channels=8, resolution=8, cells=3)

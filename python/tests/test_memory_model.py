@@ -34,7 +34,7 @@ def test_report_matches_independent_model(name, params, dtype, serenity_opt, tmp
     assert report[0].ops == len(Function(text).scheduled)
 
 
-def test_darts_report_matches(serenity_opt, have_shared, tmp_path):
+def test_darts_report_matches(serenity_opt, tmp_path):
     text = generate("darts-stack", channels=8, resolution=16, cells=4)
     path = tmp_path / "net.mlir"
     path.write_text(text)

@@ -24,14 +24,26 @@ def test_parse_genotypes_reads_aliases_and_fields():
     assert g["A"].reduce_concat == [2]
 
 
-def test_darts_v2_genotype_from_shared(have_shared):
+def test_darts_v2_genotype():
     g = load_genotype("DARTS_V2")
     assert len(g.normal) == 8 and len(g.reduce) == 8
     assert g.normal[7] == ("dil_conv_3x3", 2)
     assert load_genotype("DARTS").normal == g.normal
 
 
-def test_darts_normal_cell(have_shared):
+def test_builtin_genotypes_equal_the_darts_repository_text(have_shared):
+    """The package's genotypes are the ones of the DARTS repository's
+    cnn/genotypes.py (the verbatim text in ../shared/models/darts)."""
+    from serenity.networks.darts import BUILTIN_GENOTYPES, default_genotype_file
+    with open(default_genotype_file()) as f:
+        shared = parse_genotypes(f.read())
+    builtin = parse_genotypes(BUILTIN_GENOTYPES)
+    assert set(builtin) == set(shared)
+    for name in shared:
+        assert vars(builtin[name]) == vars(shared[name]), name
+
+
+def test_darts_normal_cell():
     # DARTS_V2 normal: preprocess 2 x (ReLU, 1x1 conv) = 4 ops (2 clamp, 2 conv);
     # node2 = sep(s0) + sep(s1): 2 x 6 + add = 13; node3 same = 13;
     # node4 = sep(s1) + skip(s0): 6 + 0 + add = 7; node5 = skip(s0) + dil(n2): 3 + add = 4;
@@ -48,7 +60,7 @@ def test_darts_normal_cell(have_shared):
     assert type_shape(dil.result_type)[0] == (1, 32, 32, 36)
 
 
-def test_darts_reduction_cell(have_shared):
+def test_darts_reduction_cell():
     # DARTS_V2 reduce: preprocess 4; node2 = max(s0) + max(s1) -> 2 pools + add;
     # node3 = skip(n2) (identity) + max(s1) -> 1 + add; node4 = max(s0) + skip(n2) -> 1 + add;
     # node5 = skip(n2) + max(s1) -> 1 + add; concat 1.  Total 4 + 3 + 2 + 2 + 2 + 1 = 14.
@@ -59,7 +71,7 @@ def test_darts_reduction_cell(have_shared):
     assert type_shape(f.result_types[0])[0] == (1, 8, 8, 64)
 
 
-def test_darts_stack(have_shared):
+def test_darts_stack():
     # 5 cells: reductions at 5 // 3 = 1 and 2 * 5 // 3 = 3.  Cells after a reduction
     # (2 and 4) use FactorizedReduce for input 0: ReLU, crop slice, conv s2, shift
     # slice, conv s2, concat = 6 ops instead of 2.  Normal cells: 42, reduction: 14.

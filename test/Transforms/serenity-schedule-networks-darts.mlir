@@ -1,8 +1,6 @@
-// The DARTS networks of serenity-schedule-networks.mlir (their generator
-// parses the genotypes in ../shared): scheduled by dp under copy and in-place
-// concatenation, the memory model of the reordered IR equals the peak the
-// scheduler reports and proves optimal.
-// REQUIRES: shared
+// The DARTS networks of serenity-schedule-networks.mlir: scheduled by dp under
+// copy and in-place concatenation, the memory model of the reordered IR equals
+// the peak the scheduler reports and proves optimal.
 //
 // RUN: %python -m serenity gen darts-stack --channels 8 --resolution 8 \
 // RUN:   | serenity-opt --serenity-schedule --serenity-annotate-lifetimes 2>/dev/null | FileCheck %s

@@ -1,8 +1,10 @@
 """DARTS cells (Liu et al., "DARTS: Differentiable Architecture Search", 2019).
 
-Genotypes are parsed from the verbatim ``cnn/genotypes.py`` text of the DARTS
-repository (``../shared/models/darts``), never hard-coded.  The cell follows
-``cnn/model.py``:
+Genotypes are parsed from ``cnn/genotypes.py``-style text: the verbatim text of
+the DARTS repository in ``../shared/models/darts`` when it is there (or a file
+given with ``genotype_file``), else the package's own copy of DARTS_V1 and
+DARTS_V2 (:data:`BUILTIN_GENOTYPES`, the two genotypes of the paper; a test
+checks it equals the repository's text).  The cell follows ``cnn/model.py``:
 
 * preprocess: each input -> ReLU -> 1x1 conv to C (BN folded); input 0 uses
   FactorizedReduce when the previous cell was a reduction cell;
@@ -22,6 +24,25 @@ import os
 from . import network
 
 DEFAULT_GENOTYPE = "DARTS_V2"
+
+# DARTS_V1 (first order) and DARTS_V2 (second order), the cells of Liu et al.
+# 2019 (Fig. 4 and 5), in the syntax of the DARTS repository's
+# cnn/genotypes.py; used when ../shared is absent.
+BUILTIN_GENOTYPES = """
+DARTS_V1 = Genotype(normal=[('sep_conv_3x3', 1), ('sep_conv_3x3', 0), ('skip_connect', 0), ('sep_conv_3x3', 1),
+                            ('skip_connect', 0), ('sep_conv_3x3', 1), ('sep_conv_3x3', 0), ('skip_connect', 2)],
+                    normal_concat=[2, 3, 4, 5],
+                    reduce=[('max_pool_3x3', 0), ('max_pool_3x3', 1), ('skip_connect', 2), ('max_pool_3x3', 0),
+                            ('max_pool_3x3', 0), ('skip_connect', 2), ('skip_connect', 2), ('avg_pool_3x3', 0)],
+                    reduce_concat=[2, 3, 4, 5])
+DARTS_V2 = Genotype(normal=[('sep_conv_3x3', 0), ('sep_conv_3x3', 1), ('sep_conv_3x3', 0), ('sep_conv_3x3', 1),
+                            ('sep_conv_3x3', 1), ('skip_connect', 0), ('skip_connect', 0), ('dil_conv_3x3', 2)],
+                    normal_concat=[2, 3, 4, 5],
+                    reduce=[('max_pool_3x3', 0), ('max_pool_3x3', 1), ('skip_connect', 2), ('max_pool_3x3', 1),
+                            ('max_pool_3x3', 0), ('skip_connect', 2), ('skip_connect', 2), ('max_pool_3x3', 1)],
+                    reduce_concat=[2, 3, 4, 5])
+DARTS = DARTS_V2
+"""
 GENOTYPE_FILE_NAME = "quark0_darts_cnn_genotypes_DARTS_V1_V2.txt"
 
 
@@ -70,6 +91,14 @@ def parse_genotypes(text):
 
 
 def load_genotype(name=DEFAULT_GENOTYPE, path=""):
+    """Genotype ``name`` from ``path``; without a path from the DARTS
+    repository's text in ../shared when present, else from the package."""
+    if not path and not os.path.exists(default_genotype_file()):
+        genotypes = parse_genotypes(BUILTIN_GENOTYPES)
+        if name not in genotypes:
+            raise ValueError("genotype %s is not built in (has: %s); give --param genotype_file=..."
+                             % (name, ", ".join(sorted(genotypes))))
+        return genotypes[name]
     path = path or default_genotype_file()
     if not os.path.exists(path):
         raise FileNotFoundError("DARTS genotype file not found: %s (set SERENITY_SHARED or --param genotype_file=...)" % path)

@@ -2,7 +2,6 @@
 // upstream reference lowering of ../shared/MLIR22.md, executed by mlir-runner
 // on the same seeded inputs: outputs must match and no memref.alloc may be
 // left for intermediates (outputs are caller-owned out-parameters).
-// REQUIRES: shared
 // RUN: %python -m serenity gen darts-normal --channels 4 --resolution 8 --weights random -o %t.mlir
 // RUN: %python %integration/compare_lowering.py %t.mlir | FileCheck %s
 // RUN: %python %integration/compare_lowering.py %t.mlir --options "schedule=greedy alloc=best-fit arena=argument" | FileCheck %s
