@@ -20,6 +20,7 @@ config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + ".so")))
 config.substitutions.append(("%serenity_src", config.serenity_src_root))
+config.substitutions.append(("%serenity_obj", config.serenity_obj_root))
 # ../shared next to the checkout (present in CI, absent in a user's clone).
 shared = os.path.normpath(os.path.join(config.serenity_src_root, "..", "shared"))
 if os.path.isdir(shared):
@@ -45,7 +46,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.serenity_tools_dir, config.llvm_tools_dir]
-tools = ["serenity-opt", "serenity-alloc", "mlir-opt", "mlir-runner", "mlir-translate"]
+tools = ["serenity-opt", "serenity-alloc", "serenity-lsp-server", "mlir-opt", "mlir-runner", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=True)

@@ -114,6 +114,10 @@ struct SerenityPipelineOptions
 
 /// Adds the Serenity pipeline to `pm` (anchored on builtin.module). Returns
 /// failure, after reporting through `errorHandler`, on invalid options.
+/// The pipeline is assembled from pass names, so the passes must be
+/// registered first: mlir::registerAllPasses() (or the upstream passes it
+/// names) and registerSerenityPasses(). examples/embed shows a complete
+/// consumer built against an installed Serenity (find_package(Serenity)).
 LogicalResult
 buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
                       function_ref<LogicalResult(const Twine &)> errorHandler);

@@ -1,0 +1,9 @@
+// cmake --install of this build into a fresh prefix, then the external
+// project examples/embed configured against it with find_package(Serenity),
+// built, and run: it parses examples/residual_block.mlir and runs
+// buildSerenityPipeline inside its own PassManager.
+// RUN: bash %serenity_src/scripts/test-install.sh %serenity_obj %t | FileCheck %s
+// CHECK: installed: serenity-alloc serenity-lsp-server serenity-opt
+// CHECK: Using SerenityConfig.cmake in: {{.*}}prefix/lib/cmake/Serenity
+// CHECK: embed: serenity-pipeline ran in this program's PassManager: 1 LLVM function(s), arena global of {{[0-9]+}} bytes
+// CHECK: llvm.func definitions and declarations: {{[1-9]}}
