@@ -81,7 +81,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
           .str();
   // Our own input checks first (located diagnostics, nothing unsupported
   // reaches upstream conversions), and one buffer per result.
-  os << "func.func(serenity-prepare-input),";
+  os << "serenity-prepare-input{strict=" << (options.strict ? "true" : "false");
+  if (!options.functions.empty())
+    os << " functions=" << llvm::join(options.functions, ",");
+  os << "},";
   // Graph level: rewrite around concats where the peak goes down (measured
   // under the same concat/accumulation/fusion options the lowering
   // realizes).

@@ -123,6 +123,9 @@ struct SerenityAccumulatePartialSumsPass
     : public mlir::serenity::impl::SerenityAccumulatePartialSumsPassBase<
           SerenityAccumulatePartialSumsPass> {
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     RewritePatternSet patterns(&getContext());
     patterns.add<AddOfZeroInitConvIsAccumulation>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -34,6 +34,9 @@ struct SerenityConcatCopiesPass
   using Base::Base;
 
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     std::optional<ConcatMode> mode = parseConcatMode(concat);
     if (!mode) {
       getOperation().emitError()

@@ -21,6 +21,9 @@ struct SerenityCopyToLinalgPass
     : public mlir::serenity::impl::SerenityCopyToLinalgPassBase<
           SerenityCopyToLinalgPass> {
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
       // linalg.copy needs ranked operands; unranked copies stay (rare, and

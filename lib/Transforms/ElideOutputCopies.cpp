@@ -94,6 +94,9 @@ struct SerenityElideOutputCopiesPass
     : public mlir::serenity::impl::SerenityElideOutputCopiesPassBase<
           SerenityElideOutputCopiesPass> {
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     IRRewriter rewriter(&getContext());

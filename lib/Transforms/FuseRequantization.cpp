@@ -193,6 +193,9 @@ struct SerenityFuseRequantizationPass
   using SerenityFuseRequantizationPassBase::SerenityFuseRequantizationPassBase;
 
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
     if (tileRows < 1) {

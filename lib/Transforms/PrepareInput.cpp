@@ -31,23 +31,95 @@ namespace {
 struct SerenityPrepareInputPass
     : public mlir::serenity::impl::SerenityPrepareInputPassBase<
           SerenityPrepareInputPass> {
+  using SerenityPrepareInputPassBase::SerenityPrepareInputPassBase;
+
+  // A module pass, so that capturing the model's diagnostics (a handler on
+  // the context) cannot catch another thread's.
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
+    for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
+      if (failed(prepare(function)))
+        return signalPassFailure();
+  }
+
+private:
+  LogicalResult prepare(func::FuncOp function) {
     if (function.isExternal())
-      return;
-    if (failed(mlir::serenity::FunctionMemoryModel::build(function)))
-      return signalPassFailure();
+      return success();
+    if (!functions.empty() &&
+        !llvm::is_contained(functions, function.getSymName().str()))
+      return leaveUnoptimized(function, "not selected by functions=");
+    // The model's diagnostic: emitted as is when strict, else kept for the
+    // remark.
+    std::string reason;
+    bool fits;
+    {
+      std::optional<ScopedDiagnosticHandler> capture;
+      if (!strict)
+        capture.emplace(&getContext(), [&](Diagnostic &diagnostic) {
+          if (reason.empty() &&
+              diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            reason = diagnostic.str();
+          return success();
+        });
+      fits = succeeded(mlir::serenity::FunctionMemoryModel::build(function));
+    }
+    if (!fits) {
+      if (strict)
+        return failure();
+      if (Operation *tosa = findUnshapedTosaOp(function)) {
+        tosa->emitError()
+            << "serenity-pipeline: this TOSA op has a dynamic or unranked "
+               "shape, which the upstream TOSA lowering cannot take; "
+               "function @"
+            << function.getSymName()
+            << " is outside the memory model: " << reason;
+        return failure();
+      }
+      return leaveUnoptimized(function, reason);
+    }
 
     auto returnOp =
         dyn_cast<func::ReturnOp>(function.getBody().front().getTerminator());
     if (!returnOp)
-      return;
+      return success();
     OpBuilder builder(returnOp);
     DenseSet<Value> returned;
     for (OpOperand &operand : returnOp->getOpOperands())
       if (!returned.insert(operand.get()).second)
         operand.set(mlir::serenity::copyToNewTensor(
             builder, returnOp.getLoc(), operand.get(), /*ownBuffer=*/true));
+    return success();
+  }
+
+  LogicalResult leaveUnoptimized(func::FuncOp function, StringRef reason) {
+    function->setAttr(mlir::serenity::kUnoptimizedAttrName,
+                      StringAttr::get(&getContext(), reason));
+    function.emitRemark() << "serenity-pipeline: @" << function.getSymName()
+                          << " is not optimized (" << reason
+                          << "); it gets the ordinary upstream lowering";
+    return success();
+  }
+
+  /// A TOSA op with an operand or result that is not a statically shaped
+  /// ranked tensor, or null.
+  static Operation *findUnshapedTosaOp(func::FuncOp function) {
+    Operation *found = nullptr;
+    function.walk([&](Operation *op) {
+      if (op->getDialect() == nullptr ||
+          op->getDialect()->getNamespace() != "tosa")
+        return WalkResult::advance();
+      auto unshaped = [](Type type) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        return shaped && !shaped.hasStaticShape();
+      };
+      if (llvm::any_of(op->getOperandTypes(), unshaped) ||
+          llvm::any_of(op->getResultTypes(), unshaped)) {
+        found = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return found;
   }
 };
 

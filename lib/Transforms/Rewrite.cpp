@@ -109,6 +109,9 @@ struct SerenityRewritePass
   }
 
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     func::FuncOp function = getOperation();
     if (mode != "profitable" && mode != "all") {
       function.emitError() << "serenity-rewrite: unknown mode '" << mode

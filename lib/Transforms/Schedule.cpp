@@ -141,6 +141,9 @@ struct SerenitySchedulePass
   }
 
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     func::FuncOp function = getOperation();
     std::optional<::serenity::ScheduleAlgorithm> parsed =
         ::serenity::parseScheduleAlgorithm(algorithm);

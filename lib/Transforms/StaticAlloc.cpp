@@ -362,7 +362,8 @@ void SerenityStaticAllocPass::runOnOperation() {
   SymbolTable symbols(module);
   llvm::json::Array reports;
   for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>())) {
-    if (func.isExternal())
+    // Unoptimized functions (serenity-prepare-input) keep their allocations.
+    if (func.isExternal() || mlir::serenity::isUnoptimized(func))
       continue;
     FailureOr<std::optional<llvm::json::Object>> entry =
         allocateFunction(func, *algo, symbols);

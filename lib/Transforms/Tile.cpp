@@ -108,6 +108,9 @@ struct SerenityTilePass
   using SerenityTilePassBase::SerenityTilePassBase;
 
   void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
     func::FuncOp function = getOperation();
     if (method != "ffmt" && method != "fdt" && method != "both") {
       function.emitError() << "serenity-tile: unknown method '" << method

@@ -17,6 +17,16 @@ namespace serenity {
 /// Options of `serenity-pipeline`.
 struct SerenityPipelineOptions
     : public PassPipelineOptions<SerenityPipelineOptions> {
+  ListOption<std::string> functions{
+      *this, "functions",
+      llvm::cl::desc("Functions to optimize (default: every function that "
+                     "fits the memory model); the others get a remark and "
+                     "the ordinary upstream lowering")};
+  Option<bool> strict{
+      *this, "strict",
+      llvm::cl::desc("A function outside the memory model is an error "
+                     "instead of being left to the upstream lowering"),
+      llvm::cl::init(false)};
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("Scheduling algorithm: dp, kahn, greedy, program-order, "

@@ -19,6 +19,17 @@ namespace serenity {
 #define GEN_PASS_REGISTRATION
 #include "Serenity/Transforms/Passes.h.inc"
 
+/// The attribute serenity-prepare-input puts on a function serenity-pipeline
+/// leaves to the upstream lowering (a driver, a function outside the memory
+/// model or not selected); its value says why. The pipeline's own passes
+/// leave such functions alone.
+constexpr llvm::StringLiteral kUnoptimizedAttrName = "serenity.unoptimized";
+
+/// True when `function` carries kUnoptimizedAttrName.
+inline bool isUnoptimized(Operation *function) {
+  return function->hasAttr(kUnoptimizedAttrName);
+}
+
 } // namespace serenity
 } // namespace mlir
 

@@ -380,15 +380,24 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
 }
 
 def SerenityPrepareInputPass
-    : Pass<"serenity-prepare-input", "func::FuncOp"> {
-  let summary = "Check a function fits serenity-pipeline; distinct results";
+    : Pass<"serenity-prepare-input", "ModuleOp"> {
+  let summary = "Select the functions serenity-pipeline optimizes; distinct results";
   let description = [{
-    The first step of `serenity-pipeline`. Every function body must fit the
-    memory model (one block; ranked, statically shaped tensors of sizable
-    element types): otherwise the pass fails with the model's located
-    diagnostic, before any upstream conversion sees the IR. A value returned
-    more than once gets a `linalg.copy` per extra result, so that
-    bufferization gives every result its own out-parameter buffer.
+    The first step of `serenity-pipeline`. A function is optimized when its
+    body fits the memory model (one block; ranked, statically shaped tensors
+    of sizable element types) and it is selected (`functions`, default: all).
+    Any other function gets `serenity.unoptimized = "why"` and a remark: the
+    pipeline's own passes leave it alone and it is lowered by the ordinary
+    upstream lowering (a driver that builds inputs, calls the network and
+    prints, as MLIR integration tests are written). Two cases stay errors,
+    with the model's located diagnostic, before any upstream conversion sees
+    the IR: every function outside the model with `strict=true`, and a
+    function whose TOSA ops have dynamic or unranked shapes (the upstream
+    TOSA lowering asserts or crashes on some of them).
+
+    A value returned more than once by an optimized function gets a
+    `linalg.copy` per extra result, so that bufferization gives every result
+    its own out-parameter buffer.
 
     ```mlir
     return %e, %e : tensor<4xf32>, tensor<4xf32>
@@ -401,6 +410,14 @@ def SerenityPrepareInputPass
     (`bufferization.alloc_tensor`, not `tensor.empty`: the in-place concat
     modes run `eliminate-empty-tensors`, which would fold the copy away.)
   }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "Names of the functions to optimize (default: every function "
+               "that fits the memory model)">,
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "A function outside the memory model is an error instead of "
+           "being left to the upstream lowering">,
+  ];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
