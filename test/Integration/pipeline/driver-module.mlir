@@ -17,12 +17,18 @@
 // RUN: serenity-opt %s --serenity-pipeline=functions=main -o %t.none.mlir 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not grep -q arena %t.none.mlir
 // RUN: not serenity-opt %s --serenity-pipeline=strict=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// arena=argument and io=arena change the optimized function's signature or
+// where its operands live: with a caller in the module that is an error.
+// RUN: not serenity-opt %s --serenity-pipeline=arena=argument -o /dev/null 2>&1 | FileCheck %s --check-prefix=ARGUMENT
+// RUN: not serenity-opt %s --serenity-pipeline=io=arena -o /dev/null 2>&1 | FileCheck %s --check-prefix=IO
 //
 // REMARK-DAG: remark: serenity-pipeline: @main is not optimized (serenity memory model: result #0 of type 'tensor<*xf32>': unranked type is outside the memory model (static shapes only)); it gets the ordinary upstream lowering
 // REMARK-DAG: remark: serenity-schedule (dp): peak
 // NONE-DAG: remark: serenity-pipeline: @net is not optimized (not selected by functions=)
 // NONE-DAG: remark: serenity-pipeline: @main is not optimized (serenity memory model
 // STRICT: error: serenity memory model: result #0 of type 'tensor<*xf32>': unranked type is outside the memory model
+// ARGUMENT: driver-module.mlir:[[CALL:[0-9]+]]:{{[0-9]+}}: error: serenity-static-alloc: @net is called here, but arena=argument adds an argument to it; use arena=global io=caller for a module with callers
+// IO: error: serenity-static-alloc: @net is called here, but io=arena plans its inputs and outputs in the arena
 //
 // |-1.5| + 2 = 3.5, then the max with 3 of each: 3.5 everywhere.
 // CHECK: Unranked Memref base@ = {{.*}} rank = 4 offset = 0 sizes = [1, 4, 4, 2]
