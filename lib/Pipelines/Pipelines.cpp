@@ -21,6 +21,40 @@ checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
       value, llvm::join(allowed, ", ")));
 }
 
+/// The passes from memrefs (after static allocation) to the LLVM dialect.
+static std::string llvmLoweringText(bool cortexM) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string index = cortexM ? "{index-bitwidth=32}" : "";
+  // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
+  // f32->int): expand it exactly into round/copysign arithmetic.
+  if (cortexM)
+    os << "func.func(math-expand-ops{ops=roundeven}),";
+  // mem2reg: the one-element buffers serenity-static-alloc made allocas
+  // (per-output accumulators) become SSA values once loops are branches.
+  os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
+        "expand-strided-metadata,"
+        "lower-affine,finalize-memref-to-llvm"
+     << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
+     << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
+     << ",convert-ub-to-llvm" << index << ",reconcile-unrealized-casts";
+  return text;
+}
+
+LogicalResult mlir::serenity::buildSerenityLLVMLowering(
+    OpPassManager &pm, StringRef target,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (failed(checkChoice("target", target, {"host", "cortex-m"}, errorHandler)))
+    return failure();
+  std::string text = llvmLoweringText(target == "cortex-m");
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    return errorHandler("serenity-pipeline: cannot build '" + text +
+                        "': " + parseErrors);
+  return success();
+}
+
 LogicalResult mlir::serenity::buildSerenityPipeline(
     OpPassManager &pm, const SerenityPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
@@ -152,23 +186,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                ? std::string()
                : " report=\"" + options.allocReport + "\"")
        << "}";
-  if (options.lowerToLLVM) {
-    bool cortexM = options.target == "cortex-m";
-    std::string index = cortexM ? "{index-bitwidth=32}" : "";
-    // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
-    // f32->int): expand it exactly into round/copysign arithmetic.
-    if (cortexM)
-      os << ",func.func(math-expand-ops{ops=roundeven})";
-    // mem2reg: the one-element buffers serenity-static-alloc made allocas
-    // (per-output accumulators) become SSA values once loops are branches.
-    os << ",convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
-          "expand-strided-metadata,"
-          "lower-affine,finalize-memref-to-llvm"
-       << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
-       << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
-       << ",convert-ub-to-llvm" << index << ",reconcile-unrealized-casts";
-  }
-
+  if (options.lowerToLLVM)
+    os << "," << llvmLoweringText(options.target == "cortex-m");
   std::string parseErrors;
   llvm::raw_string_ostream errorStream(parseErrors);
   if (failed(parsePassPipeline(text, pm, errorStream)))

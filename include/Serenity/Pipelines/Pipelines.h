@@ -132,6 +132,14 @@ LogicalResult
 buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
                       function_ref<LogicalResult(const Twine &)> errorHandler);
 
+/// Adds the last part of the pipeline alone: from memrefs after static
+/// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
+/// or cortex-m (32-bit index). Tools that read the memref-level module first
+/// (serenity-compile: signature, arena) run the pipeline in these two parts.
+LogicalResult
+buildSerenityLLVMLowering(OpPassManager &pm, StringRef target,
+                          function_ref<LogicalResult(const Twine &)> errorHandler);
+
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();
 

@@ -62,6 +62,17 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             raise self.error(f"tensor {t.index} '{t.name}' has no quantization parameters")
         return t.quant.scale.astype(np.float64), t.quant.zero_point.astype(np.int64)
 
+    def quantization_attr(self, t: Tensor) -> str:
+        """`` {serenity.quantization = {scale, zero_point}}`` for an int8 model's
+        per-tensor quantized input or output (real = scale * (q - zero_point)),
+        so that tools (serenity-compile's header) can tell the caller; empty
+        in float mode or without parameters."""
+        if self.float_mode or t.quant is None or t.quant.scale.size != 1:
+            return ""
+        scale, zero_point = float(t.quant.scale[0]), int(t.quant.zero_point[0])
+        return (f" {{serenity.quantization = {{scale = {scale!r} : f64, "
+                f"zero_point = {zero_point} : i64}}}}")
+
     def per_tensor(self, t: Tensor):
         s, z = self.qparams(t)
         if s.size != 1:
@@ -500,7 +511,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             elem = self.elem_of(t)
             v = Value(f"%arg{i}", t.shape, elem)
             self.values[idx] = v
-            args.append(f"{v.name}: {v.type}")
+            args.append(f"{v.name}: {v.type}{self.quantization_attr(t)}")
         for op in operators:
             if all(i in self.values for i in self.outputs):
                 break  # the requested outputs exist: later ops are not needed
@@ -520,7 +531,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         head = [f"// Imported from TFLite by serenity import-tflite ({mode}).",
                 f"// ops: {', '.join(f'{k} x{v}' for k, v in self.model.op_counts.items())}",
                 "module {",
-                f"  func.func @main({', '.join(args)}) -> ({', '.join(r.type for r in rets)}) {{"]
+                f"  func.func @main({', '.join(args)}) -> "
+                f"({', '.join(r.type + self.quantization_attr(self.tensor(i)) for r, i in zip(rets, self.outputs))}) {{"]
         body = ["    " + line for line in self.b.lines]
         tail = [f"    return {', '.join(r.name for r in rets)} : {', '.join(r.type for r in rets)}",
                 "  }", "}", ""]

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Compiles a network with serenity-compile (object, C header, JSON), builds a
+C program that includes the header and calls NAME_run on seeded inputs with
+an arena of NAME_ARENA_BYTES, runs it on the host or on QEMU's mps2-an386
+(Cortex-M4), and compares the printed outputs with the upstream reference
+lowering run by mlir-runner on the same inputs. This is what a C developer
+does with the generated files (docs/Deploy.md).
+
+Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4
+           [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
+Exit 0 when every output matches within tolerance.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_lowering as cl  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
+ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
+
+
+def program(name, report, seed):
+    """A C main: seeded inputs, NAME_run, outputs printed one per line."""
+    upper = name.upper()
+    lines = ["#include <stdint.h>", "#include <stdio.h>", f'#include "{name}.h"', "",
+             f"static uint8_t arena[{upper}_ARENA_BYTES] __attribute__((aligned({upper}_ARENA_ALIGNMENT)));"]
+    for i, operand in enumerate(report["inputs"]):
+        element = "f32" if operand["type"] == "float" else "i8"
+        values = cl.lcg_values(operand["bytes"] // (4 if element == "f32" else 1), element, seed + i)
+        lines.append(f"static const {operand['type']} input{i}[{upper}_INPUT{i}_ELEMENTS] = "
+                     f"{{{', '.join(values)}}};")
+    for i, operand in enumerate(report["outputs"]):
+        lines.append(f"static {operand['type']} output{i}[{upper}_OUTPUT{i}_ELEMENTS];")
+    args = [f"input{i}" for i in range(len(report["inputs"]))] + \
+           [f"output{i}" for i in range(len(report["outputs"]))] + ["arena"]
+    lines += ["int main(void) {",
+              f"  if ({name}_run({', '.join(args)}) != 0) {{ printf(\"misaligned arena\\n\"); return 1; }}"]
+    for i, operand in enumerate(report["outputs"]):
+        fmt = '"%.9g\\n", (double)' if operand["type"] == "float" else '"%ld\\n", (long)'
+        lines += [f'  printf("Output {i}\\n");',
+                  f"  for (int k = 0; k < {upper}_OUTPUT{i}_ELEMENTS; ++k) printf({fmt}output{i}[k]);"]
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("network")
+    parser.add_argument("--target", default="host", choices=("host", "cortex-m4"))
+    parser.add_argument("--pipeline", default="")
+    parser.add_argument("--name", default="net")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--atol", type=float, default=0)
+    parser.add_argument("--rtol", type=float, default=0)
+    parser.add_argument("--serenity-compile", default=shutil.which("serenity-compile") or "serenity-compile")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "out")
+        cmd = [args.serenity_compile, args.network, "--target", args.target, "--name", args.name, "-o", out]
+        if args.pipeline:
+            cmd += ["--pipeline", args.pipeline]
+        print(cl.run(cmd).strip())
+        with open(os.path.join(out, args.name + ".json")) as f:
+            report = json.load(f)
+        print(f"arena {report['arena_bytes']} bytes, inputs {[o['shape'] for o in report['inputs']]}, "
+              f"outputs {[o['shape'] for o in report['outputs']]}")
+        obj = os.path.join(out, args.name + ".o")
+        main_c = os.path.join(work, "main.c")
+        with open(main_c, "w") as f:
+            f.write(program(args.name, report, args.seed))
+        if args.target == "host":
+            exe = os.path.join(work, "net")
+            cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe])
+            printed = cl.run([exe])
+        else:
+            undefined = cl.run(["arm-none-eabi-nm", "-u", obj]).split()
+            print("undefined symbols of the object:", " ".join(s for s in undefined if s != "U") or "none")
+            elf = os.path.join(work, "net.elf")
+            cl.run(["arm-none-eabi-gcc", *ARM_CFLAGS, "--specs=rdimon.specs", "-I", out, "-T",
+                    os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"),
+                    main_c, obj, "-o", elf])
+            qemu = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic",
+                                   "-semihosting-config", "enable=on,target=native", "-kernel", elf],
+                                  capture_output=True, text=True, timeout=300)
+            if qemu.returncode != 0:
+                print(f"FAIL: QEMU exit code {qemu.returncode}\n{qemu.stdout[-2000:]}{qemu.stderr[-2000:]}")
+                return 1
+            printed = qemu.stdout
+        got = [[float(x) for x in chunk.split()[1:]] for chunk in printed.split("Output ")[1:]]
+
+        # The reference: the upstream lowering of the same (imported) network.
+        source = args.network
+        if source.endswith(".tflite"):
+            source = os.path.join(work, "imported.mlir")
+            cl.run([sys.executable, "-m", "serenity", "import-tflite", args.network, "-o", source])
+        with open(source) as f:
+            text = re.sub(r"@main\b", "@net", f.read())
+        net = os.path.join(work, "net.mlir")
+        with open(net, "w") as f:
+            f.write(text)
+        reference = cl.run([f"{cl.LLVM_BIN}/mlir-opt", net, f"--pass-pipeline={cl.REFERENCE_TO_MEMREF}"])
+        signature = cl.signature(reference, "net")
+        count = len(report["inputs"])
+        want = cl.execute(reference, signature[:count], signature[count:], None, args.seed, work, "reference")
+
+    ok = cl.compare_outputs(got, want, len(report["outputs"]), args.atol, args.rtol, f"{args.target} output")
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

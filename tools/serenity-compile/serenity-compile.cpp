@@ -1,0 +1,554 @@
+//===- serenity-compile.cpp - Model to object file, C header and report ---===//
+//
+// serenity-compile MODEL.mlir|MODEL.tflite --target host|cortex-m4|cortex-m7|
+//     cortex-m55 [--name NAME] [--pipeline "serenity-pipeline options"] -o DIR
+// writes DIR/NAME.o (the network, no malloc, arena supplied by the caller),
+// DIR/NAME.h (a plain C entry point NAME_run, the arena size and alignment,
+// input and output shapes, types and quantization) and DIR/NAME.json (the
+// schedule, the arena plan and the memory numbers). A .tflite model goes
+// through the Python importer (python3 -m serenity import-tflite).
+//
+// The pipeline runs in two parts: serenity-pipeline with lower-to-llvm=false
+// (arena=argument io=caller: the caller owns every byte), whose memref-level
+// function gives the header its signature, then the LLVM lowering; LLVM's
+// O2 pipeline and code generator make the object.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
+#include "Serenity/Pipelines/Pipelines.h"
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <optional>
+#include <string>
+
+extern char **environ;
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<MODEL.mlir|MODEL.tflite>"));
+static cl::opt<std::string> outputDir("o", cl::Required,
+                                      cl::desc("Output directory"),
+                                      cl::value_desc("DIR"));
+static cl::opt<std::string>
+    targetName("target", cl::init("host"),
+               cl::desc("host, cortex-m4, cortex-m7 or cortex-m55"));
+static cl::opt<std::string>
+    name("name", cl::init("net"),
+         cl::desc("C name of the network: NAME_run, NAME.o, NAME.h"));
+static cl::opt<std::string> functionName(
+    "function", cl::init("main"),
+    cl::desc("Function of the module to compile (default main)"));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline", cl::init(""),
+    cl::desc("Extra serenity-pipeline options, e.g. \"schedule=greedy\" "
+             "(arena, io, target and lower-to-llvm are set by the tool)"));
+
+namespace {
+
+/// Code generation settings of a target.
+struct TargetSpec {
+  std::string triple, cpu, features;
+  bool cortexM = false;
+};
+
+std::optional<TargetSpec> lookupTarget(StringRef target) {
+  if (target == "host")
+    return TargetSpec{llvm::sys::getDefaultTargetTriple(),
+                      llvm::sys::getHostCPUName().str(), "", false};
+  // Hard-float ABI with the FPU each core has (what clang -mcpu=... 
+  // -mfloat-abi=hard picks: FPv4-SP, FPv5-D16, FPv5 + MVE).
+  if (target == "cortex-m4")
+    return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m4",
+                      "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon", true};
+  if (target == "cortex-m7")
+    return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m7",
+                      "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon", true};
+  if (target == "cortex-m55")
+    return TargetSpec{"thumbv8.1m.main-unknown-none-eabihf", "cortex-m55",
+                      "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,"
+                      "+lob,+ras,-d32,-neon",
+                      true};
+  return std::nullopt;
+}
+
+int fail(const Twine &message) {
+  llvm::errs() << "serenity-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// The module from a .mlir file, or from a .tflite file through the Python
+/// importer into `workDir`.
+OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
+  std::string path = inputFile;
+  if (StringRef(path).ends_with(".tflite")) {
+    SmallString<256> imported(workDir);
+    llvm::sys::path::append(imported, name + ".import.mlir");
+    // Debian's interpreter has the packages the importer needs (numpy);
+    // $SERENITY_PYTHON overrides.
+    llvm::ErrorOr<std::string> python = std::string("/usr/bin/python3");
+    if (const char *custom = std::getenv("SERENITY_PYTHON"))
+      python = std::string(custom);
+    else if (!llvm::sys::fs::can_execute(*python))
+      python = llvm::sys::findProgramByName("python3");
+    if (!python) {
+      fail("python3 not found (needed to import " + path + ")");
+      return {};
+    }
+    std::string pythonPath = "PYTHONPATH=";
+    if (const char *custom = std::getenv("SERENITY_PYTHONPATH"))
+      pythonPath += custom;
+    else
+      pythonPath += SERENITY_PYTHON_DIR;
+    SmallVector<std::string> environment{pythonPath};
+    for (char **entry = environ; *entry; ++entry)
+      if (!StringRef(*entry).starts_with("PYTHONPATH="))
+        environment.push_back(*entry);
+    SmallVector<StringRef> env(environment.begin(), environment.end());
+    SmallVector<StringRef> args{*python, "-m",   "serenity", "import-tflite",
+                                path,    "-o", imported};
+    std::string error;
+    int code = llvm::sys::ExecuteAndWait(*python, args, env, {}, 0, 0, &error);
+    if (code != 0) {
+      fail("importing " + path + " failed" +
+           (error.empty() ? "" : ": " + error));
+      return {};
+    }
+    path = std::string(imported);
+  }
+  return parseSourceFile<ModuleOp>(path, &context);
+}
+
+/// One memref argument of the compiled function.
+struct Operand {
+  MemRefType type;
+  DictionaryAttr attrs;
+};
+
+std::string cType(Type element) {
+  if (element.isF32())
+    return "float";
+  if (element.isF64())
+    return "double";
+  if (auto integer = dyn_cast<IntegerType>(element))
+    if (llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth()))
+      return (integer.isUnsigned() ? "uint" : "int") +
+             std::to_string(integer.getWidth()) + "_t";
+  return "";
+}
+
+/// The header: constants, the MLIR-ABI declaration and NAME_run.
+std::string header(StringRef source, StringRef target, int64_t arenaBytes,
+                   int64_t alignment, ArrayRef<Operand> inputs,
+                   ArrayRef<Operand> outputs) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string upper = StringRef(name).upper();
+  os << "/* " << name << ".h: generated by serenity-compile from " << source
+     << " for " << target << ". */\n"
+     << "#ifndef " << upper << "_H\n#define " << upper << "_H\n\n"
+     << "#include <stdint.h>\n\n"
+     << "/* The arena: every intermediate tensor lives in it (no malloc). "
+        "The caller\n   supplies it, aligned to "
+     << upper << "_ARENA_ALIGNMENT bytes. */\n"
+     << "#define " << upper << "_ARENA_BYTES " << arenaBytes << "\n"
+     << "#define " << upper << "_ARENA_ALIGNMENT " << alignment << "\n\n";
+  auto describe = [&](StringRef kind, ArrayRef<Operand> operands) {
+    os << "#define " << upper << "_NUM_" << StringRef(kind).upper() << "S "
+       << operands.size() << "\n";
+    for (auto [index, operand] : llvm::enumerate(operands)) {
+      std::string prefix =
+          upper + "_" + StringRef(kind).upper() + std::to_string(index);
+      os << "/* " << kind << " " << index << ": "
+         << cType(operand.type.getElementType());
+      for (int64_t dim : operand.type.getShape())
+        os << "[" << dim << "]";
+      if (auto quant = operand.attrs
+                           ? operand.attrs.getAs<DictionaryAttr>(
+                                 "serenity.quantization")
+                           : DictionaryAttr())
+        os << ", real = scale * (q - zero_point)";
+      os << " */\n#define " << prefix << "_ELEMENTS "
+         << operand.type.getNumElements() << "\n#define " << prefix
+         << "_RANK " << operand.type.getRank() << "\n";
+      if (auto quant = operand.attrs ? operand.attrs.getAs<DictionaryAttr>(
+                                           "serenity.quantization")
+                                     : DictionaryAttr()) {
+        if (auto scale = quant.getAs<FloatAttr>("scale"))
+          os << "#define " << prefix << "_SCALE "
+             << llvm::formatv("{0:e9}", scale.getValueAsDouble()) << "\n";
+        if (auto zero = quant.getAs<IntegerAttr>("zero_point"))
+          os << "#define " << prefix << "_ZERO_POINT " << zero.getInt()
+             << "\n";
+      }
+    }
+    os << "\n";
+  };
+  describe("input", inputs);
+  describe("output", outputs);
+
+  // The compiled function under MLIR's memref calling convention: each
+  // memref is (allocated, aligned, offset, sizes..., strides...).
+  auto parameters = [&](const Operand &operand) {
+    std::string element = cType(operand.type.getElementType());
+    std::string params = element + " *, " + element + " *, intptr_t";
+    for (int64_t i = 0, e = 2 * operand.type.getRank(); i < e; ++i)
+      params += ", intptr_t";
+    return params;
+  };
+  auto arguments = [&](StringRef pointer, MemRefType type) {
+    std::string args = (pointer + ", " + pointer + ", 0").str();
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (int64_t i = type.getRank() - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * type.getShape()[i + 1];
+    for (int64_t dim : type.getShape())
+      args += ", " + std::to_string(dim);
+    for (int64_t stride : strides)
+      args += ", " + std::to_string(stride);
+    return args;
+  };
+  MemRefType arenaType =
+      MemRefType::get({arenaBytes}, IntegerType::get(
+                                        inputs.empty()
+                                            ? outputs.front().type.getContext()
+                                            : inputs.front().type.getContext(),
+                                        8));
+  os << "/* The network under MLIR's memref calling convention (each memref "
+        "is\n   allocated pointer, aligned pointer, offset, sizes, strides); "
+        "call " << name << "_run. */\n"
+     << "void " << name << "(int8_t *, int8_t *, intptr_t, intptr_t, intptr_t";
+  for (const Operand &operand : llvm::concat<const Operand>(inputs, outputs))
+    os << ", " << parameters(operand);
+  os << ");\n\n";
+  os << "/* Runs the network: inputs are read, outputs written, the arena "
+        "used as\n   scratch. Returns 0, or -1 when the arena is not "
+        "aligned. */\nstatic inline int "
+     << name << "_run(";
+  for (auto [index, operand] : llvm::enumerate(inputs))
+    os << "const " << cType(operand.type.getElementType()) << " *input"
+       << index << ", ";
+  for (auto [index, operand] : llvm::enumerate(outputs))
+    os << cType(operand.type.getElementType()) << " *output" << index
+       << ", ";
+  os << "void *arena) {\n"
+     << "  if ((uintptr_t)arena % " << upper << "_ARENA_ALIGNMENT != 0)\n"
+     << "    return -1;\n"
+     << "  " << name << "("
+     << arguments("(int8_t *)arena", arenaType);
+  for (auto [index, operand] : llvm::enumerate(inputs)) {
+    std::string pointer = "(" + cType(operand.type.getElementType()) +
+                          " *)input" + std::to_string(index);
+    os << ",\n      " << arguments(pointer, operand.type);
+  }
+  for (auto [index, operand] : llvm::enumerate(outputs))
+    os << ",\n      "
+       << arguments("output" + std::to_string(index), operand.type);
+  os << ");\n  return 0;\n}\n\n#endif /* " << upper << "_H */\n";
+  return text;
+}
+
+llvm::json::Object describeOperand(const Operand &operand) {
+  llvm::json::Array shape;
+  for (int64_t dim : operand.type.getShape())
+    shape.push_back(dim);
+  llvm::json::Object object{
+      {"shape", std::move(shape)},
+      {"type", cType(operand.type.getElementType())},
+      {"bytes", operand.type.getNumElements() *
+                    static_cast<int64_t>(
+                        operand.type.getElementTypeBitWidth() / 8)}};
+  if (operand.attrs)
+    if (auto quant =
+            operand.attrs.getAs<DictionaryAttr>("serenity.quantization")) {
+      if (auto scale = quant.getAs<FloatAttr>("scale"))
+        object["scale"] = scale.getValueAsDouble();
+      if (auto zero = quant.getAs<IntegerAttr>("zero_point"))
+        object["zero_point"] = zero.getInt();
+    }
+  return object;
+}
+
+/// Attribute values as JSON (integers, floats, strings, bools, dictionaries).
+llvm::json::Value toJSON(Attribute attr) {
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getType().isInteger(1) ? llvm::json::Value(integer.getInt() != 0)
+                                          : llvm::json::Value(integer.getInt());
+  if (auto boolean = dyn_cast<BoolAttr>(attr))
+    return boolean.getValue();
+  if (auto floating = dyn_cast<FloatAttr>(attr))
+    return floating.getValueAsDouble();
+  if (auto string = dyn_cast<StringAttr>(attr))
+    return string.getValue().str();
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute entry : dict)
+      object[entry.getName().getValue()] = toJSON(entry.getValue());
+    return object;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
+  if (error)
+    return fail("cannot write " + path + ": " + error.message()), failure();
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return fail("cannot write " + path), failure();
+  return success();
+}
+
+/// LLVM's O2 pipeline and code generation of `module` into an object file.
+LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
+                         StringRef path) {
+  std::string error;
+  llvm::Triple triple(spec.triple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return fail("no LLVM target for " + spec.triple + ": " + error), failure();
+  llvm::TargetOptions options;
+  if (spec.cortexM)
+    options.FloatABIType = llvm::FloatABI::Hard;
+  std::optional<llvm::Reloc::Model> relocation =
+      spec.cortexM ? llvm::Reloc::Static : llvm::Reloc::PIC_;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, spec.cpu, spec.features, options, relocation, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return fail("cannot create a target machine for " + spec.triple),
+           failure();
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration()) {
+      function.addFnAttr("target-cpu", spec.cpu);
+      if (!spec.features.empty())
+        function.addFnAttr("target-features", spec.features);
+    }
+
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  llvm::ModulePassManager optimize =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  optimize.run(module, modules);
+
+  std::error_code fileError;
+  llvm::ToolOutputFile out(path, fileError, llvm::sys::fs::OF_None);
+  if (fileError)
+    return fail("cannot write " + path + ": " + fileError.message()),
+           failure();
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out.os(), nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return fail("the target cannot emit object files"), failure();
+  codegen.run(module);
+  out.keep();
+  return success();
+}
+
+bool isCIdentifier(StringRef text) {
+  if (text.empty() || llvm::isDigit(text.front()))
+    return false;
+  return llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "serenity-compile: a TOSA (.mlir) or TFLite (.tflite) model to an "
+      "object file, a C header and a JSON report\n");
+  std::optional<TargetSpec> spec = lookupTarget(targetName);
+  if (!spec)
+    return fail("unknown --target '" + targetName +
+                "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
+  if (!isCIdentifier(name))
+    return fail("--name '" + name + "' is not a C identifier");
+  if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
+    return fail("cannot create " + outputDir + ": " + error.message());
+
+  registerAllPasses();
+  serenity::registerSerenityPasses();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  serenity::registerSerenityDialect(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  OwningOpRef<ModuleOp> module = loadModel(context, outputDir);
+  if (!module)
+    return 1;
+  auto function = module->lookupSymbol<func::FuncOp>(functionName);
+  if (!function || function.isExternal())
+    return fail("the model has no function @" + functionName +
+                " with a body (--function selects another)");
+  // Other functions go away: the object holds the network alone.
+  for (func::FuncOp other :
+       llvm::to_vector(module->getOps<func::FuncOp>()))
+    if (other != function && SymbolTable::symbolKnownUseEmpty(other, *module))
+      other.erase();
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          function, StringAttr::get(&context, name), *module)))
+    return fail("cannot rename @" + functionName);
+  function.setSymName(name);
+  const unsigned numInputs = function.getNumArguments();
+
+  // Memref level: static arena passed by the caller, inputs and outputs
+  // held by the caller.
+  auto options = serenity::SerenityPipelineOptions::createFromString(
+      pipelineOptions);
+  if (!options)
+    return fail("bad --pipeline options '" + pipelineOptions + "'");
+  for (StringRef fixed : {"arena", "io", "target", "lower-to-llvm", "functions"})
+    if (StringRef(pipelineOptions).contains((fixed + "=").str()))
+      return fail("--pipeline may not set " + fixed +
+                  " (serenity-compile sets arena=argument io=caller and the "
+                  "target)");
+  SmallString<256> allocReport(outputDir);
+  llvm::sys::path::append(allocReport, name + ".alloc.json");
+  options->arena = std::string("argument");
+  options->io = std::string("caller");
+  options->target = std::string(spec->cortexM ? "cortex-m" : "host");
+  options->lowerToLLVM = false;
+  options->allocReport = std::string(allocReport);
+  options->functions = {std::string(name)};
+  auto report = [](const Twine &message) {
+    return fail(message), failure();
+  };
+  {
+    PassManager pm(&context);
+    if (failed(serenity::buildSerenityPipeline(pm, *options, report)) ||
+        failed(pm.run(*module)))
+      return 1;
+  }
+  function = module->lookupSymbol<func::FuncOp>(name);
+  auto arenaAttr = function->getAttrOfType<IntegerAttr>("serenity.arena_bytes");
+  if (!arenaAttr || function.getNumArguments() < 1 + numInputs)
+    return fail("the pipeline did not give @" + name + " an arena argument");
+  SmallVector<Operand> inputs, outputs;
+  for (unsigned i = 1, e = function.getNumArguments(); i < e; ++i) {
+    auto type = dyn_cast<MemRefType>(function.getArgumentTypes()[i]);
+    if (!type || !type.hasStaticShape() || cType(type.getElementType()).empty())
+      return fail("argument " + Twine(i) + " of @" + name +
+                  " is not a static memref of a C element type");
+    Operand operand{type, function.getArgAttrDict(i)};
+    (i <= numInputs ? inputs : outputs).push_back(operand);
+  }
+  if (outputs.empty())
+    return fail("@" + name + " has no outputs");
+
+  // The reports, then the LLVM lowering and the object.
+  llvm::json::Object json{
+      {"name", name},
+      {"source", inputFile},
+      {"target", targetName},
+      {"arena_bytes", arenaAttr.getInt()},
+      {"arena_alignment", static_cast<int64_t>(options->alignment)}};
+  llvm::json::Array inputArray, outputArray;
+  for (const Operand &operand : inputs)
+    inputArray.push_back(describeOperand(operand));
+  for (const Operand &operand : outputs)
+    outputArray.push_back(describeOperand(operand));
+  json["inputs"] = std::move(inputArray);
+  json["outputs"] = std::move(outputArray);
+  for (StringRef key : {"serenity.schedule", "serenity.arena_lower_bound"})
+    if (Attribute attr = function->getAttr(key))
+      json[key.drop_front(strlen("serenity."))] = toJSON(attr);
+  if (auto buffer = llvm::MemoryBuffer::getFile(allocReport)) {
+    if (auto parsed = llvm::json::parse((*buffer)->getBuffer()))
+      json["allocation"] = std::move(*parsed);
+    else
+      llvm::consumeError(parsed.takeError());
+  }
+  llvm::sys::fs::remove(allocReport);
+
+  SmallString<256> headerPath(outputDir), jsonPath(outputDir),
+      objectPath(outputDir);
+  llvm::sys::path::append(headerPath, name + ".h");
+  llvm::sys::path::append(jsonPath, name + ".json");
+  llvm::sys::path::append(objectPath, name + ".o");
+  if (failed(writeFile(headerPath, header(inputFile, targetName,
+                                          arenaAttr.getInt(), options->alignment,
+                                          inputs, outputs))))
+    return 1;
+  std::string jsonText;
+  llvm::raw_string_ostream jsonStream(jsonText);
+  jsonStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
+             << "\n";
+  if (failed(writeFile(jsonPath, jsonText)))
+    return 1;
+
+  {
+    PassManager pm(&context);
+    if (failed(serenity::buildSerenityLLVMLowering(
+            pm, spec->cortexM ? "cortex-m" : "host", report)) ||
+        failed(pm.run(*module)))
+      return 1;
+  }
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, name);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  if (failed(emitObject(*llvmModule, *spec, objectPath)))
+    return 1;
+  llvm::outs() << "serenity-compile: wrote " << objectPath << ", "
+               << headerPath << ", " << jsonPath << " (arena "
+               << arenaAttr.getInt() << " bytes)\n";
+  return 0;
+}
