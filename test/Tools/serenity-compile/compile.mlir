@@ -1,0 +1,39 @@
+// serenity-compile: object, header and report for the bundled example; a C
+// program built against the header and object computes what the upstream
+// reference lowering computes (host; Cortex-M4 on QEMU in cortex-m.mlir).
+// RUN: rm -rf %t && serenity-compile %serenity_src/examples/residual_block.mlir --name resblock -o %t | FileCheck %s --check-prefix=TOOL
+// RUN: FileCheck %s --check-prefix=HEADER < %t/resblock.h
+// RUN: FileCheck %s --check-prefix=JSON < %t/resblock.json
+// RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
+//
+// Bad input: a clear error, non-zero exit.
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --target cortex-a9 -o %t/x 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --name 9lives -o %t/x 2>&1 | FileCheck %s --check-prefix=BADNAME
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --pipeline "arena=global" -o %t/x 2>&1 | FileCheck %s --check-prefix=FIXED
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --pipeline "schedule=fastest" -o %t/x 2>&1 | FileCheck %s --check-prefix=BADOPTION
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --function net -o %t/x 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// RUN: not serenity-compile %t/missing.mlir -o %t/x 2>&1 | FileCheck %s --check-prefix=MISSING
+//
+// TOOL: serenity-compile: wrote {{.*}}resblock.o, {{.*}}resblock.h, {{.*}}resblock.json (arena [[ARENA:[0-9]+]] bytes)
+// HEADER: #define RESBLOCK_ARENA_BYTES [[ARENA:[0-9]+]]
+// HEADER: #define RESBLOCK_ARENA_ALIGNMENT 64
+// HEADER: /* input 0: float[1][16][16][16] */
+// HEADER-NEXT: #define RESBLOCK_INPUT0_ELEMENTS 4096
+// HEADER: /* output 0: float[1][16][16][16] */
+// HEADER: static inline int resblock_run(const float *input0, float *output0, void *arena) {
+// HEADER-NEXT: if ((uintptr_t)arena % RESBLOCK_ARENA_ALIGNMENT != 0)
+// HEADER: resblock((int8_t *)arena, (int8_t *)arena, 0, [[ARENA]], 1,
+// HEADER-NEXT: (float *)input0, (float *)input0, 0, 1, 16, 16, 16, 4096, 256, 16, 1,
+// HEADER-NEXT: output0, output0, 0, 1, 16, 16, 16, 4096, 256, 16, 1);
+// JSON-DAG: "arena_bytes": {{[0-9]+}},
+// JSON-DAG: "algorithm": "exact",
+// JSON-DAG: "optimal": true,
+// JSON-DAG: "target": "host"
+// EXEC: host output 0: 4096 elements, {{.*}}, 0 beyond tolerance
+// EXEC: PASS
+// BADTARGET: serenity-compile: error: unknown --target 'cortex-a9' (expected host, cortex-m4, cortex-m7 or cortex-m55)
+// BADNAME: serenity-compile: error: --name '9lives' is not a C identifier
+// FIXED: serenity-compile: error: --pipeline may not set arena
+// BADOPTION: serenity-pipeline: invalid schedule='fastest'
+// NOFUNC: serenity-compile: error: the model has no function @net with a body (--function selects another)
+// MISSING: missing.mlir
