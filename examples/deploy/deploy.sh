@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The commands of docs/Deploy.md, run as written: compile the keyword
+# spotting model for Cortex-M4 and for the host with serenity-compile, build
+# examples/deploy/kws_main.c against each, run the Cortex-M4 program on QEMU
+# mps2-an386 and the host program natively; both print the same scores.
+# Usage: examples/deploy/deploy.sh KWS.tflite WORK_DIR
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${SERENITY_BUILD_DIR:-$root/build}"
+model="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+work="$2"
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+
+# 1. Compile the model (Cortex-M4, and the host for comparison).
+"$build/bin/serenity-compile" "$model" --target cortex-m4 --name kws -o out
+"$build/bin/serenity-compile" "$model" --target host --name kws -o out-host
+
+# 2. Build the program for the board: startup code and linker script of the
+#    mps2-an386 (Cortex-M4) board, newlib with semihosting for printf.
+arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 \
+  --specs=rdimon.specs -T "$root/scripts/cortex-m/mps2-an386.ld" \
+  "$root/scripts/cortex-m/startup.c" "$root/examples/deploy/kws_main.c" out/kws.o \
+  -Iout -o kws.elf
+arm-none-eabi-size kws.elf
+
+# 3. Run it on QEMU.
+qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
+  -kernel kws.elf | tee qemu.txt
+
+# 4. The same program on the host.
+"$(llvm-config-22 --bindir)/clang" -O2 -Iout-host "$root/examples/deploy/kws_main.c" \
+  out-host/kws.o -o kws-host
+./kws-host > host.txt
+diff qemu.txt host.txt && echo "QEMU and host print the same scores"

@@ -1,0 +1,11 @@
+// docs/Deploy.md, run as written (examples/deploy/deploy.sh): the keyword
+// spotting .tflite model through serenity-compile for Cortex-M4 and the host,
+// examples/deploy/kws_main.c built against each, run on QEMU mps2-an386 and
+// natively: the same scores.
+// REQUIRES: shared, cortex-m
+// RUN: env SERENITY_BUILD_DIR=%serenity_obj bash %serenity_src/examples/deploy/deploy.sh %shared/models/mlperf_tiny/kws_ref_model.tflite %t | FileCheck %s
+// CHECK: serenity-compile: wrote out/kws.o, out/kws.h, out/kws.json (arena {{[0-9]+}} bytes)
+// CHECK: kws.elf
+// CHECK: class  0: q =
+// CHECK: best class {{[0-9]+}}; arena {{[0-9]+}} bytes
+// CHECK: QEMU and host print the same scores
