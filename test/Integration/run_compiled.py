@@ -28,21 +28,31 @@ ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d
 
 
 def program(name, report, seed):
-    """A C main: seeded inputs, NAME_run, outputs printed one per line."""
+    """A C main: seeded inputs, NAME_run, outputs printed one per line (with
+    io=arena the inputs are copied into the arena and the outputs read there)."""
     upper = name.upper()
-    lines = ["#include <stdint.h>", "#include <stdio.h>", f'#include "{name}.h"', "",
+    in_arena = report.get("io") == "arena"
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <string.h>", f'#include "{name}.h"', "",
              f"static uint8_t arena[{upper}_ARENA_BYTES] __attribute__((aligned({upper}_ARENA_ALIGNMENT)));"]
     for i, operand in enumerate(report["inputs"]):
         element = "f32" if operand["type"] == "float" else "i8"
         values = cl.lcg_values(operand["bytes"] // (4 if element == "f32" else 1), element, seed + i)
         lines.append(f"static const {operand['type']} input{i}[{upper}_INPUT{i}_ELEMENTS] = "
                      f"{{{', '.join(values)}}};")
-    for i, operand in enumerate(report["outputs"]):
-        lines.append(f"static {operand['type']} output{i}[{upper}_OUTPUT{i}_ELEMENTS];")
-    args = [f"input{i}" for i in range(len(report["inputs"]))] + \
-           [f"output{i}" for i in range(len(report["outputs"]))] + ["arena"]
-    lines += ["int main(void) {",
-              f"  if ({name}_run({', '.join(args)}) != 0) {{ printf(\"misaligned arena\\n\"); return 1; }}"]
+    if in_arena:
+        lines += [f"static {operand['type']} *output{i};" for i, operand in enumerate(report["outputs"])]
+        lines += ["int main(void) {"]
+        lines += [f"  memcpy({name}_input{i}(arena), input{i}, sizeof input{i});"
+                  for i in range(len(report["inputs"]))]
+        lines += [f"  output{i} = {name}_output{i}(arena);" for i in range(len(report["outputs"]))]
+        args = ["arena"]
+    else:
+        for i, operand in enumerate(report["outputs"]):
+            lines.append(f"static {operand['type']} output{i}[{upper}_OUTPUT{i}_ELEMENTS];")
+        lines += ["int main(void) {"]
+        args = [f"input{i}" for i in range(len(report["inputs"]))] + \
+               [f"output{i}" for i in range(len(report["outputs"]))] + ["arena"]
+    lines += [f"  if ({name}_run({', '.join(args)}) != 0) {{ printf(\"misaligned arena\\n\"); return 1; }}"]
     for i, operand in enumerate(report["outputs"]):
         fmt = '"%.9g\\n", (double)' if operand["type"] == "float" else '"%ld\\n", (long)'
         lines += [f'  printf("Output {i}\\n");',
@@ -56,6 +66,7 @@ def main():
     parser.add_argument("network")
     parser.add_argument("--target", default="host", choices=("host", "cortex-m4"))
     parser.add_argument("--pipeline", default="")
+    parser.add_argument("--io", default="caller", choices=("caller", "arena"))
     parser.add_argument("--name", default="net")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=0)
@@ -65,7 +76,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "out")
-        cmd = [args.serenity_compile, args.network, "--target", args.target, "--name", args.name, "-o", out]
+        cmd = [args.serenity_compile, args.network, "--target", args.target, "--name", args.name,
+               "--io", args.io, "-o", out]
         if args.pipeline:
             cmd += ["--pipeline", args.pipeline]
         print(cl.run(cmd).strip())

@@ -73,6 +73,12 @@ static cl::opt<std::string>
 static cl::opt<std::string> functionName(
     "function", cl::init("main"),
     cl::desc("Function of the module to compile (default main)"));
+static cl::opt<std::string> ioMode(
+    "io", cl::init("caller"),
+    cl::desc("caller: NAME_run(inputs..., outputs..., arena), the caller "
+             "holds inputs and outputs; arena: they live in the arena at "
+             "NAME_INPUTi_OFFSET / NAME_OUTPUTi_OFFSET (as in TFLite Micro), "
+             "NAME_run(arena)"));
 static cl::opt<std::string> pipelineOptions(
     "pipeline", cl::init(""),
     cl::desc("Extra serenity-pipeline options, e.g. \"schedule=greedy\" "
@@ -157,6 +163,8 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
 struct Operand {
   MemRefType type;
   DictionaryAttr attrs;
+  /// Offset in the arena with --io arena, else -1.
+  int64_t offset = -1;
 };
 
 std::string cType(Type element) {
@@ -205,6 +213,9 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       os << " */\n#define " << prefix << "_ELEMENTS "
          << operand.type.getNumElements() << "\n#define " << prefix
          << "_RANK " << operand.type.getRank() << "\n";
+      if (operand.offset >= 0)
+        os << "#define " << prefix << "_OFFSET " << operand.offset
+           << " /* in the arena */\n";
       if (auto quant = operand.attrs ? operand.attrs.getAs<DictionaryAttr>(
                                            "serenity.quantization")
                                      : DictionaryAttr()) {
@@ -254,29 +265,56 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
   for (const Operand &operand : llvm::concat<const Operand>(inputs, outputs))
     os << ", " << parameters(operand);
   os << ");\n\n";
-  os << "/* Runs the network: inputs are read, outputs written, the arena "
-        "used as\n   scratch. Returns 0, or -1 when the arena is not "
-        "aligned. */\nstatic inline int "
-     << name << "_run(";
-  for (auto [index, operand] : llvm::enumerate(inputs))
-    os << "const " << cType(operand.type.getElementType()) << " *input"
-       << index << ", ";
-  for (auto [index, operand] : llvm::enumerate(outputs))
-    os << cType(operand.type.getElementType()) << " *output" << index
-       << ", ";
-  os << "void *arena) {\n"
-     << "  if ((uintptr_t)arena % " << upper << "_ARENA_ALIGNMENT != 0)\n"
+  bool inArena = !inputs.empty() && inputs.front().offset >= 0;
+  if (inArena) {
+    os << "/* Inputs and outputs live in the arena (io=arena): write each "
+          "input at\n   its offset, call "
+       << name << "_run, read the outputs at theirs. */\n";
+    auto accessor = [&](StringRef kind, ArrayRef<Operand> operands) {
+      for (auto [index, operand] : llvm::enumerate(operands)) {
+        std::string element = cType(operand.type.getElementType());
+        os << "static inline " << element << " *" << name << "_" << kind
+           << index << "(void *arena) {\n  return (" << element
+           << " *)((uint8_t *)arena + " << upper << "_"
+           << StringRef(kind).upper() << index << "_OFFSET);\n}\n";
+      }
+    };
+    accessor("input", inputs);
+    accessor("output", outputs);
+    os << "\n/* Runs the network on the inputs in the arena. Returns 0, or "
+          "-1 when the\n   arena is not aligned. */\nstatic inline int "
+       << name << "_run(void *arena) {\n";
+  } else {
+    os << "/* Runs the network: inputs are read, outputs written, the arena "
+          "used as\n   scratch. Returns 0, or -1 when the arena is not "
+          "aligned. */\nstatic inline int "
+       << name << "_run(";
+    for (auto [index, operand] : llvm::enumerate(inputs))
+      os << "const " << cType(operand.type.getElementType()) << " *input"
+         << index << ", ";
+    for (auto [index, operand] : llvm::enumerate(outputs))
+      os << cType(operand.type.getElementType()) << " *output" << index
+         << ", ";
+    os << "void *arena) {\n";
+  }
+  os << "  if ((uintptr_t)arena % " << upper << "_ARENA_ALIGNMENT != 0)\n"
      << "    return -1;\n"
      << "  " << name << "("
      << arguments("(int8_t *)arena", arenaType);
   for (auto [index, operand] : llvm::enumerate(inputs)) {
-    std::string pointer = "(" + cType(operand.type.getElementType()) +
-                          " *)input" + std::to_string(index);
+    std::string pointer =
+        inArena ? name + "_input" + std::to_string(index) + "(arena)"
+                : "(" + cType(operand.type.getElementType()) + " *)input" +
+                      std::to_string(index);
     os << ",\n      " << arguments(pointer, operand.type);
   }
-  for (auto [index, operand] : llvm::enumerate(outputs))
-    os << ",\n      "
-       << arguments("output" + std::to_string(index), operand.type);
+  for (auto [index, operand] : llvm::enumerate(outputs)) {
+    std::string pointer = inArena
+                              ? name + "_output" + std::to_string(index) +
+                                    "(arena)"
+                              : "output" + std::to_string(index);
+    os << ",\n      " << arguments(pointer, operand.type);
+  }
   os << ");\n  return 0;\n}\n\n#endif /* " << upper << "_H */\n";
   return text;
 }
@@ -291,6 +329,8 @@ llvm::json::Object describeOperand(const Operand &operand) {
       {"bytes", operand.type.getNumElements() *
                     static_cast<int64_t>(
                         operand.type.getElementTypeBitWidth() / 8)}};
+  if (operand.offset >= 0)
+    object["arena_offset"] = operand.offset;
   if (operand.attrs)
     if (auto quant =
             operand.attrs.getAs<DictionaryAttr>("serenity.quantization")) {
@@ -411,6 +451,8 @@ int main(int argc, char **argv) {
   if (!spec)
     return fail("unknown --target '" + targetName +
                 "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
+  if (ioMode != "caller" && ioMode != "arena")
+    return fail("unknown --io '" + ioMode + "' (expected caller or arena)");
   if (!isCIdentifier(name))
     return fail("--name '" + name + "' is not a C identifier");
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
@@ -453,12 +495,12 @@ int main(int argc, char **argv) {
   for (StringRef fixed : {"arena", "io", "target", "lower-to-llvm", "functions"})
     if (StringRef(pipelineOptions).contains((fixed + "=").str()))
       return fail("--pipeline may not set " + fixed +
-                  " (serenity-compile sets arena=argument io=caller and the "
-                  "target)");
+                  " (serenity-compile sets arena=argument, io from --io and "
+                  "the target)");
   SmallString<256> allocReport(outputDir);
   llvm::sys::path::append(allocReport, name + ".alloc.json");
   options->arena = std::string("argument");
-  options->io = std::string("caller");
+  options->io = std::string(ioMode);
   options->target = std::string(spec->cortexM ? "cortex-m" : "host");
   options->lowerToLLVM = false;
   options->allocReport = std::string(allocReport);
@@ -477,12 +519,21 @@ int main(int argc, char **argv) {
   if (!arenaAttr || function.getNumArguments() < 1 + numInputs)
     return fail("the pipeline did not give @" + name + " an arena argument");
   SmallVector<Operand> inputs, outputs;
+  auto offsets =
+      function->getAttrOfType<DenseI64ArrayAttr>("serenity.io_offsets");
   for (unsigned i = 1, e = function.getNumArguments(); i < e; ++i) {
     auto type = dyn_cast<MemRefType>(function.getArgumentTypes()[i]);
     if (!type || !type.hasStaticShape() || cType(type.getElementType()).empty())
       return fail("argument " + Twine(i) + " of @" + name +
                   " is not a static memref of a C element type");
     Operand operand{type, function.getArgAttrDict(i)};
+    if (ioMode == "arena") {
+      if (!offsets || static_cast<int64_t>(i) >= offsets.size() ||
+          offsets[i] < 0)
+        return fail("argument " + Twine(i) + " of @" + name +
+                    " has no offset in the arena (serenity.io_offsets)");
+      operand.offset = offsets[i];
+    }
     (i <= numInputs ? inputs : outputs).push_back(operand);
   }
   if (outputs.empty())
@@ -494,7 +545,8 @@ int main(int argc, char **argv) {
       {"source", inputFile},
       {"target", targetName},
       {"arena_bytes", arenaAttr.getInt()},
-      {"arena_alignment", static_cast<int64_t>(options->alignment)}};
+      {"arena_alignment", static_cast<int64_t>(options->alignment)},
+      {"io", ioMode}};
   llvm::json::Array inputArray, outputArray;
   for (const Operand &operand : inputs)
     inputArray.push_back(describeOperand(operand));

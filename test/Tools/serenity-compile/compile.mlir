@@ -6,6 +6,16 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/resblock.json
 // RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
 //
+// --io arena: inputs and outputs at offsets in the arena, NAME_run(arena).
+// RUN: serenity-compile %serenity_src/examples/residual_block.mlir --io arena --name resblock -o %t/arena
+// RUN: FileCheck %s --check-prefix=INARENA < %t/arena/resblock.h
+// RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --io arena --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
+// INARENA: #define RESBLOCK_INPUT0_OFFSET {{[0-9]+}} /* in the arena */
+// INARENA: #define RESBLOCK_OUTPUT0_OFFSET {{[0-9]+}} /* in the arena */
+// INARENA: static inline float *resblock_input0(void *arena) {
+// INARENA: static inline int resblock_run(void *arena) {
+// INARENA: resblock_input0(arena), resblock_input0(arena), 0, 1, 16, 16, 16,
+//
 // Bad input: a clear error, non-zero exit.
 // RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --target cortex-a9 -o %t/x 2>&1 | FileCheck %s --check-prefix=BADTARGET
 // RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --name 9lives -o %t/x 2>&1 | FileCheck %s --check-prefix=BADNAME
@@ -13,6 +23,7 @@
 // RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --pipeline "schedule=fastest" -o %t/x 2>&1 | FileCheck %s --check-prefix=BADOPTION
 // RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --function net -o %t/x 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // RUN: not serenity-compile %t/missing.mlir -o %t/x 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --io heap -o %t/x 2>&1 | FileCheck %s --check-prefix=BADIO
 //
 // TOOL: serenity-compile: wrote {{.*}}resblock.o, {{.*}}resblock.h, {{.*}}resblock.json (arena [[ARENA:[0-9]+]] bytes)
 // HEADER: #define RESBLOCK_ARENA_BYTES [[ARENA:[0-9]+]]
@@ -37,3 +48,4 @@
 // BADOPTION: serenity-pipeline: invalid schedule='fastest'
 // NOFUNC: serenity-compile: error: the model has no function @net with a body (--function selects another)
 // MISSING: missing.mlir
+// BADIO: serenity-compile: error: unknown --io 'heap' (expected caller or arena)

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Measures the five MLPerf Tiny models compiled by serenity-compile for
+Cortex-M4 and run on QEMU mps2-an386, and prints a markdown table next to
+TensorFlow Lite Micro's arenas (../shared/bench/tflm/README.md):
+
+- arena: NAME_ARENA_BYTES with `--io arena` (inputs and outputs planned in
+  the arena, as TFLite Micro does): with the stack, all the RAM the network
+  needs (no heap); and with `--io caller`, where the caller holds the input and
+  output outside the arena (arena + input + output bytes);
+- stack: the deepest stack use of NAME_run (the 16 KiB below the caller's
+  stack pointer are painted before the call and scanned after it);
+- .text / .rodata: sections of the network object (code; weights and
+  constants, which stay in flash);
+- instructions: QEMU with `-icount shift=0` executes one instruction per
+  nanosecond of virtual time; the board's CMSDK APB timer 0 (25 MHz) counts
+  down around the call, so instructions = 40 x ticks (+-40).
+
+Usage: measure.py [--models DIR] [--tflm README.md]   (needs
+arm-none-eabi-gcc and qemu-system-arm; serenity-compile on PATH or in build/)
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
+MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
+CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
+PAINT = 16384
+
+PROGRAM = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include "net.h"
+
+static uint8_t arena[NET_ARENA_BYTES] __attribute__((aligned(NET_ARENA_ALIGNMENT)));
+
+/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz). */
+#define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
+#define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
+#define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+
+__attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {
+  for (uint8_t *p = low; p < high; ++p)
+    *p = 0xA5;
+}
+
+int main(void) {
+  int8_t *input = net_input0(arena);
+  for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
+    input[i] = (int8_t)((i * 37) % 256 - 128);
+  uint8_t *sp;
+  __asm volatile("mov %0, sp" : "=r"(sp));
+  uint8_t *high = sp - 32, *low = high - PAINT;
+  paint(low, high);
+  TIMER_RELOAD = 0xFFFFFFFFu;
+  TIMER_VALUE = 0xFFFFFFFFu;
+  TIMER_CTRL = 1;
+  uint32_t start = TIMER_VALUE;
+  int status = net_run(arena);
+  uint32_t end = TIMER_VALUE;
+  uint8_t *deepest = low;
+  while (deepest < high && *deepest == 0xA5)
+    ++deepest;
+  printf("status %d ticks %lu stack %ld\n", status, (unsigned long)(start - end),
+         (long)(sp - deepest));
+  return 0;
+}
+"""
+
+
+def run(cmd, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        sys.exit("error: %s failed:\n%s%s" % (" ".join(cmd[:3]), proc.stdout[-2000:], proc.stderr[-2000:]))
+    return proc.stdout
+
+
+def tflm_arenas(path):
+    """{model: (smallest arena, activations)} from the TFLM README table."""
+    result = {}
+    if os.path.exists(path):
+        for line in open(path):
+            m = re.match(r"\| (\w+) \| (\d+) \| (\d+) \|", line)
+            if m:
+                result[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny"))
+    parser.add_argument("--tflm", default=os.path.join(ROOT, "..", "shared", "bench", "tflm", "README.md"))
+    args = parser.parse_args()
+    compiler = shutil.which("serenity-compile") or os.path.join(
+        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
+    tflm = tflm_arenas(args.tflm)
+    print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
+          "| stack (bytes) | .text | .rodata | instructions |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as work:
+        for model in MODELS:
+            path = os.path.join(args.models, model + ".tflite")
+            if not os.path.exists(path):
+                print("skipped %s: %s is absent" % (model, path), file=sys.stderr)
+                continue
+            out = os.path.join(work, model)
+            run([compiler, path, "--target", "cortex-m4", "--name", "net", "--io", "arena", "-o", out])
+            with open(os.path.join(out, "net.json")) as f:
+                report = json.load(f)
+            run([compiler, path, "--target", "cortex-m4", "--name", "net", "-o", out + "-caller"])
+            with open(os.path.join(out + "-caller", "net.json")) as f:
+                caller = json.load(f)
+            caller_ram = caller["arena_bytes"] + sum(o["bytes"] for o in caller["inputs"] + caller["outputs"])
+            sections = {}
+            for line in run(["arm-none-eabi-size", "-A", os.path.join(out, "net.o")]).splitlines():
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    name = ".rodata" if parts[0].startswith(".rodata") else parts[0]
+                    sections[name] = sections.get(name, 0) + int(parts[1])
+            main_c = os.path.join(work, model + ".c")
+            with open(main_c, "w") as f:
+                f.write(PROGRAM.replace("PAINT", str(PAINT)))
+            elf = os.path.join(work, model + ".elf")
+            run(["arm-none-eabi-gcc", *CFLAGS, "--specs=rdimon.specs", "-I", out, "-T",
+                 os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"), main_c,
+                 os.path.join(out, "net.o"), "-o", elf])
+            printed = run(["qemu-system-arm", "-M", "mps2-an386", "-icount", "shift=0", "-nographic",
+                           "-semihosting-config", "enable=on,target=native", "-kernel", elf], timeout=600)
+            m = re.search(r"status (-?\d+) ticks (\d+) stack (\d+)", printed)
+            if not m or m.group(1) != "0":
+                sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
+            ticks, stack = int(m.group(2)), int(m.group(3))
+            smallest, activations = tflm.get(model, (None, None))
+            print("| %s | %d | %d | %s | %s | %d | %d | %d | %d |" % (
+                model, report["arena_bytes"], caller_ram, smallest or "-", activations or "-", stack,
+                sections.get(".text", 0), sections.get(".rodata", 0), ticks * 40))
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
