@@ -78,8 +78,8 @@ int main(int argc, char **argv) {
   });
   int64_t arena = -1;
   module->walk([&](mlir::LLVM::GlobalOp global) {
-    if (auto type = llvm::dyn_cast<mlir::LLVM::LLVMArrayType>(
-            global.getGlobalType()))
+    if (auto type =
+            llvm::dyn_cast<mlir::LLVM::LLVMArrayType>(global.getGlobalType()))
       if (global.getSymName().contains("arena"))
         arena = type.getNumElements();
   });

@@ -312,8 +312,8 @@ ScheduleResult schedule(const MemoryGraph &graph,
       for (const std::vector<int> &part : parts) {
         composed.emplace_back();
         for (int node : part)
-          composed.back().insert(composed.back().end(),
-                                 members[node].begin(), members[node].end());
+          composed.back().insert(composed.back().end(), members[node].begin(),
+                                 members[node].end());
       }
       contracted = std::move(segmented);
       members = std::move(composed);
@@ -329,9 +329,9 @@ ScheduleResult schedule(const MemoryGraph &graph,
     for (std::vector<std::vector<int>> &members : permutable)
       if (members.front().size() <= 64)
         reduced.symmetricClasses.push_back(std::move(members));
-    std::vector<std::vector<int>> heuristics{
-        reduced.kahnOrder(), reduced.greedyOrder(),
-        detail::hillValleyOrder(reduced)};
+    std::vector<std::vector<int>> heuristics{reduced.kahnOrder(),
+                                             reduced.greedyOrder(),
+                                             detail::hillValleyOrder(reduced)};
     // The order as written, unless a symmetry dependence reverses it.
     if (contracted.isTopologicalOrder(programOrder(contracted)))
       heuristics.insert(heuristics.begin(), programOrder(contracted));

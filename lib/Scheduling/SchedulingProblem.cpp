@@ -492,9 +492,9 @@ void SchedulingProblem::contractSegments(
       isPrivate = isPrivate && producer[b] == v;
     for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
       if (producer[b] == v)
-        isPrivate = isPrivate && !returned[b] &&
-                    (users[b].empty() ||
-                     (users[b].size() == 1 && users[b][0] == w));
+        isPrivate =
+            isPrivate && !returned[b] &&
+            (users[b].empty() || (users[b].size() == 1 && users[b][0] == w));
     if (isPrivate) {
       next[v] = w;
       hasPrevious[w] = 1;

@@ -200,7 +200,6 @@ private:
                        std::vector<std::vector<int>> &members) const;
 
 public:
-
   /// The sub-graph of segment `segment` of `segmentOf` (per node), whose
   /// simulate() equals the full graph's usage at those steps: buffers
   /// allocated in earlier segments (by any writer) and still needed become

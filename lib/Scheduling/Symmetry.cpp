@@ -146,8 +146,8 @@ public:
 
 private:
   void addDep(int node, int pred) {
-    if (node == pred || std::find(deps[node].begin(), deps[node].end(),
-                                  pred) != deps[node].end())
+    if (node == pred || std::find(deps[node].begin(), deps[node].end(), pred) !=
+                            deps[node].end())
       return;
     deps[node].push_back(pred);
     dependents[pred].push_back(node);

@@ -148,9 +148,9 @@ struct SerenitySchedulePass
     std::optional<::serenity::ScheduleAlgorithm> parsed =
         ::serenity::parseScheduleAlgorithm(algorithm);
     if (!parsed) {
-      function.emitError() << "serenity-schedule: unknown algorithm '"
-                           << algorithm
-                           << "' (expected dp, greedy, hill-valley, kahn or program-order)";
+      function.emitError()
+          << "serenity-schedule: unknown algorithm '" << algorithm
+          << "' (expected dp, greedy, hill-valley, kahn or program-order)";
       return signalPassFailure();
     }
     if (timeLimitMs < 0 || maxStates < 0) {

@@ -70,9 +70,9 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     name("name", cl::init("net"),
          cl::desc("C name of the network: NAME_run, NAME.o, NAME.h"));
-static cl::opt<std::string> functionName(
-    "function", cl::init("main"),
-    cl::desc("Function of the module to compile (default main)"));
+static cl::opt<std::string>
+    functionName("function", cl::init("main"),
+                 cl::desc("Function of the module to compile (default main)"));
 static cl::opt<std::string> ioMode(
     "io", cl::init("caller"),
     cl::desc("caller: NAME_run(inputs..., outputs..., arena), the caller "
@@ -96,7 +96,7 @@ std::optional<TargetSpec> lookupTarget(StringRef target) {
   if (target == "host")
     return TargetSpec{llvm::sys::getDefaultTargetTriple(),
                       llvm::sys::getHostCPUName().str(), "", false};
-  // Hard-float ABI with the FPU each core has (what clang -mcpu=... 
+  // Hard-float ABI with the FPU each core has (what clang -mcpu=...
   // -mfloat-abi=hard picks: FPv4-SP, FPv5-D16, FPv5 + MVE).
   if (target == "cortex-m4")
     return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m4",
@@ -145,7 +145,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
       if (!StringRef(*entry).starts_with("PYTHONPATH="))
         environment.push_back(*entry);
     SmallVector<StringRef> env(environment.begin(), environment.end());
-    SmallVector<StringRef> args{*python, "-m",   "serenity", "import-tflite",
+    SmallVector<StringRef> args{*python, "-m", "serenity", "import-tflite",
                                 path,    "-o", imported};
     std::string error;
     int code = llvm::sys::ExecuteAndWait(*python, args, env, {}, 0, 0, &error);
@@ -205,14 +205,13 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
          << cType(operand.type.getElementType());
       for (int64_t dim : operand.type.getShape())
         os << "[" << dim << "]";
-      if (auto quant = operand.attrs
-                           ? operand.attrs.getAs<DictionaryAttr>(
-                                 "serenity.quantization")
-                           : DictionaryAttr())
+      if (auto quant = operand.attrs ? operand.attrs.getAs<DictionaryAttr>(
+                                           "serenity.quantization")
+                                     : DictionaryAttr())
         os << ", real = scale * (q - zero_point)";
       os << " */\n#define " << prefix << "_ELEMENTS "
-         << operand.type.getNumElements() << "\n#define " << prefix
-         << "_RANK " << operand.type.getRank() << "\n";
+         << operand.type.getNumElements() << "\n#define " << prefix << "_RANK "
+         << operand.type.getRank() << "\n";
       if (operand.offset >= 0)
         os << "#define " << prefix << "_OFFSET " << operand.offset
            << " /* in the arena */\n";
@@ -223,8 +222,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
           os << "#define " << prefix << "_SCALE "
              << llvm::formatv("{0:e9}", scale.getValueAsDouble()) << "\n";
         if (auto zero = quant.getAs<IntegerAttr>("zero_point"))
-          os << "#define " << prefix << "_ZERO_POINT " << zero.getInt()
-             << "\n";
+          os << "#define " << prefix << "_ZERO_POINT " << zero.getInt() << "\n";
       }
     }
     os << "\n";
@@ -252,15 +250,15 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       args += ", " + std::to_string(stride);
     return args;
   };
-  MemRefType arenaType =
-      MemRefType::get({arenaBytes}, IntegerType::get(
-                                        inputs.empty()
-                                            ? outputs.front().type.getContext()
-                                            : inputs.front().type.getContext(),
-                                        8));
+  MemRefType arenaType = MemRefType::get(
+      {arenaBytes},
+      IntegerType::get(inputs.empty() ? outputs.front().type.getContext()
+                                      : inputs.front().type.getContext(),
+                       8));
   os << "/* The network under MLIR's memref calling convention (each memref "
         "is\n   allocated pointer, aligned pointer, offset, sizes, strides); "
-        "call " << name << "_run. */\n"
+        "call "
+     << name << "_run. */\n"
      << "void " << name << "(int8_t *, int8_t *, intptr_t, intptr_t, intptr_t";
   for (const Operand &operand : llvm::concat<const Operand>(inputs, outputs))
     os << ", " << parameters(operand);
@@ -293,14 +291,12 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       os << "const " << cType(operand.type.getElementType()) << " *input"
          << index << ", ";
     for (auto [index, operand] : llvm::enumerate(outputs))
-      os << cType(operand.type.getElementType()) << " *output" << index
-         << ", ";
+      os << cType(operand.type.getElementType()) << " *output" << index << ", ";
     os << "void *arena) {\n";
   }
   os << "  if ((uintptr_t)arena % " << upper << "_ARENA_ALIGNMENT != 0)\n"
      << "    return -1;\n"
-     << "  " << name << "("
-     << arguments("(int8_t *)arena", arenaType);
+     << "  " << name << "(" << arguments("(int8_t *)arena", arenaType);
   for (auto [index, operand] : llvm::enumerate(inputs)) {
     std::string pointer =
         inArena ? name + "_input" + std::to_string(index) + "(arena)"
@@ -309,10 +305,9 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
     os << ",\n      " << arguments(pointer, operand.type);
   }
   for (auto [index, operand] : llvm::enumerate(outputs)) {
-    std::string pointer = inArena
-                              ? name + "_output" + std::to_string(index) +
-                                    "(arena)"
-                              : "output" + std::to_string(index);
+    std::string pointer =
+        inArena ? name + "_output" + std::to_string(index) + "(arena)"
+                : "output" + std::to_string(index);
     os << ",\n      " << arguments(pointer, operand.type);
   }
   os << ");\n  return 0;\n}\n\n#endif /* " << upper << "_H */\n";
@@ -326,9 +321,9 @@ llvm::json::Object describeOperand(const Operand &operand) {
   llvm::json::Object object{
       {"shape", std::move(shape)},
       {"type", cType(operand.type.getElementType())},
-      {"bytes", operand.type.getNumElements() *
-                    static_cast<int64_t>(
-                        operand.type.getElementTypeBitWidth() / 8)}};
+      {"bytes",
+       operand.type.getNumElements() *
+           static_cast<int64_t>(operand.type.getElementTypeBitWidth() / 8)}};
   if (operand.offset >= 0)
     object["arena_offset"] = operand.offset;
   if (operand.attrs)
@@ -345,8 +340,9 @@ llvm::json::Object describeOperand(const Operand &operand) {
 /// Attribute values as JSON (integers, floats, strings, bools, dictionaries).
 llvm::json::Value toJSON(Attribute attr) {
   if (auto integer = dyn_cast<IntegerAttr>(attr))
-    return integer.getType().isInteger(1) ? llvm::json::Value(integer.getInt() != 0)
-                                          : llvm::json::Value(integer.getInt());
+    return integer.getType().isInteger(1)
+               ? llvm::json::Value(integer.getInt() != 0)
+               : llvm::json::Value(integer.getInt());
   if (auto boolean = dyn_cast<BoolAttr>(attr))
     return boolean.getValue();
   if (auto floating = dyn_cast<FloatAttr>(attr))
@@ -382,7 +378,8 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
                          StringRef path) {
   std::string error;
   llvm::Triple triple(spec.triple);
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return fail("no LLVM target for " + spec.triple + ": " + error), failure();
   llvm::TargetOptions options;
@@ -394,8 +391,7 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
       triple, spec.cpu, spec.features, options, relocation, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
-    return fail("cannot create a target machine for " + spec.triple),
-           failure();
+    return fail("cannot create a target machine for " + spec.triple), failure();
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
   for (llvm::Function &function : module)
@@ -422,8 +418,7 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
   std::error_code fileError;
   llvm::ToolOutputFile out(path, fileError, llvm::sys::fs::OF_None);
   if (fileError)
-    return fail("cannot write " + path + ": " + fileError.message()),
-           failure();
+    return fail("cannot write " + path + ": " + fileError.message()), failure();
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, out.os(), nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
@@ -436,7 +431,8 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
 bool isCIdentifier(StringRef text) {
   if (text.empty() || llvm::isDigit(text.front()))
     return false;
-  return llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return llvm::all_of(text,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 } // namespace
@@ -476,8 +472,7 @@ int main(int argc, char **argv) {
     return fail("the model has no function @" + functionName +
                 " with a body (--function selects another)");
   // Other functions go away: the object holds the network alone.
-  for (func::FuncOp other :
-       llvm::to_vector(module->getOps<func::FuncOp>()))
+  for (func::FuncOp other : llvm::to_vector(module->getOps<func::FuncOp>()))
     if (other != function && SymbolTable::symbolKnownUseEmpty(other, *module))
       other.erase();
   if (failed(SymbolTable::replaceAllSymbolUses(
@@ -488,11 +483,12 @@ int main(int argc, char **argv) {
 
   // Memref level: static arena passed by the caller, inputs and outputs
   // held by the caller.
-  auto options = serenity::SerenityPipelineOptions::createFromString(
-      pipelineOptions);
+  auto options =
+      serenity::SerenityPipelineOptions::createFromString(pipelineOptions);
   if (!options)
     return fail("bad --pipeline options '" + pipelineOptions + "'");
-  for (StringRef fixed : {"arena", "io", "target", "lower-to-llvm", "functions"})
+  for (StringRef fixed :
+       {"arena", "io", "target", "lower-to-llvm", "functions"})
     if (StringRef(pipelineOptions).contains((fixed + "=").str()))
       return fail("--pipeline may not set " + fixed +
                   " (serenity-compile sets arena=argument, io from --io and "
@@ -505,9 +501,7 @@ int main(int argc, char **argv) {
   options->lowerToLLVM = false;
   options->allocReport = std::string(allocReport);
   options->functions = {std::string(name)};
-  auto report = [](const Twine &message) {
-    return fail(message), failure();
-  };
+  auto report = [](const Twine &message) { return fail(message), failure(); };
   {
     PassManager pm(&context);
     if (failed(serenity::buildSerenityPipeline(pm, *options, report)) ||
@@ -570,9 +564,9 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(headerPath, name + ".h");
   llvm::sys::path::append(jsonPath, name + ".json");
   llvm::sys::path::append(objectPath, name + ".o");
-  if (failed(writeFile(headerPath, header(inputFile, targetName,
-                                          arenaAttr.getInt(), options->alignment,
-                                          inputs, outputs))))
+  if (failed(writeFile(headerPath,
+                       header(inputFile, targetName, arenaAttr.getInt(),
+                              options->alignment, inputs, outputs))))
     return 1;
   std::string jsonText;
   llvm::raw_string_ostream jsonStream(jsonText);
@@ -599,8 +593,8 @@ int main(int argc, char **argv) {
     return fail("translation to LLVM IR failed");
   if (failed(emitObject(*llvmModule, *spec, objectPath)))
     return 1;
-  llvm::outs() << "serenity-compile: wrote " << objectPath << ", "
-               << headerPath << ", " << jsonPath << " (arena "
-               << arenaAttr.getInt() << " bytes)\n";
+  llvm::outs() << "serenity-compile: wrote " << objectPath << ", " << headerPath
+               << ", " << jsonPath << " (arena " << arenaAttr.getInt()
+               << " bytes)\n";
   return 0;
 }

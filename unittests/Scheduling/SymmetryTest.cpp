@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../lib/Scheduling/ExactSearch.h"
 #include "../../lib/Scheduling/Symmetry.h"
+#include "../../lib/Scheduling/ExactSearch.h"
 #include "Serenity/Scheduling/Scheduler.h"
 
 #include "GraphGenerators.h"
@@ -83,7 +83,8 @@ struct Generator {
         else if (outside > 0)
           op.operands.push_back(uniform(0, outside - 1));
       }
-      op.alias = !op.operands.empty() && op.operands[0] < 0 && uniform(0, 6) == 0;
+      op.alias =
+          !op.operands.empty() && op.operands[0] < 0 && uniform(0, 6) == 0;
       if (!op.alias) {
         int results = uniform(0, 4) == 0 ? 2 : 1;
         for (int r = 0; r < results; ++r)
@@ -150,7 +151,7 @@ struct Generator {
       std::vector<Value> last;
       for (int k = 0; k < innerCopies; ++k) {
         bool lastCopy = c == copies - 1 && k == innerCopies - 1;
-        int perturbed = perturbLast && lastCopy ? uniform(0, lastOp)
+        int perturbed = perturbLast && lastCopy  ? uniform(0, lastOp)
                         : variantInner && k == 1 ? lastOp
                                                  : -1;
         std::vector<Value> produced =
@@ -277,7 +278,8 @@ TEST(HillValleySegments, DpEqualsBruteForceOnChains) {
     std::vector<Value> outputs;
     int budget = 10 - (chains == 3 ? 1 : 0);
     for (int c = 0; c < chains; ++c) {
-      int length = c + 1 == chains ? budget : uniform(1, budget - (chains - c - 1));
+      int length =
+          c + 1 == chains ? budget : uniform(1, budget - (chains - c - 1));
       budget -= length;
       Value value = input;
       for (int k = 0; k < length; ++k) {
@@ -329,7 +331,8 @@ TEST(HillValley, OptimalOnForkJoinChains) {
     int budget = 8;
     for (int c = 0; c < branches; ++c) {
       Value value{graph.addResult(fork, uniform(1, 8) * 8), fork};
-      int length = c + 1 == branches ? budget : uniform(1, budget - (branches - c - 1));
+      int length =
+          c + 1 == branches ? budget : uniform(1, budget - (branches - c - 1));
       budget -= length;
       for (int k = 0; k < length; ++k) {
         int node = addOp(graph, {value});

@@ -136,9 +136,9 @@ buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
 /// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
 /// or cortex-m (32-bit index). Tools that read the memref-level module first
 /// (serenity-compile: signature, arena) run the pipeline in these two parts.
-LogicalResult
-buildSerenityLLVMLowering(OpPassManager &pm, StringRef target,
-                          function_ref<LogicalResult(const Twine &)> errorHandler);
+LogicalResult buildSerenityLLVMLowering(
+    OpPassManager &pm, StringRef target,
+    function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();
