@@ -21,6 +21,18 @@ checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
       value, llvm::join(allowed, ", ")));
 }
 
+/// Parses `text` into `pm`.
+static LogicalResult
+addPipeline(OpPassManager &pm, StringRef text,
+            function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    return errorHandler("serenity-pipeline: cannot build '" + text +
+                        "': " + parseErrors);
+  return success();
+}
+
 /// The passes from memrefs (after static allocation) to the LLVM dialect.
 static std::string llvmLoweringText(bool cortexM) {
   std::string text;
@@ -47,12 +59,7 @@ LogicalResult mlir::serenity::buildSerenityLLVMLowering(
   if (failed(checkChoice("target", target, {"host", "cortex-m"}, errorHandler)))
     return failure();
   std::string text = llvmLoweringText(target == "cortex-m");
-  std::string parseErrors;
-  llvm::raw_string_ostream errorStream(parseErrors);
-  if (failed(parsePassPipeline(text, pm, errorStream)))
-    return errorHandler("serenity-pipeline: cannot build '" + text +
-                        "': " + parseErrors);
-  return success();
+  return addPipeline(pm, text, errorHandler);
 }
 
 LogicalResult mlir::serenity::buildSerenityPipeline(
@@ -188,12 +195,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << "}";
   if (options.lowerToLLVM)
     os << "," << llvmLoweringText(options.target == "cortex-m");
-  std::string parseErrors;
-  llvm::raw_string_ostream errorStream(parseErrors);
-  if (failed(parsePassPipeline(text, pm, errorStream)))
-    return errorHandler("serenity-pipeline: cannot build '" + text +
-                        "': " + parseErrors);
-  return success();
+  return addPipeline(pm, text, errorHandler);
 }
 
 void mlir::serenity::registerSerenityPipelines() {

@@ -22,19 +22,10 @@
 namespace serenity {
 namespace detail {
 
-std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph) {
-  const int numNodes = graph.size();
-  const int numBuffers = static_cast<int>(graph.buffers.size());
-  std::vector<std::vector<int>> readers(numBuffers), controlSuccs(numNodes);
-  std::vector<char> shared(numNodes, 0);
-  for (int v = 0; v < numNodes; ++v) {
-    for (int b : graph.nodes[v].uses)
-      readers[b].push_back(v);
-    for (int p : graph.nodes[v].preds)
-      controlSuccs[p].push_back(v);
-  }
-  for (int b = 0; b < numBuffers; ++b) {
-    const MemoryGraph::Buffer &buffer = graph.buffers[b];
+/// Per node: whether it writes (or allocates) a buffer with several writers.
+static std::vector<char> writesSharedBuffer(const MemoryGraph &graph) {
+  std::vector<char> shared(graph.size(), 0);
+  for (const MemoryGraph::Buffer &buffer : graph.buffers) {
     if (buffer.partialProducers.empty())
       continue;
     if (buffer.producer >= 0)
@@ -42,6 +33,20 @@ std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph) {
     for (int w : buffer.partialProducers)
       shared[w] = 1;
   }
+  return shared;
+}
+
+std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph) {
+  const int numNodes = graph.size();
+  const int numBuffers = static_cast<int>(graph.buffers.size());
+  std::vector<std::vector<int>> readers(numBuffers), controlSuccs(numNodes);
+  for (int v = 0; v < numNodes; ++v) {
+    for (int b : graph.nodes[v].uses)
+      readers[b].push_back(v);
+    for (int p : graph.nodes[v].preds)
+      controlSuccs[p].push_back(v);
+  }
+  std::vector<char> shared = writesSharedBuffer(graph);
 
   std::map<std::vector<int64_t>, std::vector<int>> byKey;
   for (int v = 0; v < numNodes; ++v) {
@@ -108,7 +113,6 @@ public:
     controlSuccs.assign(numNodes, {});
     readers.assign(numBuffers, {});
     defIndex.assign(numBuffers, 0);
-    shared.assign(numNodes, 0);
     for (int v = 0; v < numNodes; ++v) {
       const MemoryGraph::Node &node = graph.nodes[v];
       for (int i = 0, e = static_cast<int>(node.defs.size()); i < e; ++i)
@@ -123,15 +127,7 @@ public:
           addDep(v, graph.buffers[b].producer);
       }
     }
-    for (int b = 0; b < numBuffers; ++b) {
-      const MemoryGraph::Buffer &buffer = graph.buffers[b];
-      if (buffer.partialProducers.empty())
-        continue;
-      if (buffer.producer >= 0)
-        shared[buffer.producer] = 1;
-      for (int w : buffer.partialProducers)
-        shared[w] = 1;
-    }
+    shared = writesSharedBuffer(graph);
     for (std::vector<int> &list : readers)
       std::sort(list.begin(), list.end());
     local.assign(numNodes, -1);

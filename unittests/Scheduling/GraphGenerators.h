@@ -13,6 +13,7 @@
 #include "Serenity/Analysis/MemoryGraph.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 #include <utility>
@@ -38,6 +39,40 @@ inline int addOp(MemoryGraph &graph, const std::vector<Value> &operands) {
       graph.addDependence(node, operand.node);
   }
   return node;
+}
+
+/// Least peak over all topological orders, by enumerating them.
+inline int64_t bruteForcePeak(const MemoryGraph &graph) {
+  const int n = graph.size();
+  std::vector<int> indegree(n);
+  std::vector<std::vector<int>> succs = graph.successors();
+  // A use implies a dependence on the producer (FunctionMemoryModel always
+  // records both; the generators do too), so preds alone define the orders.
+  for (int v = 0; v < n; ++v)
+    indegree[v] = static_cast<int>(graph.nodes[v].preds.size());
+  std::vector<int> order;
+  int64_t best = std::numeric_limits<int64_t>::max();
+  auto visit = [&](auto &self) -> void {
+    if (static_cast<int>(order.size()) == n) {
+      best = std::min(best, peakMemory(graph, order));
+      return;
+    }
+    for (int v = 0; v < n; ++v) {
+      if (indegree[v] != 0)
+        continue;
+      indegree[v] = -1;
+      for (int s : succs[v])
+        --indegree[s];
+      order.push_back(v);
+      self(self);
+      order.pop_back();
+      for (int s : succs[v])
+        ++indegree[s];
+      indegree[v] = 0;
+    }
+  };
+  visit(visit);
+  return n == 0 ? 0 : best;
 }
 
 /// A random DAG of `numNodes` nodes. `chainy` makes most nodes unary ops on

@@ -24,38 +24,6 @@ using namespace serenity::testing;
 
 namespace {
 
-/// Least peak over all topological orders (preds include the producers of
-/// used buffers in these generators).
-int64_t bruteForcePeak(const MemoryGraph &graph) {
-  const int n = graph.size();
-  std::vector<std::vector<int>> succs = graph.successors();
-  std::vector<int> indegree(n), order;
-  for (int v = 0; v < n; ++v)
-    indegree[v] = static_cast<int>(graph.nodes[v].preds.size());
-  int64_t best = std::numeric_limits<int64_t>::max();
-  auto visit = [&](auto &self) -> void {
-    if (static_cast<int>(order.size()) == n) {
-      best = std::min(best, peakMemory(graph, order));
-      return;
-    }
-    for (int v = 0; v < n; ++v) {
-      if (indegree[v] != 0)
-        continue;
-      indegree[v] = -1;
-      for (int s : succs[v])
-        --indegree[s];
-      order.push_back(v);
-      self(self);
-      order.pop_back();
-      for (int s : succs[v])
-        ++indegree[s];
-      indegree[v] = 0;
-    }
-  };
-  visit(visit);
-  return n == 0 ? 0 : best;
-}
-
 /// One op of a branch template: operands are outside values (>= 0, index
 /// into the outside list) or earlier template results (-1 - index).
 struct TemplateOp {
