@@ -365,20 +365,18 @@ void SerenityStaticAllocPass::runOnOperation() {
     // Unoptimized functions (serenity-prepare-input) keep their allocations.
     if (func.isExternal() || mlir::serenity::isUnoptimized(func))
       continue;
-    // arena=argument adds an argument, io=arena moves the inputs and
-    // outputs into the arena: a caller in the module would no longer match.
-    if (arena == "argument" || io == "arena") {
+    // io=arena moves the inputs and outputs into the arena: a caller in the
+    // module passing its own buffers would no longer match (arena=argument
+    // is checked where the argument is added).
+    if (io == "arena") {
       std::optional<SymbolTable::UseRange> uses =
           SymbolTable::getSymbolUses(func, module);
       if (uses && !uses->empty()) {
         InFlightDiagnostic diagnostic =
             uses->begin()->getUser()->emitError()
             << "serenity-static-alloc: @" << func.getSymName()
-            << " is called here, but "
-            << (arena == "argument" ? "arena=argument adds an argument to it"
-                                    : "io=arena plans its inputs and "
-                                      "outputs in the arena")
-            << "; use arena=global io=caller for a module with callers";
+            << " is called here, but io=arena plans its inputs and outputs "
+               "in the arena; use io=caller for a module with callers";
         diagnostic.attachNote(func.getLoc()) << "the function";
         return signalPassFailure();
       }

@@ -3,7 +3,7 @@
 // built, and run: it parses examples/residual_block.mlir and runs
 // buildSerenityPipeline inside its own PassManager.
 // RUN: bash %serenity_src/scripts/test-install.sh %serenity_obj %t | FileCheck %s
-// CHECK: installed: serenity-alloc serenity-lsp-server serenity-opt
+// CHECK: installed: serenity-alloc serenity-compile serenity-lsp-server serenity-opt
 // CHECK: Using SerenityConfig.cmake in: {{.*}}prefix/lib/cmake/Serenity
 // CHECK: embed: serenity-pipeline ran in this program's PassManager: 1 LLVM function(s), arena global of {{[0-9]+}} bytes
 // CHECK: llvm.func definitions and declarations: {{[1-9]}}

@@ -27,7 +27,7 @@
 // NONE-DAG: remark: serenity-pipeline: @net is not optimized (not selected by functions=)
 // NONE-DAG: remark: serenity-pipeline: @main is not optimized (serenity memory model
 // STRICT: error: serenity memory model: result #0 of type 'tensor<*xf32>': unranked type is outside the memory model
-// ARGUMENT: driver-module.mlir:[[CALL:[0-9]+]]:{{[0-9]+}}: error: serenity-static-alloc: @net is called here, but arena=argument adds an argument to it; use arena=global io=caller for a module with callers
+// ARGUMENT: error: serenity-static-alloc: arena=argument changes the signature of @net, which is called in this module
 // IO: error: serenity-static-alloc: @net is called here, but io=arena plans its inputs and outputs in the arena
 //
 // |-1.5| + 2 = 3.5, then the max with 3 of each: 3.5 everywhere.
