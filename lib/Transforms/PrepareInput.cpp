@@ -46,19 +46,32 @@ private:
     if (function.isExternal())
       return success();
     if (!functions.empty() &&
-        !llvm::is_contained(functions, function.getSymName().str()))
+        !llvm::is_contained(functions, function.getSymName().str())) {
+      // Left out by the user, but the upstream TOSA lowering still must be
+      // able to take it.
+      if (Operation *tosa = findTosaOp(function, /*unshapedOnly=*/true)) {
+        tosa->emitError()
+            << "serenity-pipeline: this TOSA op has a dynamic or unranked "
+               "shape, which the upstream TOSA lowering cannot take (@"
+            << function.getSymName() << " is not selected by functions=)";
+        return failure();
+      }
       return leaveUnoptimized(function, "not selected by functions=");
+    }
     // The model's diagnostic: emitted as is when strict, else kept for the
     // remark.
     std::string reason;
+    std::optional<Location> where;
     bool fits;
     {
       std::optional<ScopedDiagnosticHandler> capture;
       if (!strict)
         capture.emplace(&getContext(), [&](Diagnostic &diagnostic) {
           if (reason.empty() &&
-              diagnostic.getSeverity() == DiagnosticSeverity::Error)
+              diagnostic.getSeverity() == DiagnosticSeverity::Error) {
             reason = diagnostic.str();
+            where = diagnostic.getLocation();
+          }
           return success();
         });
       fits = succeeded(mlir::serenity::FunctionMemoryModel::build(function));
@@ -66,13 +79,17 @@ private:
     if (!fits) {
       if (strict)
         return failure();
-      if (Operation *tosa = findUnshapedTosaOp(function)) {
-        tosa->emitError()
-            << "serenity-pipeline: this TOSA op has a dynamic or unranked "
-               "shape, which the upstream TOSA lowering cannot take; "
-               "function @"
-            << function.getSymName()
-            << " is outside the memory model: " << reason;
+      // A network (TOSA ops) must fit; other functions (drivers) are left
+      // to the upstream lowering.
+      if (Operation *tosa = findTosaOp(function, /*unshapedOnly=*/false)) {
+        InFlightDiagnostic diagnostic =
+            emitError(where.value_or(function.getLoc()))
+            << reason << " (@" << function.getSymName()
+            << " has TOSA ops, so serenity-pipeline needs it inside the "
+               "memory model; only functions without TOSA ops are left to "
+               "the upstream lowering)";
+        diagnostic.attachNote(tosa->getLoc())
+            << "a TOSA op of @" << function.getSymName();
         return failure();
       }
       return leaveUnoptimized(function, reason);
@@ -100,9 +117,9 @@ private:
     return success();
   }
 
-  /// A TOSA op with an operand or result that is not a statically shaped
-  /// ranked tensor, or null.
-  static Operation *findUnshapedTosaOp(func::FuncOp function) {
+  /// A TOSA op of `function` (with `unshapedOnly`, one with an operand or
+  /// result that is not a statically shaped ranked tensor), or null.
+  static Operation *findTosaOp(func::FuncOp function, bool unshapedOnly) {
     Operation *found = nullptr;
     function.walk([&](Operation *op) {
       if (op->getDialect() == nullptr ||
@@ -112,7 +129,7 @@ private:
         auto shaped = dyn_cast<ShapedType>(type);
         return shaped && !shaped.hasStaticShape();
       };
-      if (llvm::any_of(op->getOperandTypes(), unshaped) ||
+      if (!unshapedOnly || llvm::any_of(op->getOperandTypes(), unshaped) ||
           llvm::any_of(op->getResultTypes(), unshaped)) {
         found = op;
         return WalkResult::interrupt();

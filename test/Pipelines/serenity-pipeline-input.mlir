@@ -1,16 +1,17 @@
 // serenity-pipeline checks its input with the memory model's own located
 // diagnostics first (serenity-prepare-input), even when nothing schedules.
-// A function outside the memory model is left to the upstream lowering with a
-// remark, unless its TOSA ops have unranked or dynamic shapes (the upstream
-// TOSA lowering asserts or crashes on some): that stays an error, so no
-// upstream conversion sees them. strict=true makes every function outside
-// the model an error, as the model says it.
+// A function outside the memory model without TOSA ops (a driver) is left to
+// the upstream lowering with a remark; one with TOSA ops (a network) must fit,
+// so it is an error at the model's location (no upstream conversion sees
+// unranked or dynamic TOSA ops, on some of which it asserts or crashes).
+// strict=true makes every function outside the model an error.
 // RUN: split-file %s %t
 // RUN: not serenity-opt %t/unranked.mlir --serenity-pipeline="schedule=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNRANKED
 // RUN: serenity-opt %t/dynamic.mlir --serenity-pipeline="schedule=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: not serenity-opt %t/dynamic.mlir --serenity-pipeline="schedule=none strict=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
 // RUN: serenity-opt %t/twice.mlir --serenity-prepare-input | FileCheck %s --check-prefix=TWICE
-// UNRANKED: unranked.mlir:2:{{[0-9]+}}: error: serenity-pipeline: this TOSA op has a dynamic or unranked shape, which the upstream TOSA lowering cannot take; function @f is outside the memory model: serenity memory model: argument #0 of type 'tensor<*xf32>': unranked type is outside the memory model
+// UNRANKED: unranked.mlir:1:{{[0-9]+}}: error: serenity memory model: argument #0 of type 'tensor<*xf32>': unranked type is outside the memory model (static shapes only) (@f has TOSA ops, so serenity-pipeline needs it inside the memory model; only functions without TOSA ops are left to the upstream lowering)
+// UNRANKED: unranked.mlir:2:{{[0-9]+}}: note: a TOSA op of @f
 // DYNAMIC: dynamic.mlir:1:{{[0-9]+}}: remark: serenity-pipeline: @f is not optimized (serenity memory model: result #0 of type 'tensor<?x4x4x2xf32>': dynamic shape is outside the memory model (static shapes only)); it gets the ordinary upstream lowering
 // STRICT: dynamic.mlir:2:{{[0-9]+}}: error: serenity memory model: result #0 of type 'tensor<?x4x4x2xf32>': dynamic shape is outside the memory model
 // TWICE: %[[E:.*]] = tosa.exp

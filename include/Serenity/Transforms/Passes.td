@@ -386,14 +386,15 @@ def SerenityPrepareInputPass
     The first step of `serenity-pipeline`. A function is optimized when its
     body fits the memory model (one block; ranked, statically shaped tensors
     of sizable element types) and it is selected (`functions`, default: all).
-    Any other function gets `serenity.unoptimized = "why"` and a remark: the
-    pipeline's own passes leave it alone and it is lowered by the ordinary
-    upstream lowering (a driver that builds inputs, calls the network and
-    prints, as MLIR integration tests are written). Two cases stay errors,
-    with the model's located diagnostic, before any upstream conversion sees
-    the IR: every function outside the model with `strict=true`, and a
-    function whose TOSA ops have dynamic or unranked shapes (the upstream
-    TOSA lowering asserts or crashes on some of them).
+    A function outside the model without TOSA ops (a driver that builds
+    inputs, calls the network and prints, as MLIR integration tests are
+    written), or one not selected, gets `serenity.unoptimized = "why"` and a
+    remark: the pipeline's own passes leave it alone and it is lowered by the
+    ordinary upstream lowering. A function with TOSA ops outside the model is
+    an error at the model's location, before any upstream conversion sees the
+    IR (the upstream TOSA lowering asserts or crashes on some unranked or
+    dynamic TOSA ops; a not-selected function with such ops is an error too);
+    with `strict=true` every function outside the model is.
 
     A value returned more than once by an optimized function gets a
     `linalg.copy` per extra result, so that bufferization gives every result
