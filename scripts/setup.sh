@@ -4,7 +4,11 @@
 # Usage: scripts/setup.sh [build-dir]   (default: build)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-${SERENITY_BUILD_DIR:-$root/build}}"
+# SERENITY_SANITIZE=1: an ASan + UBSan build (default directory build-sanitize).
+sanitize="${SERENITY_SANITIZE:-0}"
+default_build="$root/build"
+[ "$sanitize" = 1 ] && default_build="$root/build-sanitize"
+build="${1:-${SERENITY_BUILD_DIR:-$default_build}}"
 
 packages=(
   # toolchain and MLIR 22
@@ -18,6 +22,9 @@ packages=(
   # Cortex-M: objects are built with clang-22; linking and QEMU runs need these
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
+
+# The sanitizer runtimes (compiler-rt) for SERENITY_SANITIZE=1.
+[ "$sanitize" = 1 ] && packages+=(libclang-rt-22-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -39,6 +46,11 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+sanitizer=()
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+[ "$sanitize" = 1 ] && sanitizer=(-DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san"
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined")
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \
@@ -46,6 +58,6 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR="$llvm_lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$llvm_bin/lit" \
-    "${launcher[@]}"
+    "${launcher[@]}" "${sanitizer[@]}"
 fi
 cmake --build "$build"

@@ -4,7 +4,15 @@
 # "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${SERENITY_BUILD_DIR:-$root/build}"
+# SERENITY_SANITIZE=1: the same tests on an ASan + UBSan build (build-sanitize);
+# any sanitizer report fails the test that triggered it.
+default_build="$root/build"
+if [ "${SERENITY_SANITIZE:-0}" = 1 ]; then
+  default_build="$root/build-sanitize"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+fi
+build="${SERENITY_BUILD_DIR:-$default_build}"
 "$root/scripts/setup.sh" "$build" || { echo "0 passed, 1 failed"; exit 1; }
 
 results="$build/test-results"

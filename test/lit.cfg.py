@@ -42,7 +42,7 @@ import shutil
 if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"):
     config.available_features.add("cortex-m")
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.serenity_tools_dir, config.llvm_tools_dir]
