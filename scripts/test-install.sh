@@ -12,12 +12,17 @@ echo "installed: $(ls "$work/prefix/bin" | tr '\n' ' ')"
 test -f "$work/prefix/lib/cmake/Serenity/SerenityConfig.cmake"
 test -f "$work/prefix/include/Serenity/Pipelines/Pipelines.h"
 test -f "$work/prefix/include/Serenity/Transforms/Passes.h.inc"
+# The build's own compiler flags (e.g. sanitizers of SERENITY_SANITIZE=1),
+# which the installed libraries need from their users too.
+cxx_flags="$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")"
+link_flags="$(sed -n 's/^CMAKE_EXE_LINKER_FLAGS:STRING=//p' "$build/CMakeCache.txt")"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$root/examples/embed" -B "$work/embed" -G Ninja \
   -DCMAKE_C_COMPILER="$(llvm-config-22 --bindir)/clang" \
   -DCMAKE_CXX_COMPILER="$(llvm-config-22 --bindir)/clang++" \
-  -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld $link_flags" \
+  "${launcher[@]}" \
   -DSerenity_DIR="$work/prefix/lib/cmake/Serenity" > "$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
 grep "Using SerenityConfig.cmake in" "$work/configure.log"

@@ -9,7 +9,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 default_build="$root/build"
 if [ "${SERENITY_SANITIZE:-0}" = 1 ]; then
   default_build="$root/build-sanitize"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+  # allow_user_poisoning=0: LLVM's allocators poison memory from our
+  # (instrumented) inline code but not from the uninstrumented LLVM/MLIR
+  # libraries, which would report false use-after-poison.
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allow_user_poisoning=0}"
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 build="${SERENITY_BUILD_DIR:-$default_build}"
