@@ -48,14 +48,16 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
     const std::vector<int> &writers = problem.writers[b];
     counted.push_back({b, problem.bytes[b], problem.returned[b] != 0,
                        writers.size() == 1 ? writers[0] : -1});
-    for (const std::vector<int> *nodes : {&writers, &problem.users[b]}) {
-      std::vector<uint64_t> &masks =
-          nodes == &writers ? writerMasks : userMasks;
+    // One row of `words` words per counted buffer.
+    auto addRow = [&](std::vector<uint64_t> &masks,
+                      const std::vector<int> &nodes) {
       masks.resize(counted.size() * words, 0);
-      for (int v : *nodes)
-        masks[(counted.size() - 1) * words + (v >> 6)] |= uint64_t(1)
-                                                          << (v & 63);
-    }
+      uint64_t *row = &masks[(counted.size() - 1) * words];
+      for (int v : nodes)
+        row[v >> 6] |= uint64_t(1) << (v & 63);
+    };
+    addRow(writerMasks, writers);
+    addRow(userMasks, problem.users[b]);
   }
   classesOf.resize(problem.numNodes);
   memberIn.resize(problem.numNodes);
@@ -303,10 +305,7 @@ void ExactSearch::canonicalize(uint64_t *bits, std::vector<int> *mapping,
     keys.clear();
     bool sorted = true;
     for (int i = 0, e = static_cast<int>(members.size()); i < e; ++i) {
-      uint64_t key = 0;
-      for (int k = 0, n = static_cast<int>(members[i].size()); k < n; ++k)
-        if (isScheduled(bits, members[i][k]))
-          key |= uint64_t(1) << k;
+      uint64_t key = patternOf(members[i]);
       sorted = sorted && (i == 0 || keys.back().first >= key);
       keys.emplace_back(key, i);
     }

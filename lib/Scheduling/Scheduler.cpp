@@ -326,15 +326,16 @@ ScheduleResult schedule(const MemoryGraph &graph,
     SchedulingProblem reduced;
     [[maybe_unused]] bool built = reduced.build(contracted, result.error);
     assert(built && "contracting chains keeps the graph acyclic");
-    for (std::vector<std::vector<int>> &members : permutable)
-      if (members.front().size() <= 64)
-        reduced.symmetricClasses.push_back(std::move(members));
+    for (std::vector<std::vector<int>> &symmetric : permutable)
+      if (symmetric.front().size() <= 64)
+        reduced.symmetricClasses.push_back(std::move(symmetric));
     std::vector<std::vector<int>> heuristics{reduced.kahnOrder(),
                                              reduced.greedyOrder(),
                                              detail::hillValleyOrder(reduced)};
     // The order as written, unless a symmetry dependence reverses it.
-    if (contracted.isTopologicalOrder(programOrder(contracted)))
-      heuristics.insert(heuristics.begin(), programOrder(contracted));
+    std::vector<int> written = programOrder(contracted);
+    if (contracted.isTopologicalOrder(written))
+      heuristics.insert(heuristics.begin(), std::move(written));
     ScheduleResult search;
     scheduleExact(reduced, options, heuristics, start, search);
     result.statesExplored = search.statesExplored;

@@ -36,69 +36,6 @@ static std::vector<char> writesSharedBuffer(const MemoryGraph &graph) {
   return shared;
 }
 
-std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph) {
-  const int numNodes = graph.size();
-  const int numBuffers = static_cast<int>(graph.buffers.size());
-  std::vector<std::vector<int>> readers(numBuffers), controlSuccs(numNodes);
-  for (int v = 0; v < numNodes; ++v) {
-    for (int b : graph.nodes[v].uses)
-      readers[b].push_back(v);
-    for (int p : graph.nodes[v].preds)
-      controlSuccs[p].push_back(v);
-  }
-  std::vector<char> shared = writesSharedBuffer(graph);
-
-  std::map<std::vector<int64_t>, std::vector<int>> byKey;
-  for (int v = 0; v < numNodes; ++v) {
-    if (shared[v])
-      continue;
-    const MemoryGraph::Node &node = graph.nodes[v];
-    std::vector<int64_t> key;
-    auto append = [&](std::vector<int> values) {
-      std::sort(values.begin(), values.end());
-      values.erase(std::unique(values.begin(), values.end()), values.end());
-      key.push_back(static_cast<int64_t>(values.size()));
-      key.insert(key.end(), values.begin(), values.end());
-    };
-    std::vector<int> deps = node.preds;
-    for (int b : node.uses)
-      if (graph.buffers[b].producer >= 0)
-        deps.push_back(graph.buffers[b].producer);
-    append(deps);
-    append(node.uses);
-    append(controlSuccs[v]);
-    std::vector<std::vector<int64_t>> results;
-    for (int b : node.defs) {
-      std::vector<int64_t> result{graph.buffers[b].bytes,
-                                  graph.buffers[b].returned ? 1 : 0};
-      std::vector<int> users = readers[b];
-      std::sort(users.begin(), users.end());
-      result.insert(result.end(), users.begin(), users.end());
-      results.push_back(std::move(result));
-    }
-    std::sort(results.begin(), results.end());
-    key.push_back(static_cast<int64_t>(results.size()));
-    for (const std::vector<int64_t> &result : results) {
-      key.push_back(static_cast<int64_t>(result.size()));
-      key.insert(key.end(), result.begin(), result.end());
-    }
-    byKey[key].push_back(v);
-  }
-  std::vector<std::vector<int>> classes;
-  for (auto &entry : byKey)
-    if (entry.second.size() > 1)
-      classes.push_back(std::move(entry.second));
-  std::sort(classes.begin(), classes.end());
-  return classes;
-}
-
-void orderTwins(MemoryGraph &graph,
-                const std::vector<std::vector<int>> &classes) {
-  for (const std::vector<int> &members : classes)
-    for (size_t i = 1; i < members.size(); ++i)
-      graph.addDependence(members[i], members[i - 1]);
-}
-
 namespace {
 
 /// The decomposition of `breakSymmetries` over a graph whose dependences
@@ -133,7 +70,11 @@ public:
     local.assign(numNodes, -1);
   }
 
+  /// Twin nodes first (each class in index order), then the branches.
   int run() {
+    for (const std::vector<int> &members : twinClasses())
+      for (size_t i = 1; i < members.size(); ++i)
+        addEdge(members[i], members[i - 1]);
     std::vector<int> all(graph.size());
     std::iota(all.begin(), all.end(), 0);
     visit(all);
@@ -141,6 +82,58 @@ public:
   }
 
 private:
+  /// Classes of mutual twins with at least two members, each increasing: a
+  /// key per node of its dependences, the buffers it reads, the nodes
+  /// depending on it explicitly, and per result (bytes, returned, readers),
+  /// sorted. Equal keys mean the transposition of the two nodes, with their
+  /// results matched by the sorted descriptors, is an automorphism of the
+  /// graph. Nodes writing a buffer with several writers are never twins.
+  std::vector<std::vector<int>> twinClasses() const {
+    std::map<std::vector<int64_t>, std::vector<int>> byKey;
+    for (int v = 0, e = graph.size(); v < e; ++v) {
+      if (shared[v])
+        continue;
+      const MemoryGraph::Node &node = graph.nodes[v];
+      std::vector<int64_t> key;
+      auto append = [&](std::vector<int> values) {
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        key.push_back(static_cast<int64_t>(values.size()));
+        key.insert(key.end(), values.begin(), values.end());
+      };
+      append(deps[v]);
+      append(node.uses);
+      append(controlSuccs[v]);
+      std::vector<std::vector<int64_t>> results;
+      for (int b : node.defs) {
+        std::vector<int64_t> result{graph.buffers[b].bytes,
+                                    graph.buffers[b].returned ? 1 : 0};
+        result.insert(result.end(), readers[b].begin(), readers[b].end());
+        results.push_back(std::move(result));
+      }
+      std::sort(results.begin(), results.end());
+      key.push_back(static_cast<int64_t>(results.size()));
+      for (const std::vector<int64_t> &result : results) {
+        key.push_back(static_cast<int64_t>(result.size()));
+        key.insert(key.end(), result.begin(), result.end());
+      }
+      byKey[key].push_back(v);
+    }
+    std::vector<std::vector<int>> classes;
+    for (auto &entry : byKey)
+      if (entry.second.size() > 1)
+        classes.push_back(std::move(entry.second));
+    return classes;
+  }
+
+  /// Adds the dependence `after` on `before` to the graph and the indexes.
+  void addEdge(int after, int before) {
+    graph.addDependence(after, before);
+    addDep(after, before);
+    controlSuccs[before].push_back(after);
+    ++added;
+  }
+
   void addDep(int node, int pred) {
     if (node == pred || std::find(deps[node].begin(), deps[node].end(), pred) !=
                             deps[node].end())
@@ -263,13 +256,8 @@ private:
       return;
     }
     for (size_t i = 1; i < members.size(); ++i)
-      for (int k = 0; k < n; ++k) {
-        int before = (*members[i - 1])[k], after = (*members[i])[k];
-        graph.addDependence(after, before);
-        addDep(after, before);
-        controlSuccs[before].push_back(after);
-        ++added;
-      }
+      for (int k = 0; k < n; ++k)
+        addEdge((*members[i])[k], (*members[i - 1])[k]);
   }
 
 public:
@@ -308,33 +296,11 @@ private:
 int breakSymmetries(
     MemoryGraph &graph,
     std::vector<std::vector<std::vector<int>>> *permutableClasses) {
-  std::vector<std::vector<int>> twins = findTwinClasses(graph);
-  orderTwins(graph, twins);
-  int added = 0;
-  for (const std::vector<int> &members : twins)
-    added += static_cast<int>(members.size()) - 1;
-  BranchSymmetry branches(graph);
-  added += branches.run();
+  BranchSymmetry symmetry(graph);
+  int added = symmetry.run();
   if (permutableClasses)
-    *permutableClasses = branches.permutableClasses();
+    *permutableClasses = symmetry.permutableClasses();
   return added;
-}
-
-void canonicalizeTwins(std::vector<int> &order,
-                       const std::vector<std::vector<int>> &classes) {
-  if (classes.empty())
-    return;
-  int numNodes = 0;
-  for (int v : order)
-    numNodes = std::max(numNodes, v + 1);
-  std::vector<int> classOf(numNodes, -1);
-  for (int c = 0, e = static_cast<int>(classes.size()); c < e; ++c)
-    for (int v : classes[c])
-      classOf[v] = c;
-  std::vector<size_t> next(classes.size(), 0);
-  for (int &v : order)
-    if (classOf[v] >= 0)
-      v = classes[classOf[v]][next[classOf[v]]++];
 }
 
 } // namespace detail

@@ -18,15 +18,6 @@
 namespace serenity {
 namespace detail {
 
-/// Classes of mutual twins of `graph` with at least two members, each in
-/// increasing node order. Nodes writing or allocating a buffer with several
-/// writers (in-place concatenation) are never twins.
-std::vector<std::vector<int>> findTwinClasses(const MemoryGraph &graph);
-
-/// Adds a dependence between consecutive members of every class.
-void orderTwins(MemoryGraph &graph,
-                const std::vector<std::vector<int>> &classes);
-
 /// Breaks symmetries of `graph` by adding dependences that some optimal
 /// order satisfies, so that the optimum is unchanged: classes of twin nodes
 /// run in index order, then interchangeable branches are handled. The graph
@@ -44,12 +35,6 @@ void orderTwins(MemoryGraph &graph,
 int breakSymmetries(
     MemoryGraph &graph,
     std::vector<std::vector<std::vector<int>>> *permutableClasses = nullptr);
-
-/// Rewrites `order` (a topological order of the graph without the twin
-/// dependences) into one that respects them with the same step usages: the
-/// positions a class occupies are given to its members in index order.
-void canonicalizeTwins(std::vector<int> &order,
-                       const std::vector<std::vector<int>> &classes);
 
 } // namespace detail
 } // namespace serenity
