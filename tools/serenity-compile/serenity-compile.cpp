@@ -162,9 +162,22 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
 /// One memref argument of the compiled function.
 struct Operand {
   MemRefType type;
-  DictionaryAttr attrs;
+  /// From its `serenity.quantization` attribute (real = scale * (q - zp)).
+  std::optional<double> scale;
+  std::optional<int64_t> zeroPoint;
   /// Offset in the arena with --io arena, else -1.
   int64_t offset = -1;
+
+  Operand(MemRefType type, DictionaryAttr attrs) : type(type) {
+    if (auto quant = attrs
+                         ? attrs.getAs<DictionaryAttr>("serenity.quantization")
+                         : DictionaryAttr()) {
+      if (auto value = quant.getAs<FloatAttr>("scale"))
+        scale = value.getValueAsDouble();
+      if (auto value = quant.getAs<IntegerAttr>("zero_point"))
+        zeroPoint = value.getInt();
+    }
+  }
 };
 
 std::string cType(Type element) {
@@ -205,9 +218,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
          << cType(operand.type.getElementType());
       for (int64_t dim : operand.type.getShape())
         os << "[" << dim << "]";
-      if (auto quant = operand.attrs ? operand.attrs.getAs<DictionaryAttr>(
-                                           "serenity.quantization")
-                                     : DictionaryAttr())
+      if (operand.scale || operand.zeroPoint)
         os << ", real = scale * (q - zero_point)";
       os << " */\n#define " << prefix << "_ELEMENTS "
          << operand.type.getNumElements() << "\n#define " << prefix << "_RANK "
@@ -215,15 +226,12 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       if (operand.offset >= 0)
         os << "#define " << prefix << "_OFFSET " << operand.offset
            << " /* in the arena */\n";
-      if (auto quant = operand.attrs ? operand.attrs.getAs<DictionaryAttr>(
-                                           "serenity.quantization")
-                                     : DictionaryAttr()) {
-        if (auto scale = quant.getAs<FloatAttr>("scale"))
-          os << "#define " << prefix << "_SCALE "
-             << llvm::formatv("{0:e9}", scale.getValueAsDouble()) << "\n";
-        if (auto zero = quant.getAs<IntegerAttr>("zero_point"))
-          os << "#define " << prefix << "_ZERO_POINT " << zero.getInt() << "\n";
-      }
+      if (operand.scale)
+        os << "#define " << prefix << "_SCALE "
+           << llvm::formatv("{0:e9}", *operand.scale) << "\n";
+      if (operand.zeroPoint)
+        os << "#define " << prefix << "_ZERO_POINT " << *operand.zeroPoint
+           << "\n";
     }
     os << "\n";
   };
@@ -250,11 +258,9 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       args += ", " + std::to_string(stride);
     return args;
   };
+  // (The caller checked there is an output.)
   MemRefType arenaType = MemRefType::get(
-      {arenaBytes},
-      IntegerType::get(inputs.empty() ? outputs.front().type.getContext()
-                                      : inputs.front().type.getContext(),
-                       8));
+      {arenaBytes}, IntegerType::get(outputs.front().type.getContext(), 8));
   os << "/* The network under MLIR's memref calling convention (each memref "
         "is\n   allocated pointer, aligned pointer, offset, sizes, strides); "
         "call "
@@ -326,14 +332,10 @@ llvm::json::Object describeOperand(const Operand &operand) {
            static_cast<int64_t>(operand.type.getElementTypeBitWidth() / 8)}};
   if (operand.offset >= 0)
     object["arena_offset"] = operand.offset;
-  if (operand.attrs)
-    if (auto quant =
-            operand.attrs.getAs<DictionaryAttr>("serenity.quantization")) {
-      if (auto scale = quant.getAs<FloatAttr>("scale"))
-        object["scale"] = scale.getValueAsDouble();
-      if (auto zero = quant.getAs<IntegerAttr>("zero_point"))
-        object["zero_point"] = zero.getInt();
-    }
+  if (operand.scale)
+    object["scale"] = *operand.scale;
+  if (operand.zeroPoint)
+    object["zero_point"] = *operand.zeroPoint;
   return object;
 }
 
@@ -520,7 +522,7 @@ int main(int argc, char **argv) {
     if (!type || !type.hasStaticShape() || cType(type.getElementType()).empty())
       return fail("argument " + Twine(i) + " of @" + name +
                   " is not a static memref of a C element type");
-    Operand operand{type, function.getArgAttrDict(i)};
+    Operand operand(type, function.getArgAttrDict(i));
     if (ioMode == "arena") {
       if (!offsets || static_cast<int64_t>(i) >= offsets.size() ||
           offsets[i] < 0)
