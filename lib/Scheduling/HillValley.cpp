@@ -115,31 +115,13 @@ private:
   }
 
 private:
-  /// Bytes `v` allocates, frees and keeps when the nodes marked `done` (of
-  /// its branch) ran: a buffer is freed only when all its readers are done
-  /// and inside the branch.
+  /// Bytes `v` allocates, and the change of the live bytes, when the nodes
+  /// marked `done` ran. Only nodes of the branch (or part) being ordered are
+  /// ever marked, so a buffer read outside it is never freed: the branch is
+  /// taken as if it ran alone.
   void stepOf(int v, int64_t &allocated, int64_t &change) const {
-    allocated = problem.defBytes[v];
-    change = problem.persistBytes[v];
-    for (int b : problem.sharedWrites[v]) {
-      bool first = true;
-      for (int w : problem.writers[b])
-        first = first && (w == v || !done[w]);
-      if (first) {
-        allocated += problem.bytes[b];
-        if (problem.outlives[b])
-          change += problem.bytes[b];
-      }
-    }
-    for (int b : problem.uses[v]) {
-      if (problem.returned[b])
-        continue;
-      bool last = true;
-      for (int u : problem.users[b])
-        last = last && (u == v || (inside[u] && done[u]));
-      if (last)
-        change -= problem.bytes[b];
-    }
+    allocated = problem.newBytes(v, done);
+    change = problem.keptBytes(v, done) - problem.freedBytes(v, done);
   }
 
   /// The nodes of `sequence` (an order of `branch`) as jobs, as if the
