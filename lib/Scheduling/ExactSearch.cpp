@@ -5,10 +5,11 @@
 // and a budgeted depth-first search used by adaptive soft budgeting.
 //
 // Pruning that keeps the searches exact:
-//  - remainingBound(S) = max over unscheduled v of nodeBound[v] is a lower
-//    bound on the peak of any completion of S; load() strengthens it with
-//    the live buffers of unrelated executed nodes that a descendant of v
-//    still needs. States with max(peak so far, bound) at or above the
+//  - remainingBound(S) = max over unscheduled v of stepBound[v] (nodeBound
+//    or the minimum-cut bound of CutBound.h) is a lower bound on the peak of
+//    any completion of S; load() strengthens it with nodeBound[v] plus the
+//    live buffers of unrelated executed nodes that a descendant of v still
+//    needs. States with max(peak so far, bound) at or above the
 //    budget are dropped.
 //  - Eager execution (what lets chains run as segments inside the search):
 //    if a ready node v does not grow the live bytes
@@ -148,7 +149,7 @@ bool ExactSearch::outOfBudget() {
 int64_t ExactSearch::remainingBound(const uint64_t *bits) const {
   for (int v : problem.byBound)
     if (!isScheduled(bits, v))
-      return problem.nodeBound[v];
+      return problem.stepBound[v];
   return 0;
 }
 
@@ -207,7 +208,7 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
     problem.survives[b].forEachIn(unscheduledPositions,
                                   [&](int pos) { extraBytes[pos] += size; });
   }
-  int64_t best = 0;
+  int64_t best = staticBound;
   unscheduledPositions.forEach([&](int pos) {
     best =
         std::max(best, problem.nodeBound[problem.topo[pos]] + extraBytes[pos]);

@@ -181,6 +181,7 @@ void scheduleExact(const SchedulingProblem &problem,
       localId[parts[k][i]] = i;
     }
 
+  const Clock::time_point boundsDeadline = start + (deadline - start) / 8;
   std::vector<Segment> segments(parts.size());
   int64_t floor = problem.staticBound;
   for (int k = 0, e = static_cast<int>(parts.size()); k < e; ++k) {
@@ -217,6 +218,10 @@ void scheduleExact(const SchedulingProblem &problem,
         segment.peak = peak;
       }
     }
+    // The minimum-cut bounds, where the heuristics leave a gap, within an
+    // eighth of the time limit overall.
+    if (segment.peak > segment.problem.staticBound)
+      segment.problem.strengthenBounds(boundsDeadline);
     segment.lowerBound = segment.problem.staticBound;
     if (segment.nodes.size() == 1)
       segment.lowerBound = segment.peak;

@@ -2,6 +2,8 @@
 
 #include "SchedulingProblem.h"
 
+#include "CutBound.h"
+
 #include <algorithm>
 #include <deque>
 #include <numeric>
@@ -191,14 +193,27 @@ bool SchedulingProblem::build(const MemoryGraph &graph, std::string &error,
     }
     counted.forEach([&](int pos) { nodeBound[topo[pos]] += bytes[b]; });
   }
+  stepBound = nodeBound;
+  sortByBound();
+  return true;
+}
+
+void SchedulingProblem::sortByBound() {
   byBound.resize(numNodes);
   std::iota(byBound.begin(), byBound.end(), 0);
   std::sort(byBound.begin(), byBound.end(), [&](int a, int b) {
-    return nodeBound[a] > nodeBound[b] ||
-           (nodeBound[a] == nodeBound[b] && a < b);
+    return stepBound[a] > stepBound[b] ||
+           (stepBound[a] == stepBound[b] && a < b);
   });
-  staticBound = numNodes ? nodeBound[byBound[0]] : 0;
-  return true;
+  staticBound = numNodes ? stepBound[byBound[0]] : 0;
+}
+
+void SchedulingProblem::strengthenBounds(
+    std::chrono::steady_clock::time_point deadline) {
+  std::vector<int64_t> cuts = cutBounds(*this, deadline);
+  for (int v = 0; v < numNodes; ++v)
+    stepBound[v] = std::max(stepBound[v], cuts[v]);
+  sortByBound();
 }
 
 int64_t

@@ -20,6 +20,7 @@
 #include "Serenity/Analysis/MemoryGraph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -132,9 +133,13 @@ struct SchedulingProblem {
   /// graphs so large that the bitsets would not fit in kSurvivesBudget.
   std::vector<Bits> survives;
   static constexpr int64_t kSurvivesBudget = int64_t(64) << 20;
-  /// Nodes by decreasing nodeBound (ties by index).
+  /// Per node: a lower bound on the bytes its step uses in every order, at
+  /// least nodeBound (raised by strengthenBounds). Unlike nodeBound it may
+  /// already count buffers that `survives` lists.
+  std::vector<int64_t> stepBound;
+  /// Nodes by decreasing stepBound (ties by index).
   std::vector<int> byBound;
-  /// Largest nodeBound, 0 without nodes.
+  /// Largest stepBound, 0 without nodes.
   int64_t staticBound = 0;
   /// Classes of interchangeable branches, each member's nodes in matching
   /// order (at most 64 each): exchanging two members node for node is an
@@ -148,6 +153,10 @@ struct SchedulingProblem {
   /// contractChains may be used then.
   bool build(const MemoryGraph &graph, std::string &error,
              bool withBounds = true);
+
+  /// Raises stepBound to the minimum-cut bounds (CutBound.h) of the nodes
+  /// computed before `deadline`; needs the problem built with bounds.
+  void strengthenBounds(std::chrono::steady_clock::time_point deadline);
 
   /// Bytes freed by executing `node` when `scheduled` (indexed by node) have
   /// run: its non-returned uses whose other users have all run.
@@ -192,6 +201,8 @@ struct SchedulingProblem {
   std::vector<std::vector<int>> forcedSegments() const;
 
 private:
+  /// Sorts byBound by stepBound and sets staticBound.
+  void sortByBound();
   /// The graph with each of `parts` (a partition of the nodes, each in
   /// execution order, whose intermediate results only the next member reads
   /// unless returned) as one node; node i runs `members[i]`.

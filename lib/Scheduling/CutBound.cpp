@@ -1,0 +1,150 @@
+//===- CutBound.cpp - Step lower bounds from minimum cuts -------*- C++ -*-===//
+
+#include "CutBound.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace serenity {
+namespace detail {
+
+void MaxFlow::reset(int vertices) {
+  edges.clear();
+  adjacent.assign(vertices, {});
+}
+
+void MaxFlow::addEdge(int from, int to, int64_t capacity) {
+  adjacent[from].push_back(static_cast<int>(edges.size()));
+  edges.push_back({to, capacity});
+  adjacent[to].push_back(static_cast<int>(edges.size()));
+  edges.push_back({from, 0});
+}
+
+bool MaxFlow::levelGraph(int source, int sink) {
+  level.assign(adjacent.size(), -1);
+  queue.assign(1, source);
+  level[source] = 0;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    int u = queue[head];
+    for (int e : adjacent[u])
+      if (edges[e].capacity > 0 && level[edges[e].to] < 0) {
+        level[edges[e].to] = level[u] + 1;
+        queue.push_back(edges[e].to);
+      }
+  }
+  return level[sink] >= 0;
+}
+
+int64_t MaxFlow::push(int vertex, int sink, int64_t limit) {
+  if (vertex == sink)
+    return limit;
+  for (int &i = next[vertex]; i < static_cast<int>(adjacent[vertex].size());
+       ++i) {
+    int e = adjacent[vertex][i];
+    Edge &edge = edges[e];
+    if (edge.capacity <= 0 || level[edge.to] != level[vertex] + 1)
+      continue;
+    int64_t pushed = push(edge.to, sink, std::min(limit, edge.capacity));
+    if (pushed > 0) {
+      edge.capacity -= pushed;
+      edges[e ^ 1].capacity += pushed;
+      return pushed;
+    }
+  }
+  return 0;
+}
+
+int64_t MaxFlow::run(int source, int sink, int64_t infinity) {
+  int64_t flow = 0;
+  while (flow < infinity && levelGraph(source, sink)) {
+    next.assign(adjacent.size(), 0);
+    while (int64_t pushed = push(source, sink, infinity - flow)) {
+      flow += pushed;
+      if (flow >= infinity)
+        break;
+    }
+  }
+  return std::min(flow, infinity);
+}
+
+CutBounder::CutBounder(const SchedulingProblem &problem)
+    : problem(problem), vertexOf(problem.numNodes) {
+  // Larger than every finite cut (the sum of all bytes), without overflow.
+  const int64_t limit = std::numeric_limits<int64_t>::max() / 4;
+  for (int64_t size : problem.bytes)
+    infinity = std::min(limit, infinity + size);
+}
+
+int64_t CutBounder::bound(int v) {
+  enum : int { Source = 0, Sink = 1 };
+  const int numNodes = problem.numNodes;
+  const int numBuffers = static_cast<int>(problem.bytes.size());
+  // Ancestors of v on the source side, v and its descendants on the sink
+  // side, the other nodes free.
+  int vertices = 2;
+  for (int u = 0; u < numNodes; ++u) {
+    int pos = problem.position[u];
+    if (problem.ancestors[v].test(pos))
+      vertexOf[u] = Source;
+    else if (u == v || problem.descendants[v].test(pos))
+      vertexOf[u] = Sink;
+    else
+      vertexOf[u] = vertices++;
+  }
+  // At most two helper vertices per buffer.
+  flow.reset(vertices + 2 * numBuffers);
+  auto addEdge = [&](int from, int to, int64_t capacity) {
+    // Edges out of the sink or into the source carry no flow.
+    if (from != to && from != Sink && to != Source && capacity > 0)
+      flow.addEdge(from, to, capacity);
+  };
+  for (int u = 0; u < numNodes; ++u)
+    for (int p : problem.preds[u])
+      addEdge(vertexOf[u], vertexOf[p], infinity);
+  for (int b = 0; b < numBuffers; ++b) {
+    const int64_t size = problem.bytes[b];
+    const std::vector<int> &readers = problem.users[b];
+    if (size == 0 || (!problem.returned[b] && readers.empty()))
+      continue;
+    // The vertex on the source side exactly when the buffer exists.
+    int allocated = Source;
+    if (problem.producer[b] >= 0) {
+      const std::vector<int> &writers = problem.writers[b];
+      if (writers.size() == 1) {
+        allocated = vertexOf[writers[0]];
+      } else {
+        allocated = vertices++;
+        for (int w : writers)
+          addEdge(vertexOf[w], allocated, infinity);
+      }
+    }
+    if (problem.returned[b]) {
+      addEdge(allocated, Sink, size);
+      continue;
+    }
+    if (readers.size() == 1) {
+      addEdge(allocated, vertexOf[readers[0]], size);
+      continue;
+    }
+    int consumed = vertices++;
+    addEdge(allocated, consumed, size);
+    for (int r : readers)
+      addEdge(consumed, vertexOf[r], infinity);
+  }
+  return problem.defBytes[v] + flow.run(Source, Sink, infinity);
+}
+
+std::vector<int64_t> cutBounds(const SchedulingProblem &problem,
+                               std::chrono::steady_clock::time_point deadline) {
+  std::vector<int64_t> bounds(problem.numNodes, -1);
+  CutBounder bounder(problem);
+  for (int v : problem.byBound) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      break;
+    bounds[v] = bounder.bound(v);
+  }
+  return bounds;
+}
+
+} // namespace detail
+} // namespace serenity

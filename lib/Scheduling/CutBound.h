@@ -1,0 +1,83 @@
+//===- CutBound.h - Step lower bounds from minimum cuts ---------*- C++ -*-===//
+//
+// Internal to lib/Scheduling. In every order, the step of node v runs after
+// some set S of nodes that holds all of v's ancestors, neither v nor any of its
+// descendants, and is closed under predecessors; it uses live(S) +
+// newBytes(v, S) >= live(S) + defBytes[v]. The least live(S) over all such S
+// is a minimum cut: S is the source side of a network in which
+//  - a dependence p -> u is an infinite edge u -> p (u in S forces p in S),
+//  - a buffer costs its bytes when some writer is in S and (it is returned
+//    or) some reader is not: writers -> "allocated" (infinite), allocated ->
+//    "consumed" (its bytes), consumed -> each reader (infinite); a graph
+//    input is allocated from the start, a returned buffer is never consumed,
+//  - v's ancestors are tied to the source and v and its descendants to the
+//    sink.
+// A cut of finite capacity is exactly live(S) for its source side S (the
+// allocated / consumed vertices then sit on the cheapest side), so the
+// maximum flow is min live(S). This bound sees the choices between unrelated
+// nodes that nodeBound (which counts only what every order keeps) ignores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_CUTBOUND_H
+#define SERENITY_LIB_SCHEDULING_CUTBOUND_H
+
+#include "SchedulingProblem.h"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+/// Maximum flow (Dinic) on a directed graph with int64 capacities.
+class MaxFlow {
+public:
+  explicit MaxFlow(int vertices = 0) { reset(vertices); }
+  /// Removes all edges and sets the number of vertices.
+  void reset(int vertices);
+  /// Adds an edge `from` -> `to` of capacity `capacity` (and its residual).
+  void addEdge(int from, int to, int64_t capacity);
+  /// The value of a maximum `source` -> `sink` flow; capacities saturate at
+  /// `infinity` (an edge of that capacity is never cut in a finite cut).
+  int64_t run(int source, int sink, int64_t infinity);
+
+private:
+  struct Edge {
+    int to;
+    int64_t capacity;
+  };
+  bool levelGraph(int source, int sink);
+  int64_t push(int vertex, int sink, int64_t limit);
+
+  std::vector<Edge> edges;
+  std::vector<std::vector<int>> adjacent;
+  std::vector<int> level, next, queue;
+};
+
+/// The minimum-cut bounds of one problem's nodes.
+class CutBounder {
+public:
+  explicit CutBounder(const SchedulingProblem &problem);
+  /// defBytes[v] + min live(S) over the sets S above.
+  int64_t bound(int v);
+
+private:
+  const SchedulingProblem &problem;
+  int64_t infinity = 1;
+  std::vector<int> vertexOf;
+  MaxFlow flow;
+};
+
+/// Per node v: defBytes[v] + min live(S) over the sets S described above, or
+/// -1 for the nodes not computed before `deadline` (the nodes are taken by
+/// decreasing nodeBound). Needs the problem built with bounds.
+std::vector<int64_t>
+cutBounds(const SchedulingProblem &problem,
+          std::chrono::steady_clock::time_point deadline);
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_CUTBOUND_H

@@ -1,0 +1,115 @@
+//===- CutBoundTest.cpp - Minimum-cut step bounds vs brute force ----------===//
+//
+// The minimum-cut bound of a node is the least usage of its step over all
+// orders when no buffer has several writers (every admissible set S extends
+// to an order: S, then v, then the rest), and never above it otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../lib/Scheduling/CutBound.h"
+#include "Serenity/Scheduling/Scheduler.h"
+
+#include "GraphGenerators.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <limits>
+
+using namespace serenity;
+using namespace serenity::testing;
+using detail::CutBounder;
+using detail::MaxFlow;
+using detail::SchedulingProblem;
+
+namespace {
+
+/// Per node: the least usage of its step over all topological orders.
+std::vector<int64_t> leastStepUsage(const MemoryGraph &graph) {
+  const int n = graph.size();
+  std::vector<int64_t> least(n, std::numeric_limits<int64_t>::max());
+  std::vector<std::vector<int>> succs = graph.successors();
+  std::vector<int> indegree(n), order;
+  for (int v = 0; v < n; ++v)
+    indegree[v] = static_cast<int>(graph.nodes[v].preds.size());
+  auto visit = [&](auto &self) -> void {
+    if (static_cast<int>(order.size()) == n) {
+      MemoryProfile profile = simulate(graph, order);
+      for (int t = 0; t < n; ++t)
+        least[order[t]] = std::min(least[order[t]], profile.usage[t]);
+      return;
+    }
+    for (int v = 0; v < n; ++v) {
+      if (indegree[v] != 0)
+        continue;
+      indegree[v] = -1;
+      for (int s : succs[v])
+        --indegree[s];
+      order.push_back(v);
+      self(self);
+      order.pop_back();
+      for (int s : succs[v])
+        ++indegree[s];
+      indegree[v] = 0;
+    }
+  };
+  visit(visit);
+  return least;
+}
+
+void checkGraph(const MemoryGraph &graph, bool exact, int index) {
+  SchedulingProblem problem;
+  std::string error;
+  ASSERT_TRUE(problem.build(graph, error)) << error;
+  std::vector<int64_t> least = leastStepUsage(graph);
+  CutBounder bounder(problem);
+  for (int v = 0; v < problem.numNodes; ++v) {
+    int64_t cut = bounder.bound(v);
+    if (exact)
+      ASSERT_EQ(cut, least[v]) << "graph " << index << " node " << v;
+    else
+      ASSERT_LE(cut, least[v]) << "graph " << index << " node " << v;
+  }
+  // The strengthened static bound stays a lower bound on the optimum.
+  problem.strengthenBounds(std::chrono::steady_clock::time_point::max());
+  ASSERT_LE(problem.staticBound, bruteForcePeak(graph)) << "graph " << index;
+  for (int v = 0; v < problem.numNodes; ++v)
+    ASSERT_GE(problem.stepBound[v], problem.nodeBound[v]);
+}
+
+} // namespace
+
+TEST(MaxFlow, SmallNetworks) {
+  // Two disjoint paths and a cross edge: the classic 4-vertex example.
+  MaxFlow flow(4);
+  flow.addEdge(0, 1, 3);
+  flow.addEdge(0, 2, 2);
+  flow.addEdge(1, 2, 5);
+  flow.addEdge(1, 3, 2);
+  flow.addEdge(2, 3, 3);
+  EXPECT_EQ(flow.run(0, 3, 1000), 5);
+  // Saturates at `infinity`.
+  flow.reset(2);
+  flow.addEdge(0, 1, 1000);
+  EXPECT_EQ(flow.run(0, 1, 1000), 1000);
+  // No path.
+  flow.reset(3);
+  flow.addEdge(0, 1, 7);
+  EXPECT_EQ(flow.run(0, 2, 1000), 0);
+}
+
+TEST(CutBound, EqualsLeastStepUsageOnRandomGraphs) {
+  std::mt19937 rng(31);
+  for (int i = 0; i < 300; ++i) {
+    MemoryGraph graph = randomGraph(rng, 3 + i % 6, /*chainy=*/i % 3 == 0);
+    checkGraph(graph, /*exact=*/true, i);
+  }
+}
+
+TEST(CutBound, AdmissibleWithInPlaceConcats) {
+  std::mt19937 rng(37);
+  for (int i = 0; i < 300; ++i) {
+    MemoryGraph graph = randomInPlaceGraph(rng, 4 + i % 5, /*general=*/i % 2);
+    checkGraph(graph, /*exact=*/false, i);
+  }
+}
