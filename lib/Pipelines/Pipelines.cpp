@@ -34,31 +34,39 @@ addPipeline(OpPassManager &pm, StringRef text,
 }
 
 /// The passes from memrefs (after static allocation) to the LLVM dialect.
-static std::string llvmLoweringText(bool cortexM) {
+static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::string index = cortexM ? "{index-bitwidth=32}" : "";
+  // Kernels of large functions in functions of their own: the loop lowering
+  // below then works on many small functions (in parallel, linear time).
+  os << "serenity-outline-kernels{min-ops=" << outlineMinOps << "},";
+  os << "func.func(";
   // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
   // f32->int): expand it exactly into round/copysign arithmetic.
   if (cortexM)
-    os << "func.func(math-expand-ops{ops=roundeven}),";
+    os << "math-expand-ops{ops=roundeven},";
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
   os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
-        "expand-strided-metadata,"
-        "lower-affine,finalize-memref-to-llvm"
-     << index << ",convert-math-to-llvm,convert-arith-to-llvm" << index
-     << ",convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
-     << ",convert-ub-to-llvm" << index << ",reconcile-unrealized-casts";
+        "expand-strided-metadata,lower-affine),"
+        "finalize-memref-to-llvm"
+     << index << ",func.func(convert-math-to-llvm,convert-arith-to-llvm"
+     << index << "),convert-cf-to-llvm" << index << ",convert-func-to-llvm"
+     << index << ",convert-ub-to-llvm" << index
+     << ",reconcile-unrealized-casts";
   return text;
 }
 
 LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
+    function_ref<LogicalResult(const Twine &)> errorHandler,
+    int64_t outlineMinOps) {
   if (failed(checkChoice("target", target, {"host", "cortex-m"}, errorHandler)))
     return failure();
-  std::string text = llvmLoweringText(target == "cortex-m");
+  if (outlineMinOps < 0)
+    return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
+  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
 
@@ -108,6 +116,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.tileChannels < 0)
     return errorHandler("serenity-pipeline: tile-channels must be >= 0 (0 = "
                         "all channels)");
+  if (options.outlineMinOps < 0)
+    return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
     return errorHandler("serenity-pipeline: alignment must be a power of two");
@@ -194,7 +204,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                : " report=\"" + options.allocReport + "\"")
        << "}";
   if (options.lowerToLLVM)
-    os << "," << llvmLoweringText(options.target == "cortex-m");
+    os << ","
+       << llvmLoweringText(options.target == "cortex-m",
+                           options.outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
 

@@ -580,7 +580,8 @@ int main(int argc, char **argv) {
   {
     PassManager pm(&context);
     if (failed(serenity::buildSerenityLLVMLowering(
-            pm, spec->cortexM ? "cortex-m" : "host", report)) ||
+            pm, spec->cortexM ? "cortex-m" : "host", report,
+            options->outlineMinOps)) ||
         failed(pm.run(*module)))
       return 1;
   }

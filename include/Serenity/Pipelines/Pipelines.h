@@ -115,6 +115,13 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Write the static allocation report (JSON) to this "
                      "file"),
       llvm::cl::init("")};
+  Option<int64_t> outlineMinOps{
+      *this, "outline-min-ops",
+      llvm::cl::desc("Before the loop lowering, move each kernel of a "
+                     "function with at least this many into its own private "
+                     "function (serenity-outline-kernels; 0: always), which "
+                     "keeps the lowering linear in the network's size"),
+      llvm::cl::init(256)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower to the LLVM dialect (false: stop after static "
@@ -134,11 +141,13 @@ buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
 
 /// Adds the last part of the pipeline alone: from memrefs after static
 /// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
-/// or cortex-m (32-bit index). Tools that read the memref-level module first
+/// or cortex-m (32-bit index), kernels outlined in functions with at least
+/// `outlineMinOps` of them. Tools that read the memref-level module first
 /// (serenity-compile: signature, arena) run the pipeline in these two parts.
 LogicalResult buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
-    function_ref<LogicalResult(const Twine &)> errorHandler);
+    function_ref<LogicalResult(const Twine &)> errorHandler,
+    int64_t outlineMinOps = 256);
 
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();

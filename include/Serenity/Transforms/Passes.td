@@ -572,4 +572,49 @@ def SerenityStaticAllocPass
                            "mlir::arith::ArithDialect"];
 }
 
+def SerenityOutlineKernelsPass
+    : Pass<"serenity-outline-kernels", "ModuleOp"> {
+  let summary = "Move each top-level kernel of a large function into a "
+                "private function of its own";
+  let description = [{
+    After static allocation a network is one function whose every op is a
+    kernel (a linalg op, a loop nest, a copy) on views of the arena. The
+    loop lowering that follows (`convert-scf-to-cf`, `mem2reg`) grows much
+    faster than linearly with the size of one function: on 1645 TOSA ops
+    `mem2reg` alone takes 17 s. This pass moves each kernel of a function
+    with at least `min-ops` of them into a private function
+    `@<function>_kernel<i>` and calls it in its place, so those passes run
+    on many small functions (in parallel, and linear in total); LLVM's
+    inliner may put them back.
+
+    What a kernel reads from its function is rebuilt inside the new
+    function where that is free of side effects: constants, the arena
+    global and the views of it (so addresses stay constants); a
+    `memref.alloca` only the kernel uses (a `registers=true` accumulator)
+    moves into it, so `mem2reg` still promotes it; anything else (function
+    arguments, views of them) is passed as an argument. A kernel is an op
+    without results with a region, a linalg op or a `memref.copy`;
+    functions with several blocks, external functions and those marked
+    `serenity.unoptimized` are left alone.
+
+    ```mlir
+    linalg.generic ... ins(%v1 : memref<4xf32>) outs(%v2 : memref<4xf32>)
+    // becomes
+    func.call @main_kernel0() : () -> ()
+    func.func private @main_kernel0() {
+      %arena = memref.get_global @__serenity_arena_main : memref<64xi8>
+      ... the views %v1, %v2 rebuilt ...
+      linalg.generic ... ins(%v1 : memref<4xf32>) outs(%v2 : memref<4xf32>)
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"256",
+           "Outline the kernels of functions that have at least this many "
+           "(0: every function with kernels)">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // SERENITY_TRANSFORMS_PASSES_TD

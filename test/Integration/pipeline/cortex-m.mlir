@@ -9,6 +9,7 @@
 // RUN: %python %integration/run_cortex_m.py %serenity_src/examples/residual_block.mlir --options "arena=argument alloc=best-fit" | FileCheck %s
 // RUN: %python -m serenity gen resnet8 --dtype i8 --weights random -o %t.resnet8.mlir
 // RUN: %python %integration/run_cortex_m.py %t.resnet8.mlir --atol 0 --rtol 0 | FileCheck %s
+// RUN: %python %integration/run_cortex_m.py %t.resnet8.mlir --atol 0 --rtol 0 --options "outline-min-ops=0" | FileCheck %s
 // RUN: %python -m serenity gen residual-concat --dtype i8 --weights random -o %t.residual-concat.mlir
 // RUN: %python %integration/run_cortex_m.py %t.residual-concat.mlir --atol 0 --rtol 0 | FileCheck %s
 // RUN: %python -m serenity gen randwire-stage --channels 4 --resolution 16 --seed 2 --weights random -o %t.randwire.mlir

@@ -6,6 +6,8 @@
 // RUN: %python %integration/compare_lowering.py %t.mlir | FileCheck %s
 // RUN: %python %integration/compare_lowering.py %t.mlir --options "schedule=greedy alloc=best-fit arena=argument" | FileCheck %s
 // RUN: %python %integration/compare_lowering.py %t.mlir --options "schedule=kahn alloc=greedy-size alignment=16" | FileCheck %s
+// Every kernel outlined into its own function (serenity-outline-kernels).
+// RUN: %python %integration/compare_lowering.py %t.mlir --options "outline-min-ops=0" | FileCheck %s
 // CHECK: serenity-pipeline: 0 memref.alloc left in @net, arena {{[0-9]+}} bytes
 // CHECK: output 0: {{.*}}, 0 beyond tolerance
 // CHECK: PASS
