@@ -148,6 +148,9 @@ private:
   const char *letters = kPreorders[0];
   int64_t nodes = 0;
   int64_t nodesLeft = 0;
+  /// Elementary steps since the clock was last read.
+  int64_t work = 0;
+  static constexpr int64_t kWorkPerClockRead = int64_t(1) << 18;
   bool timedOut = false;
 };
 
@@ -261,9 +264,16 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
                       int64_t minOffset, int minPreorderIdx) {
   if (--nodesLeft < 0)
     return Status::Aborted;
-  if ((++nodes & 255) == 0 && steadyNowSeconds() > deadline) {
-    timedOut = true;
-    return Status::TimedOut;
+  // The clock is read every 256 nodes, or sooner once the placements since
+  // the last reading have done much work (a node costs time in proportion to
+  // the buffers and sections a placement touches: milliseconds each with
+  // thousands of long-lived buffers).
+  if (((++nodes & 255) == 0 || work >= kWorkPerClockRead)) {
+    work = 0;
+    if (steadyNowSeconds() > deadline) {
+      timedOut = true;
+      return Status::TimedOut;
+    }
   }
   // One candidate list per depth, reused across siblings to avoid churn.
   if (depth == orderPool.size())
@@ -321,6 +331,7 @@ Status Solver::placeAndRecurse(const Partition &p,
                                int preorderIdx, int b) {
   const int64_t top = at + buffers[b].size;
   offset[b] = at;
+  work += static_cast<int64_t>(overlaps[b].size()) + (secHi[b] - secLo[b]);
   const size_t minOffMark = minOffLog.size(), floorMark = floorLog.size();
   touched.clear();
   for (int o : overlaps[b]) {
@@ -332,6 +343,7 @@ Status Solver::placeAndRecurse(const Partition &p,
       continue;
     minOffLog.push_back({o, minOff[o]});
     minOff[o] = raised;
+    work += secHi[o] - secLo[o];
     for (int s = secLo[o]; s < secHi[o]; ++s)
       if (!affected[s]) {
         affected[s] = 1;
@@ -352,6 +364,7 @@ Status Solver::placeAndRecurse(const Partition &p,
     if (offset[w] < 0 && minOff[w] <= floorOf[s])
       continue;
     int64_t lowest = std::numeric_limits<int64_t>::max();
+    work += static_cast<int64_t>(sectionBuffers[s].size());
     for (int o : sectionBuffers[s]) {
       if (offset[o] >= 0)
         continue;

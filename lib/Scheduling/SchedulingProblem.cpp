@@ -368,13 +368,11 @@ void SchedulingProblem::contractChains(
         change -= bytes[b];
     return change;
   };
-  auto returnedDefBytes = [&](int v) {
-    int64_t sum = 0;
-    for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
-      if (producer[b] == v && returned[b])
-        sum += bytes[b];
-    return sum;
-  };
+  // Per node: bytes of its returned results (one pass over the buffers).
+  std::vector<int64_t> returnedDefBytes(numNodes, 0);
+  for (int b = 0, e = static_cast<int>(bytes.size()); b < e; ++b)
+    if (producer[b] >= 0 && returned[b])
+      returnedDefBytes[producer[b]] += bytes[b];
   for (int v : topo) {
     if (preds[v].size() == 1) {
       int u = preds[v][0];
@@ -384,7 +382,7 @@ void SchedulingProblem::contractChains(
         readsOnlyU = readsOnlyU && producer[b] == u;
       int64_t changeV = changeOf(v);
       int64_t hill = std::max(chain.hill, chain.change + defBytes[v]);
-      int64_t returnedInternal = chain.returnedInternal + returnedDefBytes(u);
+      int64_t returnedInternal = chain.returnedInternal + returnedDefBytes[u];
       if (chain.exclusiveInputs && succs[u].size() == 1 && readsOnlyU &&
           sharedWrites[u].empty() && sharedWrites[v].empty() && changeV <= 0 &&
           (chain.change >= 0 || chain.change + defBytes[v] <= chain.hill) &&

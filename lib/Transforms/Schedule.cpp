@@ -14,6 +14,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <chrono>
+#include <limits>
+
 namespace mlir {
 namespace serenity {
 #define GEN_PASS_DEF_SERENITYSCHEDULEPASS
@@ -98,12 +101,19 @@ struct SerenitySchedulePass
 
   /// concat=auto: marks (kConcatInPlaceAttr) the concats whose in-place
   /// lowering lowers the scheduled peak, greedily in block order: each
-  /// concat with an operand that can be produced in place is tried with the
-  /// ones kept so far, and kept when the peak goes down. Every trial
-  /// schedules with an equal share of the time limit (at least 10 ms).
+  /// candidate (a concat with an operand that can be produced in place) is
+  /// tried with the ones kept so far, and kept when the peak goes down.
+  /// Only candidates whose buffers are live at every step of the best order
+  /// so far that uses its peak are tried: in that order, in-place changes
+  /// only the steps where the concat's buffers are live, so the others
+  /// cannot lower its peak. This keeps the number of trials, each a whole
+  /// schedule, small on large networks. Every trial schedules with an
+  /// equal share of the time limit (at least 10 ms), and trials stop once
+  /// the time limit has passed.
   LogicalResult chooseInPlaceConcats(func::FuncOp function,
                                      const MemoryModelOptions &modelOptions,
                                      const ::serenity::ScheduleOptions &full) {
+    const auto start = std::chrono::steady_clock::now();
     Block &block = function.getBody().front();
     SmallVector<tosa::ConcatOp> candidates;
     for (auto concat : block.getOps<tosa::ConcatOp>()) {
@@ -126,18 +136,64 @@ struct SerenitySchedulePass
                                 result)))
       return failure();
     int64_t best = result.peak;
+    std::vector<char> touchesPeak = touchPeak(*model, result, candidates);
     UnitAttr mark = UnitAttr::get(function.getContext());
-    for (tosa::ConcatOp concat : candidates) {
+    for (auto [index, concat] : llvm::enumerate(candidates)) {
+      if (!touchesPeak[index])
+        continue;
+      if (full.timeLimitMs > 0 &&
+          std::chrono::steady_clock::now() - start >=
+              std::chrono::milliseconds(full.timeLimitMs)) {
+        mlir::emitRemark(concat.getLoc())
+            << "serenity-schedule: concat=auto stopped at the time limit of "
+            << full.timeLimitMs
+            << " ms; this concat and the later ones stay copies";
+        break;
+      }
       concat->setAttr(kConcatInPlaceAttr, mark);
       if (failed(scheduleFunction(function, modelOptions, trial, model, before,
                                   result)))
         return failure();
-      if (result.peak < best)
+      if (result.peak < best) {
         best = result.peak;
-      else
+        touchesPeak = touchPeak(*model, result, candidates);
+      } else {
         concat->removeAttr(kConcatInPlaceAttr);
+      }
     }
     return success();
+  }
+
+  /// Per candidate concat: whether its buffers (operands, result) are live
+  /// at every step of `result`'s order that uses the peak.
+  static std::vector<char>
+  touchPeak(const FunctionMemoryModel &model,
+            const ::serenity::ScheduleResult &result,
+            ArrayRef<tosa::ConcatOp> candidates) {
+    ::serenity::MemoryProfile profile =
+        ::serenity::simulate(model.graph, result.order);
+    std::vector<int> peakSteps;
+    for (int t = 0, e = static_cast<int>(profile.usage.size()); t < e; ++t)
+      if (profile.usage[t] == profile.peak)
+        peakSteps.push_back(t);
+    std::vector<char> touches;
+    for (tosa::ConcatOp concat : candidates) {
+      int first = std::numeric_limits<int>::max(), last = -1;
+      auto extend = [&](Value value) {
+        int buffer = model.getBuffer(value);
+        if (buffer < 0)
+          return;
+        first = std::min(first, std::max(profile.defStep[buffer], 0));
+        last = std::max(last, profile.lastStep[buffer]);
+      };
+      for (Value operand : concat->getOperands())
+        extend(operand);
+      extend(concat.getResult());
+      touches.push_back(llvm::all_of(peakSteps, [&](int t) {
+        return first <= t && t <= last;
+      }));
+    }
+    return touches;
   }
 
   void runOnOperation() override {
