@@ -81,6 +81,8 @@ def draw_options(r):
     }
     if tile != "none":
         options["tile-max-mac-overhead"] = r.choice([20, 100, 1000])
+    # Every kernel in a function of its own, or the default threshold.
+    options["outline-min-ops"] = r.choice([0, 256])
     return options
 
 

@@ -39,7 +39,9 @@ class HillValleyOrder {
 public:
   explicit HillValleyOrder(const SchedulingProblem &problem)
       : problem(problem), decomposer(problem.preds, problem.succs),
-        inside(problem.numNodes, 0), done(problem.numNodes, 0) {}
+        execution(problem), inside(problem.numNodes, 0),
+        isReady(problem.numNodes, 0), missing(problem.numNodes, 0),
+        key(problem.numNodes, 0) {}
 
   std::vector<int> order(const std::vector<int> &nodes) {
     if (nodes.size() <= 1)
@@ -116,12 +118,12 @@ private:
 
 private:
   /// Bytes `v` allocates, and the change of the live bytes, when the nodes
-  /// marked `done` ran. Only nodes of the branch (or part) being ordered are
+  /// marked in `execution` ran. Only nodes of the branch (or part) being ordered are
   /// ever marked, so a buffer read outside it is never freed: the branch is
   /// taken as if it ran alone.
   void stepOf(int v, int64_t &allocated, int64_t &change) const {
-    allocated = problem.newBytes(v, done);
-    change = problem.keptBytes(v, done) - problem.freedBytes(v, done);
+    allocated = execution.newBytes(v);
+    change = execution.keptBytes(v) - execution.freedBytes(v);
   }
 
   /// The nodes of `sequence` (an order of `branch`) as jobs, as if the
@@ -136,10 +138,12 @@ private:
       stepOf(v, job.hill, job.change);
       job.nodes.push_back(v);
       jobs.push_back(std::move(job));
-      done[v] = 1;
+      execution.run(v);
     }
+    for (int v : sequence)
+      execution.undo(v);
     for (int v : branch)
-      inside[v] = done[v] = 0;
+      inside[v] = 0;
     return jobs;
   }
 
@@ -148,43 +152,62 @@ private:
   std::vector<int> greedy(const std::vector<int> &nodes) {
     for (int v : nodes)
       inside[v] = 1;
-    std::vector<int> result;
-    std::vector<int> missing(problem.numNodes, 0);
     for (int v : nodes)
       for (int p : problem.preds[v])
         missing[v] += inside[p];
-    std::vector<int> ready;
+    // Keys of ready nodes, updated when a node sharing a buffer runs.
+    std::vector<int> ready, result;
+    auto refresh = [&](int v) {
+      int64_t allocated;
+      stepOf(v, allocated, key[v]);
+    };
     for (int v : nodes)
-      if (!missing[v])
+      if (!missing[v]) {
+        refresh(v);
+        isReady[v] = 1;
         ready.push_back(v);
+      }
     while (!ready.empty()) {
-      int best = -1;
-      int64_t bestKey = 0;
-      for (int i = 0, e = static_cast<int>(ready.size()); i < e; ++i) {
-        int64_t allocated, change;
-        stepOf(ready[i], allocated, change);
-        if (best < 0 || change < bestKey ||
-            (change == bestKey && ready[i] < ready[best])) {
+      int best = 0;
+      for (int i = 1, e = static_cast<int>(ready.size()); i < e; ++i) {
+        int v = ready[i], b = ready[best];
+        if (key[v] < key[b] || (key[v] == key[b] && v < b))
           best = i;
-          bestKey = change;
-        }
       }
       int v = ready[best];
       ready.erase(ready.begin() + best);
+      isReady[v] = 0;
       result.push_back(v);
-      done[v] = 1;
+      execution.run(v);
+      for (int b : problem.uses[v])
+        for (int w : problem.users[b])
+          if (isReady[w])
+            refresh(w);
+      for (int b : problem.sharedWrites[v])
+        for (int w : problem.writers[b])
+          if (isReady[w])
+            refresh(w);
       for (int s : problem.succs[v])
-        if (inside[s] && --missing[s] == 0)
+        if (inside[s] && --missing[s] == 0) {
+          refresh(s);
+          isReady[s] = 1;
           ready.push_back(s);
+        }
     }
+    for (int v : result)
+      execution.undo(v);
     for (int v : nodes)
-      inside[v] = done[v] = 0;
+      inside[v] = missing[v] = 0;
     return result;
   }
 
   const SchedulingProblem &problem;
   Decomposer decomposer;
-  std::vector<char> inside, done;
+  /// The nodes of the branch or part being ordered that have run.
+  Execution execution;
+  std::vector<char> inside, isReady;
+  std::vector<int> missing;
+  std::vector<int64_t> key;
 };
 
 } // namespace

@@ -181,7 +181,6 @@ void scheduleExact(const SchedulingProblem &problem,
       localId[parts[k][i]] = i;
     }
 
-  const Clock::time_point boundsDeadline = start + (deadline - start) / 8;
   std::vector<Segment> segments(parts.size());
   int64_t floor = problem.staticBound;
   for (int k = 0, e = static_cast<int>(parts.size()); k < e; ++k) {
@@ -218,10 +217,6 @@ void scheduleExact(const SchedulingProblem &problem,
         segment.peak = peak;
       }
     }
-    // The minimum-cut bounds, where the heuristics leave a gap, within an
-    // eighth of the time limit overall.
-    if (segment.peak > segment.problem.staticBound)
-      segment.problem.strengthenBounds(boundsDeadline);
     segment.lowerBound = segment.problem.staticBound;
     if (segment.nodes.size() == 1)
       segment.lowerBound = segment.peak;
@@ -249,6 +244,14 @@ void scheduleExact(const SchedulingProblem &problem,
     for (size_t j = i; j < pending.size(); ++j)
       left += segments[pending[j]].peak > floor;
     Clock::time_point share = now + (deadline - now) / left;
+    // The minimum-cut bounds first, within an eighth of the segment's share:
+    // they may prove the heuristic order optimal or the floor reached.
+    segment.problem.strengthenBounds(now + (share - now) / 8);
+    segment.lowerBound =
+        std::max(segment.lowerBound, segment.problem.staticBound);
+    floor = std::max(floor, segment.lowerBound);
+    if (segment.peak <= std::max(floor, segment.lowerBound))
+      continue;
     result.statesExplored += improveSegment(segment, floor, share, stateLimit);
     floor = std::max(floor, segment.lowerBound);
   }

@@ -283,47 +283,108 @@ std::vector<int> SchedulingProblem::kahnOrder() const {
 }
 
 std::vector<int> SchedulingProblem::greedyOrder() const {
+  // Gains (freed - allocated bytes) of ready nodes, updated only when a node
+  // that shares a buffer with them runs.
+  Execution execution(*this);
   std::vector<int> indegree(numNodes);
+  std::vector<int64_t> gain(numNodes, 0);
+  std::vector<char> isReady(numNodes, 0);
   std::vector<int> ready;
+  auto makeReady = [&](int v) {
+    gain[v] = execution.freedBytes(v) - execution.newBytes(v);
+    isReady[v] = 1;
+    ready.push_back(v);
+  };
   for (int v = 0; v < numNodes; ++v) {
     indegree[v] = static_cast<int>(preds[v].size());
     if (indegree[v] == 0)
-      ready.push_back(v);
+      makeReady(v);
   }
-  std::vector<char> scheduled(numNodes, 0);
   std::vector<int> order;
   order.reserve(numNodes);
   while (!ready.empty()) {
     size_t best = 0;
-    int64_t bestGain = 0;
-    for (size_t i = 0; i < ready.size(); ++i) {
-      int v = ready[i];
-      int64_t gain = freedBytes(v, scheduled) - newBytes(v, scheduled);
-      if (i == 0 || gain > bestGain || (gain == bestGain && v < ready[best])) {
+    for (size_t i = 1; i < ready.size(); ++i) {
+      int v = ready[i], b = ready[best];
+      if (gain[v] > gain[b] || (gain[v] == gain[b] && v < b))
         best = i;
-        bestGain = gain;
-      }
     }
     int v = ready[best];
     ready.erase(ready.begin() + best);
-    scheduled[v] = 1;
+    isReady[v] = 0;
+    execution.run(v);
     order.push_back(v);
+    auto update = [&](int w) {
+      if (isReady[w])
+        gain[w] = execution.freedBytes(w) - execution.newBytes(w);
+    };
+    for (int b : uses[v])
+      for (int w : users[b])
+        update(w);
+    for (int b : sharedWrites[v])
+      for (int w : writers[b])
+        update(w);
     for (int s : succs[v])
       if (--indegree[s] == 0)
-        ready.push_back(s);
+        makeReady(s);
   }
   return order;
 }
 
 int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
-  std::vector<char> scheduled(numNodes, 0);
+  Execution execution(*this);
   int64_t live = initialLive, peak = 0;
   for (int v : order) {
-    peak = std::max(peak, live + newBytes(v, scheduled));
-    live += keptBytes(v, scheduled) - freedBytes(v, scheduled);
-    scheduled[v] = 1;
+    peak = std::max(peak, live + execution.newBytes(v));
+    live += execution.keptBytes(v) - execution.freedBytes(v);
+    execution.run(v);
   }
   return peak;
+}
+
+Execution::Execution(const SchedulingProblem &problem)
+    : problem(problem), writersRun(problem.bytes.size(), 0),
+      pendingReaders(problem.bytes.size(), 0) {
+  for (size_t b = 0; b < problem.bytes.size(); ++b)
+    pendingReaders[b] = static_cast<int>(problem.users[b].size());
+}
+
+int64_t Execution::newBytes(int node) const {
+  int64_t total = problem.defBytes[node];
+  for (int b : problem.sharedWrites[node])
+    if (writersRun[b] == 0)
+      total += problem.bytes[b];
+  return total;
+}
+
+int64_t Execution::keptBytes(int node) const {
+  int64_t total = problem.persistBytes[node];
+  for (int b : problem.sharedWrites[node])
+    if (problem.outlives[b] && writersRun[b] == 0)
+      total += problem.bytes[b];
+  return total;
+}
+
+int64_t Execution::freedBytes(int node) const {
+  int64_t freed = 0;
+  for (int b : problem.uses[node])
+    if (!problem.returned[b] && pendingReaders[b] == 1)
+      freed += problem.bytes[b];
+  return freed;
+}
+
+void Execution::run(int node) {
+  for (int b : problem.sharedWrites[node])
+    ++writersRun[b];
+  for (int b : problem.uses[node])
+    --pendingReaders[b];
+}
+
+void Execution::undo(int node) {
+  for (int b : problem.sharedWrites[node])
+    --writersRun[b];
+  for (int b : problem.uses[node])
+    ++pendingReaders[b];
 }
 
 // Chain contraction (the hill-valley idea of Liu's tree pebbling applied to

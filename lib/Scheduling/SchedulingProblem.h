@@ -80,6 +80,30 @@ private:
   std::vector<uint64_t> words;
 };
 
+struct SchedulingProblem;
+
+/// Nodes of a problem marked as run, with per-buffer counts that make the
+/// byte counts of a node not marked cost O(its buffers) (the
+/// SchedulingProblem versions scan every writer and reader of them: quadratic
+/// on a concat of thousands of operands). Equal to newBytes, keptBytes and
+/// freedBytes of SchedulingProblem with `scheduled` = the marked nodes.
+class Execution {
+public:
+  explicit Execution(const SchedulingProblem &problem);
+  int64_t newBytes(int node) const;
+  int64_t keptBytes(int node) const;
+  int64_t freedBytes(int node) const;
+  /// Marks `node` (not marked) as run.
+  void run(int node);
+  /// Takes back run(node).
+  void undo(int node);
+
+private:
+  const SchedulingProblem &problem;
+  /// Per buffer: writers marked, readers not marked.
+  std::vector<int> writersRun, pendingReaders;
+};
+
 /// Nodes run back to back as one contracted node: `hill` is the most bytes
 /// above the live bytes before them that any of their steps uses, `keptBytes`
 /// the bytes of the last node's results (the contracted node allocates

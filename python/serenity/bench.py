@@ -663,14 +663,16 @@ def add_subparser(subparsers):
         "bench", help="run a benchmark suite and print a markdown table",
         description="Generate every network of a suite, run serenity-opt on it and print a markdown table. "
                     "Scheduler columns appear when serenity-opt has --serenity-schedule.")
-    p.add_argument("--suite", default="default", choices=sorted(list(SUITES) + ["scale"]),
+    p.add_argument("--suite", default="default", choices=sorted(list(SUITES) + ["scale", "stress"]),
                    help="suite name (default: default); 'scale' is the scheduler over classes of graphs, one row "
-                        "per class (see serenity/scale.py)")
+                        "per class (see serenity/scale.py); 'stress' the whole serenity-pipeline on 1k-10k-op "
+                        "graphs, time, peak RSS and slow passes (see serenity/stress.py)")
     p.add_argument("--seeds", type=int, default=None,
                    help="scale suite: at most this many seeds per class (default: 30, fewer for the largest)")
     p.add_argument("--class", dest="classes", action="append", default=[], metavar="TEXT",
-                   help="scale suite: only classes whose label contains TEXT (repeatable)")
-    p.add_argument("--verbose", action="store_true", help="scale suite: one line per graph on stderr")
+                   help="scale and stress suites: only classes (graphs) whose label contains TEXT (repeatable)")
+    p.add_argument("--verbose", action="store_true",
+                   help="scale suite: one line per graph on stderr; stress suite: every pass's time")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
     p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
@@ -703,6 +705,13 @@ def schedule_options(tool, items, dp_time_limit_ms):
 
 def run_bench(args):
     tool = SerenityOpt(args.serenity_opt)
+    if args.suite == "stress":
+        from .stress import run_stress
+        start = time.time()
+        rows = run_stress(tool.path, args.classes, args.verbose)
+        print("\nsuite stress: %d graphs in %.1f s (%s)" % (len(rows), time.time() - start, tool.path),
+              file=sys.stderr)
+        return 0
     if args.suite == "scale":
         from .scale import run_scale
         start = time.time()

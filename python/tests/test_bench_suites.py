@@ -217,3 +217,30 @@ def test_tiled_chain_generator_shapes():
     assert text.count("tosa.slice") == 4 and text.count("tosa.conv2d") == 8
     with pytest.raises(ValueError):
         generate("tiled-chain", grid=3, resolution=8)
+
+
+def test_stress_suite_row_on_a_small_graph(serenity_opt, tmp_path):
+    """The stress suite's row: the whole pipeline's time, its own peak RSS and
+    the passes of --mlir-timing (with one or two time columns)."""
+    from serenity.stress import format_row, parse_timing, run_graph
+    row = run_graph(serenity_opt, "tiny", "random-dag", {"nodes": 12}, str(tmp_path))
+    names = [name for name, _ in row["passes"]]
+    assert "SerenitySchedulePass" in names and "SerenityStaticAllocPass" in names
+    assert "SerenityOutlineKernelsPass" in names
+    assert row["wall_s"] > 0 and row["rss_mib"] > 10 and row["ops"] > 12
+    assert format_row(row, min_s=0.0).startswith("| tiny | %d | " % row["ops"])
+    report = """===---===
+  ... Execution time report ...
+===---===
+  Total Execution Time: 2.0 seconds
+
+  ----User Time----  ----Wall Time----  ----Name----
+    1.5000 ( 60.0%)    1.0000 ( 50.0%)  'func.func' Pipeline
+    1.5000 ( 60.0%)    0.7500 ( 37.5%)    Mem2Reg
+    0.5000 ( 20.0%)    0.5000 ( 25.0%)  Output
+    2.5000 (100.0%)    2.0000 (100.0%)  Total
+"""
+    assert parse_timing(report) == [("'func.func' Pipeline", 1.0), ("Mem2Reg", 0.75), ("Output", 0.5),
+                                    ("Total", 2.0)]
+    single = "... Execution time report ...\n  ----Wall Time----  ----Name----\n    0.2 ( 10.0%)  Parser\n"
+    assert parse_timing(single) == [("Parser", 0.2)]
