@@ -368,6 +368,7 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
       accept(expand(p.offsets));
     else if (p.outcome == detail::ExactProbe::Outcome::TimedOut)
       result.timedOut = true;
+    result.stalled = result.stalled || p.stalled;
     return p.outcome;
   };
   using Outcome = detail::ExactProbe::Outcome;
@@ -415,6 +416,8 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
         first ? provenBelow : searchFrom + (result.arenaSize - searchFrom) / 2;
     first = false;
     Outcome o = probe(target, now + (deadline - now) / 2);
+    if (result.stalled)
+      break;
     // Feasibility is monotone in the capacity, so one infeasible probe
     // proves every smaller arena infeasible too.
     if (o == Outcome::Infeasible)

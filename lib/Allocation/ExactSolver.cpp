@@ -88,7 +88,9 @@ class Solver {
 public:
   Solver(const std::vector<AllocBuffer> &buffers, int64_t capacity,
          double deadline)
-      : buffers(buffers), capacity(capacity), deadline(deadline) {}
+      : buffers(buffers), capacity(capacity), deadline(deadline),
+        stallCheck(steadyNowSeconds() +
+                   (deadline - steadyNowSeconds()) / 4) {}
 
   ExactProbe run();
 
@@ -109,6 +111,10 @@ private:
   const std::vector<AllocBuffer> &buffers;
   const int64_t capacity;
   const double deadline;
+  /// When fewer nodes than buffers have been visited by then, the search
+  /// gives up (ExactProbe::stalled).
+  const double stallCheck;
+  bool stalled = false;
 
   int numSections = 0;
   std::vector<int> secLo, secHi;
@@ -270,7 +276,10 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
   // thousands of long-lived buffers).
   if (((++nodes & 255) == 0 || work >= kWorkPerClockRead)) {
     work = 0;
-    if (steadyNowSeconds() > deadline) {
+    double now = steadyNowSeconds();
+    stalled = now > stallCheck &&
+              nodes < static_cast<int64_t>(buffers.size());
+    if (now > deadline || stalled) {
       timedOut = true;
       return Status::TimedOut;
     }
@@ -478,6 +487,7 @@ ExactProbe Solver::run() {
       result.outcome = st == Status::TimedOut ? ExactProbe::Outcome::TimedOut
                                               : ExactProbe::Outcome::Infeasible;
       result.nodes = nodes;
+      result.stalled = stalled;
       return result;
     }
   }

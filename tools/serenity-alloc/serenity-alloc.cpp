@@ -138,7 +138,12 @@ int main(int argc, char **argv) {
          << ": buffers " << csv->buffers.size() << ", arena "
          << result.arenaSize << ", lower bound " << result.lowerBound
          << ", proven optimal " << (result.provenOptimal ? "yes" : "no")
-         << (result.timedOut ? " (time limit reached)" : "") << ", nodes "
+         << (result.stalled
+                 ? " (search stalled: fewer nodes than buffers in a quarter "
+                   "of the time)"
+                 : result.timedOut ? " (time limit reached)"
+                                   : "")
+         << ", nodes "
          << result.nodes << ", time " << format("%.3f", seconds) << " s\n";
   return 0;
 }

@@ -81,6 +81,9 @@ struct AllocResult {
   bool provenOptimal = false;
   /// The exact search stopped at the time limit.
   bool timedOut = false;
+  /// ... or earlier, having visited fewer nodes than there are buffers in a
+  /// quarter of a probe's time (ExactProbe::stalled): too slow to improve.
+  bool stalled = false;
   /// Search nodes the exact solver visited.
   int64_t nodes = 0;
   /// Human-readable explanation when not Placed.
@@ -120,6 +123,10 @@ struct ExactProbe {
   Outcome outcome = Outcome::TimedOut;
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
+  /// TimedOut early, a quarter of the way to the deadline, having visited
+  /// fewer search nodes than there are buffers: with nodes that expensive
+  /// (thousands of long-lived buffers) later probes cannot do better.
+  bool stalled = false;
 };
 
 /// Searches for a placement of `buffers` (sizes > 0, lower < upper) with
