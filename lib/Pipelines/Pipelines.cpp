@@ -53,8 +53,8 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
         "finalize-memref-to-llvm"
      << index << ",func.func(convert-math-to-llvm,convert-arith-to-llvm"
      << index << "),convert-cf-to-llvm" << index << ",convert-func-to-llvm"
-     << index << ",convert-ub-to-llvm" << index
-     << ",reconcile-unrealized-casts";
+     << index << ",llvm.func(convert-ub-to-llvm" << index
+     << ",reconcile-unrealized-casts)";
   return text;
 }
 
