@@ -41,7 +41,9 @@ public:
   KernelOutliner(func::FuncOp function, SymbolTable &symbols)
       : function(function), symbols(symbols), lastInserted(function) {}
 
-  void outline(Operation *kernel, int index);
+  /// Moves `group` (kernels of the function body in order, with only
+  /// side-effect free ops or allocas between them) into one new function.
+  void outline(ArrayRef<Operation *> group, int index);
   /// Erases the ops of the function body that nothing uses any more.
   void eraseDeadOps();
 
@@ -82,35 +84,40 @@ Value KernelOutliner::materialize(Value value, OpBuilder &builder,
   return mapping.lookup(value);
 }
 
-void KernelOutliner::outline(Operation *kernel, int index) {
-  // Values the kernel reads from the function, in first-use order.
+void KernelOutliner::outline(ArrayRef<Operation *> group, int index) {
+  auto inGroup = [&](Operation *op) {
+    return llvm::any_of(group,
+                        [&](Operation *kernel) { return kernel->isAncestor(op); });
+  };
+  // Values the kernels read from the function, in first-use order (kernels
+  // have no results, so a value defined in one is used only there).
   llvm::SetVector<Value> captured;
-  kernel->walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      if (!kernel->isAncestor(operand.getParentBlock()->getParentOp()))
-        captured.insert(operand);
-  });
+  for (Operation *kernel : group)
+    kernel->walk([&](Operation *op) {
+      for (Value operand : op->getOperands())
+        if (!kernel->isAncestor(operand.getParentBlock()->getParentOp()))
+          captured.insert(operand);
+    });
   SmallVector<Value> arguments;
   SmallVector<memref::AllocaOp> moved;
   for (Value value : captured) {
     if (isRebuildable(value))
       continue;
     auto alloca = value.getDefiningOp<memref::AllocaOp>();
-    if (alloca && llvm::all_of(alloca->getUsers(), [&](Operation *user) {
-          return kernel->isAncestor(user);
-        })) {
+    if (alloca && llvm::all_of(alloca->getUsers(), inGroup)) {
       moved.push_back(alloca);
       continue;
     }
     arguments.push_back(value);
   }
 
-  OpBuilder builder(kernel->getContext());
+  Operation *last = group.back();
+  OpBuilder builder(last->getContext());
   SmallVector<Type> argumentTypes;
   for (Value value : arguments)
     argumentTypes.push_back(value.getType());
   auto callee = func::FuncOp::create(
-      kernel->getLoc(),
+      group.front()->getLoc(),
       (function.getSymName() + "_kernel" + Twine(index)).str(),
       builder.getFunctionType(argumentTypes, {}));
   callee.setPrivate();
@@ -126,12 +133,16 @@ void KernelOutliner::outline(Operation *kernel, int index) {
     builder.clone(*alloca, mapping);
   for (Value value : captured)
     materialize(value, builder, mapping);
-  builder.clone(*kernel, mapping);
-  func::ReturnOp::create(builder, kernel->getLoc());
+  for (Operation *kernel : group)
+    builder.clone(*kernel, mapping);
+  func::ReturnOp::create(builder, last->getLoc());
 
-  builder.setInsertionPoint(kernel);
-  func::CallOp::create(builder, kernel->getLoc(), callee, arguments);
-  kernel->erase();
+  // At the last kernel, where every argument is defined (only side-effect
+  // free ops or allocas lie between the kernels of a group).
+  builder.setInsertionPoint(last);
+  func::CallOp::create(builder, group.front()->getLoc(), callee, arguments);
+  for (Operation *kernel : group)
+    kernel->erase();
   for (memref::AllocaOp alloca : moved)
     alloca->erase();
 }
@@ -156,6 +167,10 @@ struct SerenityOutlineKernelsPass
     if (minOps < 0)
       return errorHandler("serenity-outline-kernels: min-ops must be >= 0 (got " +
                           Twine(static_cast<int64_t>(minOps)) + ")");
+    if (groupSize < 1)
+      return errorHandler(
+          "serenity-outline-kernels: group-size must be >= 1 (got " +
+          Twine(static_cast<int64_t>(groupSize)) + ")");
     return success();
   }
 
@@ -167,15 +182,28 @@ struct SerenityOutlineKernelsPass
       if (function.isExternal() || !function.getBody().hasOneBlock() ||
           mlir::serenity::isUnoptimized(function))
         continue;
-      SmallVector<Operation *> kernels;
-      for (Operation &op : function.getBody().front())
-        if (isKernel(&op))
-          kernels.push_back(&op);
-      if (kernels.empty() || static_cast<int64_t>(kernels.size()) < minOps)
+      // Consecutive kernels in groups of at most group-size; an op between
+      // them that has effects (other than allocating) ends a group.
+      SmallVector<SmallVector<Operation *>> groups(1);
+      int64_t kernels = 0;
+      for (Operation &op : function.getBody().front()) {
+        if (isKernel(&op)) {
+          if (static_cast<int64_t>(groups.back().size()) >= groupSize)
+            groups.emplace_back();
+          groups.back().push_back(&op);
+          ++kernels;
+        } else if (!isPure(&op) && !isa<memref::AllocaOp>(op) &&
+                   !groups.back().empty()) {
+          groups.emplace_back();
+        }
+      }
+      if (kernels == 0 || kernels < minOps)
         continue;
       KernelOutliner outliner(function, symbols);
-      for (auto [index, kernel] : llvm::enumerate(kernels))
-        outliner.outline(kernel, static_cast<int>(index));
+      int index = 0;
+      for (ArrayRef<Operation *> group : groups)
+        if (!group.empty())
+          outliner.outline(group, index++);
       outliner.eraseDeadOps();
     }
   }

@@ -1,4 +1,6 @@
-// RUN: serenity-opt %s --split-input-file --serenity-outline-kernels=min-ops=0 | FileCheck %s
+// RUN: serenity-opt %s --split-input-file --serenity-outline-kernels="min-ops=0 group-size=1" | FileCheck %s
+// RUN: serenity-opt %s --split-input-file --serenity-outline-kernels=min-ops=0 | FileCheck %s --check-prefix=GROUP
+// RUN: not serenity-opt %s --split-input-file --serenity-outline-kernels=group-size=0 2>&1 | FileCheck %s --check-prefix=BADGROUP
 // RUN: serenity-opt %s --split-input-file --serenity-outline-kernels | FileCheck %s --check-prefix=SMALL
 // RUN: not serenity-opt %s --split-input-file --serenity-outline-kernels=min-ops=x 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not serenity-opt %s --split-input-file --serenity-outline-kernels=min-ops=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
@@ -57,12 +59,25 @@ func.func @net(%in: memref<4xf32>, %out: memref<f32>) {
 // CHECK: scf.for
 // CHECK: return
 
+// By default (group-size=32) consecutive kernels share one function.
+// GROUP-LABEL: func.func @net(
+// GROUP: %[[EIN:.*]] = memref.expand_shape
+// GROUP-NEXT: call @net_kernel0(%[[EIN]], %{{.*}}) : (memref<1x4xf32>, memref<f32>) -> ()
+// GROUP-NEXT: return
+// GROUP-LABEL: func.func private @net_kernel0(
+// GROUP: memref.alloca
+// GROUP: linalg.copy
+// GROUP: scf.for
+// GROUP: return
+// GROUP-NOT: func.func private @net_kernel1
+
 // SMALL-LABEL: func.func @net(
 // SMALL: linalg.copy
 // SMALL: scf.for
 // SMALL-NOT: func.func private @net_kernel
 
 // BAD: for the --min-ops option: 'x' value invalid for long argument
+// BADGROUP: error: serenity-outline-kernels: group-size must be >= 1 (got 0)
 // NEGATIVE: error: serenity-outline-kernels: min-ops must be >= 0 (got -1)
 
 // -----
