@@ -36,6 +36,22 @@ struct SerenityPrepareInputPass
   // A module pass, so that capturing the model's diagnostics (a handler on
   // the context) cannot catch another thread's.
   void runOnOperation() override {
+    // A name in functions= that matches nothing is a typo, not a request to
+    // optimize nothing.
+    for (const std::string &name : functions) {
+      auto function = getOperation().lookupSymbol<func::FuncOp>(name);
+      if (!function || function.isExternal()) {
+        std::string known;
+        for (func::FuncOp f : getOperation().getOps<func::FuncOp>())
+          if (!f.isExternal())
+            known += (known.empty() ? "@" : ", @") + f.getSymName().str();
+        getOperation().emitError()
+            << "serenity-pipeline: functions= names @" << name
+            << ", which is not a function defined in this module (defined: "
+            << (known.empty() ? std::string("none") : known) << ")";
+        return signalPassFailure();
+      }
+    }
     for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
       if (failed(prepare(function)))
         return signalPassFailure();

@@ -317,6 +317,32 @@ struct SerenityStaticAllocPass
           SerenityStaticAllocPass> {
   using Base::Base;
 
+  /// Option errors at pipeline construction (no module dump, no location).
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    if (!::serenity::parseAllocAlgorithm(algorithm))
+      return errorHandler("serenity-static-alloc: unknown algorithm '" +
+                          algorithm +
+                          "' (expected exact, best-fit or greedy-size)");
+    if (arena != "global" && arena != "argument")
+      return errorHandler("serenity-static-alloc: unknown arena '" + arena +
+                          "' (expected global or argument)");
+    if (io != "caller" && io != "arena")
+      return errorHandler("serenity-static-alloc: unknown io '" + io +
+                          "' (expected caller or arena)");
+    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+      return errorHandler("serenity-static-alloc: alignment must be a "
+                          "positive power of two, got " +
+                          Twine(static_cast<int64_t>(alignment)));
+    if (!(timeLimit >= 0))
+      return errorHandler("serenity-static-alloc: time-limit must be "
+                          "non-negative (seconds)");
+    return success();
+  }
+
   void runOnOperation() override;
 
 private:
@@ -331,33 +357,7 @@ void SerenityStaticAllocPass::runOnOperation() {
   ModuleOp module = getOperation();
   std::optional<::serenity::AllocAlgorithm> algo =
       ::serenity::parseAllocAlgorithm(algorithm);
-  if (!algo) {
-    module.emitError() << "serenity-static-alloc: unknown algorithm '"
-                       << algorithm
-                       << "' (expected exact, best-fit or greedy-size)";
-    return signalPassFailure();
-  }
-  if (arena != "global" && arena != "argument") {
-    module.emitError() << "serenity-static-alloc: unknown arena '" << arena
-                       << "' (expected global or argument)";
-    return signalPassFailure();
-  }
-  if (io != "caller" && io != "arena") {
-    module.emitError() << "serenity-static-alloc: unknown io '" << io
-                       << "' (expected caller or arena)";
-    return signalPassFailure();
-  }
-  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-    module.emitError() << "serenity-static-alloc: alignment must be a "
-                          "positive power of two, got "
-                       << static_cast<int64_t>(alignment);
-    return signalPassFailure();
-  }
-  if (timeLimit < 0) {
-    module.emitError() << "serenity-static-alloc: time-limit must be "
-                          "non-negative";
-    return signalPassFailure();
-  }
+  assert(algo && "checked by initializeOptions");
 
   SymbolTable symbols(module);
   llvm::json::Array reports;

@@ -10,6 +10,8 @@
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=spatial" 2>&1 | FileCheck %s --check-prefix=BADTILE
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=ffmt concat=copy" 2>&1 | FileCheck %s --check-prefix=TILECOPY
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=fdt tile-max-mac-overhead=-1" 2>&1 | FileCheck %s --check-prefix=TILEMAC
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="outline-min-ops=-1" 2>&1 | FileCheck %s --check-prefix=OUTLINE
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="functions=mian" 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // Tiling without a concat option uses concat=auto (the tiles are written in
 // place into the region's output).
 // RUN: serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=both lower-to-llvm=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILEAUTO
@@ -37,5 +39,7 @@
 // BADTILE: serenity-pipeline: invalid tile='spatial' (expected one of: none, ffmt, fdt, both)
 // TILECOPY: serenity-pipeline: tile=ffmt needs concat=auto or concat=inplace (the tiles are written into their slice of the output)
 // TILEMAC: serenity-pipeline: tile-max-mac-overhead must be >= 0 (percent)
+// OUTLINE: serenity-pipeline: outline-min-ops must be >= 0
+// NOFUNC: error: serenity-pipeline: functions= names @mian, which is not a function defined in this module (defined: @main)
 // TILEAUTO: serenity-tile: ffmt
 // BADALLOC: serenity-pipeline: invalid alloc='first-fit' (expected one of: exact, best-fit, greedy-size, none)

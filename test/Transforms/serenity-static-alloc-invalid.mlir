@@ -1,12 +1,16 @@
 // RUN: serenity-opt %s -split-input-file -verify-diagnostics --serenity-static-alloc | FileCheck %s
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=algorithm=fastest 2>&1 | FileCheck %s --check-prefix=ALGO
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=arena=heap 2>&1 | FileCheck %s --check-prefix=ARENA
-// RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN --implicit-check-not="current operation"
+// RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=time-limit=-1 2>&1 | FileCheck %s --check-prefix=TIME --implicit-check-not="current operation"
+// RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=io=heap 2>&1 | FileCheck %s --check-prefix=IO
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=report=/nonexistent/dir/r.json 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // ALGO: error: serenity-static-alloc: unknown algorithm 'fastest' (expected exact, best-fit or greedy-size)
 // ARENA: error: serenity-static-alloc: unknown arena 'heap' (expected global or argument)
 // ALIGN: error: serenity-static-alloc: alignment must be a positive power of two, got 48
+// TIME: error: serenity-static-alloc: time-limit must be non-negative (seconds)
+// IO: error: serenity-static-alloc: unknown io 'heap' (expected caller or arena)
 // REPORT: error: serenity-static-alloc: cannot write report '/nonexistent/dir/r.json'
 
 // Dynamic and escaping buffers stay allocs (with a remark); the static,
