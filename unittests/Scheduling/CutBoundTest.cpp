@@ -26,34 +26,13 @@ namespace {
 
 /// Per node: the least usage of its step over all topological orders.
 std::vector<int64_t> leastStepUsage(const MemoryGraph &graph) {
-  const int n = graph.size();
-  std::vector<int64_t> least(n, std::numeric_limits<int64_t>::max());
-  std::vector<std::vector<int>> succs = graph.successors();
-  std::vector<int> indegree(n), order;
-  for (int v = 0; v < n; ++v)
-    indegree[v] = static_cast<int>(graph.nodes[v].preds.size());
-  auto visit = [&](auto &self) -> void {
-    if (static_cast<int>(order.size()) == n) {
-      MemoryProfile profile = simulate(graph, order);
-      for (int t = 0; t < n; ++t)
-        least[order[t]] = std::min(least[order[t]], profile.usage[t]);
-      return;
-    }
-    for (int v = 0; v < n; ++v) {
-      if (indegree[v] != 0)
-        continue;
-      indegree[v] = -1;
-      for (int s : succs[v])
-        --indegree[s];
-      order.push_back(v);
-      self(self);
-      order.pop_back();
-      for (int s : succs[v])
-        ++indegree[s];
-      indegree[v] = 0;
-    }
-  };
-  visit(visit);
+  std::vector<int64_t> least(graph.size(),
+                             std::numeric_limits<int64_t>::max());
+  forEachTopologicalOrder(graph, [&](const std::vector<int> &order) {
+    MemoryProfile profile = simulate(graph, order);
+    for (size_t t = 0; t < order.size(); ++t)
+      least[order[t]] = std::min(least[order[t]], profile.usage[t]);
+  });
   return least;
 }
 

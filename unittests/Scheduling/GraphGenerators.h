@@ -41,8 +41,9 @@ inline int addOp(MemoryGraph &graph, const std::vector<Value> &operands) {
   return node;
 }
 
-/// Least peak over all topological orders, by enumerating them.
-inline int64_t bruteForcePeak(const MemoryGraph &graph) {
+/// Calls `fn(order)` for every topological order of `graph`.
+template <typename Fn>
+void forEachTopologicalOrder(const MemoryGraph &graph, Fn fn) {
   const int n = graph.size();
   std::vector<int> indegree(n);
   std::vector<std::vector<int>> succs = graph.successors();
@@ -51,10 +52,9 @@ inline int64_t bruteForcePeak(const MemoryGraph &graph) {
   for (int v = 0; v < n; ++v)
     indegree[v] = static_cast<int>(graph.nodes[v].preds.size());
   std::vector<int> order;
-  int64_t best = std::numeric_limits<int64_t>::max();
   auto visit = [&](auto &self) -> void {
     if (static_cast<int>(order.size()) == n) {
-      best = std::min(best, peakMemory(graph, order));
+      fn(static_cast<const std::vector<int> &>(order));
       return;
     }
     for (int v = 0; v < n; ++v) {
@@ -72,7 +72,15 @@ inline int64_t bruteForcePeak(const MemoryGraph &graph) {
     }
   };
   visit(visit);
-  return n == 0 ? 0 : best;
+}
+
+/// Least peak over all topological orders, by enumerating them.
+inline int64_t bruteForcePeak(const MemoryGraph &graph) {
+  int64_t best = std::numeric_limits<int64_t>::max();
+  forEachTopologicalOrder(graph, [&](const std::vector<int> &order) {
+    best = std::min(best, peakMemory(graph, order));
+  });
+  return graph.size() == 0 ? 0 : best;
 }
 
 /// A random DAG of `numNodes` nodes. `chainy` makes most nodes unary ops on
