@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <unordered_set>
 
 using namespace serenity;
@@ -43,16 +44,42 @@ std::vector<int64_t> placeInOrder(const std::vector<AllocBuffer> &buffers,
                                   const std::vector<int> &order,
                                   GapChoice choice) {
   std::vector<int64_t> offsets(buffers.size(), 0);
-  std::vector<int> placed;
+  // Placed buffers by time block (compressed times cut into blocks), so a
+  // buffer meets only the placed ones in its blocks, not all of them (this
+  // was quadratic: 100000 buffers took minutes).
+  std::vector<int64_t> times;
+  for (const AllocBuffer &b : buffers)
+    if (!isTrivial(b)) {
+      times.push_back(b.lower);
+      times.push_back(b.upper);
+    }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  const int64_t numBlocks =
+      std::max<int64_t>(1, std::min<int64_t>(256, times.size() / 64));
+  auto blockOf = [&](int64_t time) {
+    int64_t index =
+        std::lower_bound(times.begin(), times.end(), time) - times.begin();
+    return std::min<int64_t>(numBlocks - 1,
+                             index * numBlocks /
+                                 std::max<int64_t>(1, times.size()));
+  };
+  std::vector<std::vector<int>> placedIn(numBlocks);
+  std::vector<int> seen(buffers.size(), -1);
   std::vector<std::pair<int64_t, int64_t>> busy; // [offset, end) sorted.
   for (int i : order) {
     const AllocBuffer &b = buffers[i];
     if (isTrivial(b))
       continue;
+    const int64_t first = blockOf(b.lower), last = blockOf(b.upper - 1);
     busy.clear();
-    for (int j : placed)
-      if (liveTogether(b, buffers[j]))
-        busy.push_back({offsets[j], offsets[j] + buffers[j].size});
+    for (int64_t k = first; k <= last; ++k)
+      for (int j : placedIn[k])
+        if (seen[j] != i) {
+          seen[j] = i;
+          if (liveTogether(b, buffers[j]))
+            busy.push_back({offsets[j], offsets[j] + buffers[j].size});
+        }
     std::sort(busy.begin(), busy.end());
     int64_t candidate = 0;
     int64_t best = -1, bestGap = 0;
@@ -71,7 +98,8 @@ std::vector<int64_t> placeInOrder(const std::vector<AllocBuffer> &buffers,
       candidate = std::max(candidate, alignUp(end, b.alignment));
     }
     offsets[i] = best >= 0 ? best : candidate;
-    placed.push_back(i);
+    for (int64_t k = first; k <= last; ++k)
+      placedIn[k].push_back(i);
   }
   return offsets;
 }
@@ -134,27 +162,61 @@ std::vector<int64_t> bestFit(const std::vector<AllocBuffer> &buffers) {
 /// time the live buffers form a stack whose offsets are multiples of their
 /// smallest alignment m, so all but the top one span alignUp(size, m).
 int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
-  std::vector<int64_t> times;
+  int64_t bound = maxLiveLowerBound(buffers);
+  // One sweep over start and end times (ends first: intervals are
+  // half-open), with, per distinct alignment a, the live buffers' count and
+  // sum of alignUp(size, a) and a multiset of their roundings; the live set
+  // only grows at start times, so the bound is taken there.
+  std::vector<int64_t> alignments;
   for (const AllocBuffer &b : buffers)
     if (!isTrivial(b))
-      times.push_back(b.lower);
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  int64_t bound = maxLiveLowerBound(buffers);
-  // The live set only grows at start times, so checking those suffices.
-  for (int64_t t : times) {
-    int64_t m = std::numeric_limits<int64_t>::max();
-    for (const AllocBuffer &b : buffers)
-      if (!isTrivial(b) && b.lower <= t && t < b.upper)
-        m = std::min(m, b.alignment);
-    int64_t total = 0, slack = 0;
-    for (const AllocBuffer &b : buffers)
-      if (!isTrivial(b) && b.lower <= t && t < b.upper) {
-        int64_t spanned = alignUp(b.size, m);
-        total += spanned;
-        slack = std::max(slack, spanned - b.size);
+      alignments.push_back(b.alignment);
+  std::sort(alignments.begin(), alignments.end());
+  alignments.erase(std::unique(alignments.begin(), alignments.end()),
+                   alignments.end());
+  const size_t numAlignments = alignments.size();
+  std::vector<int64_t> count(numAlignments, 0), total(numAlignments, 0);
+  std::vector<std::multiset<int64_t>> slack(numAlignments);
+  struct Event {
+    int64_t time;
+    bool start;
+    int buffer;
+  };
+  std::vector<Event> events;
+  for (int i = 0, e = static_cast<int>(buffers.size()); i < e; ++i)
+    if (!isTrivial(buffers[i])) {
+      events.push_back({buffers[i].lower, true, i});
+      events.push_back({buffers[i].upper, false, i});
+    }
+  std::sort(events.begin(), events.end(), [](const Event &x, const Event &y) {
+    return x.time != y.time ? x.time < y.time : x.start < y.start;
+  });
+  for (size_t k = 0; k < events.size(); ++k) {
+    const Event &event = events[k];
+    const AllocBuffer &b = buffers[event.buffer];
+    const size_t own = std::lower_bound(alignments.begin(), alignments.end(),
+                                        b.alignment) -
+                       alignments.begin();
+    count[own] += event.start ? 1 : -1;
+    for (size_t a = 0; a < numAlignments; ++a) {
+      int64_t spanned = alignUp(b.size, alignments[a]);
+      if (event.start) {
+        total[a] += spanned;
+        slack[a].insert(spanned - b.size);
+      } else {
+        total[a] -= spanned;
+        slack[a].erase(slack[a].find(spanned - b.size));
       }
-    bound = std::max(bound, total - slack);
+    }
+    bool lastAtTime = k + 1 == events.size() || events[k + 1].time != event.time;
+    if (!event.start || !lastAtTime)
+      continue;
+    // The smallest alignment among the live buffers.
+    size_t m = 0;
+    while (m < numAlignments && count[m] == 0)
+      ++m;
+    if (m < numAlignments)
+      bound = std::max(bound, total[m] - *slack[m].rbegin());
   }
   return bound;
 }
