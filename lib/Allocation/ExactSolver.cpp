@@ -31,6 +31,8 @@
 #include "Serenity/Allocation/Allocator.h"
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <deque>
 #include <limits>
 #include <unordered_set>
@@ -95,7 +97,9 @@ public:
   ExactProbe run();
 
 private:
-  void buildSections();
+  /// False when the lists would exceed kMaxListEntries.
+  bool buildSections();
+  static constexpr int64_t kMaxListEntries = int64_t(1) << 25;
   Status solvePartition(const Partition &p);
   Status search(const Partition &p, const std::vector<int> &preorder,
                 const std::vector<Candidate> &parentOrder, int64_t minOffset,
@@ -160,7 +164,7 @@ private:
   bool timedOut = false;
 };
 
-void Solver::buildSections() {
+bool Solver::buildSections() {
   const int n = static_cast<int>(buffers.size());
   std::vector<int64_t> times;
   for (const AllocBuffer &b : buffers) {
@@ -183,6 +187,32 @@ void Solver::buildSections() {
   for (int b = 0; b < n; ++b) {
     secLo[b] = indexOf(buffers[b].lower);
     secHi[b] = indexOf(buffers[b].upper);
+  }
+  // Buffers by first section; a sweep keeps the ones still live, so each
+  // overlapping pair is met once (not all n^2 pairs). The lists it would
+  // build are counted first: past kMaxListEntries the search could not
+  // place every buffer once anyway, and the lists alone would take
+  // gigabytes (100000 buffers of a long random trace).
+  std::vector<int> byStart(n);
+  std::iota(byStart.begin(), byStart.end(), 0);
+  std::stable_sort(byStart.begin(), byStart.end(),
+                   [&](int a, int b) { return secLo[a] < secLo[b]; });
+  int64_t entries = 0;
+  {
+    std::vector<int> ends; // secHi of the active buffers, a min-heap
+    for (int a : byStart) {
+      while (!ends.empty() && ends.front() <= secLo[a]) {
+        std::pop_heap(ends.begin(), ends.end(), std::greater<int>());
+        ends.pop_back();
+      }
+      entries += 2 * static_cast<int64_t>(ends.size()) + (secHi[a] - secLo[a]);
+      ends.push_back(secHi[a]);
+      std::push_heap(ends.begin(), ends.end(), std::greater<int>());
+    }
+  }
+  if (entries > kMaxListEntries)
+    return false;
+  for (int b = 0; b < n; ++b) {
     for (int s = secLo[b]; s < secHi[b]; ++s)
       sectionBuffers[s].push_back(b);
     for (int s = secLo[b]; s + 1 < secHi[b]; ++s)
@@ -207,12 +237,23 @@ void Solver::buildSections() {
     }
   }
   overlaps.assign(n, {});
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b)
-      if (secLo[a] < secHi[b] && secLo[b] < secHi[a]) {
-        overlaps[a].push_back(b);
-        overlaps[b].push_back(a);
-      }
+  std::vector<int> active;
+  for (int a : byStart) {
+    size_t kept = 0;
+    for (int b : active)
+      if (secHi[b] > secLo[a])
+        active[kept++] = b;
+    active.resize(kept);
+    for (int b : active) {
+      overlaps[a].push_back(b);
+      overlaps[b].push_back(a);
+    }
+    active.push_back(a);
+  }
+  // In increasing order, as the search has always met them.
+  for (std::vector<int> &list : overlaps)
+    std::sort(list.begin(), list.end());
+  return true;
 }
 
 bool Solver::boundHolds(const Partition &p, int64_t offset) const {
@@ -439,7 +480,12 @@ Status Solver::decompose(const Partition &p, const std::vector<int> &preorder,
 
 ExactProbe Solver::run() {
   const int n = static_cast<int>(buffers.size());
-  buildSections();
+  if (!buildSections()) {
+    ExactProbe result;
+    result.outcome = ExactProbe::Outcome::TimedOut;
+    result.stalled = true;
+    return result;
+  }
   offset.assign(n, -1);
   minOff.assign(n, 0);
   solution.assign(n, 0);

@@ -139,8 +139,8 @@ int main(int argc, char **argv) {
          << result.arenaSize << ", lower bound " << result.lowerBound
          << ", proven optimal " << (result.provenOptimal ? "yes" : "no")
          << (result.stalled
-                 ? " (search stalled: fewer nodes than buffers in a quarter "
-                   "of the time)"
+                 ? " (search stalled: it could not visit as many nodes as "
+                   "there are buffers)"
                  : result.timedOut ? " (time limit reached)"
                                    : "")
          << ", nodes "

@@ -81,8 +81,8 @@ struct AllocResult {
   bool provenOptimal = false;
   /// The exact search stopped at the time limit.
   bool timedOut = false;
-  /// ... or earlier, having visited fewer nodes than there are buffers in a
-  /// quarter of a probe's time (ExactProbe::stalled): too slow to improve.
+  /// ... or earlier (ExactProbe::stalled): too slow or too large to place
+  /// every buffer once.
   bool stalled = false;
   /// Search nodes the exact solver visited.
   int64_t nodes = 0;
@@ -123,9 +123,10 @@ struct ExactProbe {
   Outcome outcome = Outcome::TimedOut;
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
-  /// TimedOut early, a quarter of the way to the deadline, having visited
-  /// fewer search nodes than there are buffers: with nodes that expensive
-  /// (thousands of long-lived buffers) later probes cannot do better.
+  /// TimedOut early: a quarter of the way to the deadline having visited
+  /// fewer search nodes than there are buffers (with nodes that expensive,
+  /// thousands of long-lived buffers, later probes cannot do better), or at
+  /// once when the overlap and section lists would exceed 2^25 entries.
   bool stalled = false;
 };
 
