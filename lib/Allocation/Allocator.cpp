@@ -60,9 +60,8 @@ std::vector<int64_t> placeInOrder(const std::vector<AllocBuffer> &buffers,
   auto blockOf = [&](int64_t time) {
     int64_t index =
         std::lower_bound(times.begin(), times.end(), time) - times.begin();
-    return std::min<int64_t>(numBlocks - 1,
-                             index * numBlocks /
-                                 std::max<int64_t>(1, times.size()));
+    return std::min<int64_t>(
+        numBlocks - 1, index * numBlocks / std::max<int64_t>(1, times.size()));
   };
   std::vector<std::vector<int>> placedIn(numBlocks);
   std::vector<int> seen(buffers.size(), -1);
@@ -194,9 +193,9 @@ int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
   for (size_t k = 0; k < events.size(); ++k) {
     const Event &event = events[k];
     const AllocBuffer &b = buffers[event.buffer];
-    const size_t own = std::lower_bound(alignments.begin(), alignments.end(),
-                                        b.alignment) -
-                       alignments.begin();
+    const size_t own =
+        std::lower_bound(alignments.begin(), alignments.end(), b.alignment) -
+        alignments.begin();
     count[own] += event.start ? 1 : -1;
     for (size_t a = 0; a < numAlignments; ++a) {
       int64_t spanned = alignUp(b.size, alignments[a]);
@@ -208,7 +207,8 @@ int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
         slack[a].erase(slack[a].find(spanned - b.size));
       }
     }
-    bool lastAtTime = k + 1 == events.size() || events[k + 1].time != event.time;
+    bool lastAtTime =
+        k + 1 == events.size() || events[k + 1].time != event.time;
     if (!event.start || !lastAtTime)
       continue;
     // The smallest alignment among the live buffers.

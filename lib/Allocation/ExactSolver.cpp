@@ -31,10 +31,10 @@
 #include "Serenity/Allocation/Allocator.h"
 
 #include <algorithm>
-#include <functional>
-#include <numeric>
 #include <deque>
+#include <functional>
 #include <limits>
+#include <numeric>
 #include <unordered_set>
 
 using namespace serenity;
@@ -91,8 +91,7 @@ public:
   Solver(const std::vector<AllocBuffer> &buffers, int64_t capacity,
          double deadline)
       : buffers(buffers), capacity(capacity), deadline(deadline),
-        stallCheck(steadyNowSeconds() +
-                   (deadline - steadyNowSeconds()) / 4) {}
+        stallCheck(steadyNowSeconds() + (deadline - steadyNowSeconds()) / 4) {}
 
   ExactProbe run();
 
@@ -318,8 +317,7 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
   if (((++nodes & 255) == 0 || work >= kWorkPerClockRead)) {
     work = 0;
     double now = steadyNowSeconds();
-    stalled = now > stallCheck &&
-              nodes < static_cast<int64_t>(buffers.size());
+    stalled = now > stallCheck && nodes < static_cast<int64_t>(buffers.size());
     if (now > deadline || stalled) {
       timedOut = true;
       return Status::TimedOut;

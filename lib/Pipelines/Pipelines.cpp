@@ -205,8 +205,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << "}";
   if (options.lowerToLLVM)
     os << ","
-       << llvmLoweringText(options.target == "cortex-m",
-                           options.outlineMinOps);
+       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
 

@@ -73,9 +73,8 @@ private:
 /// Per node v: defBytes[v] + min live(S) over the sets S described above, or
 /// -1 for the nodes not computed before `deadline` (the nodes are taken by
 /// decreasing nodeBound). Needs the problem built with bounds.
-std::vector<int64_t>
-cutBounds(const SchedulingProblem &problem,
-          std::chrono::steady_clock::time_point deadline);
+std::vector<int64_t> cutBounds(const SchedulingProblem &problem,
+                               std::chrono::steady_clock::time_point deadline);
 
 } // namespace detail
 } // namespace serenity

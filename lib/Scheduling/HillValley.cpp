@@ -118,9 +118,9 @@ private:
 
 private:
   /// Bytes `v` allocates, and the change of the live bytes, when the nodes
-  /// marked in `execution` ran. Only nodes of the branch (or part) being ordered are
-  /// ever marked, so a buffer read outside it is never freed: the branch is
-  /// taken as if it ran alone.
+  /// marked in `execution` ran. Only nodes of the branch (or part) being
+  /// ordered are ever marked, so a buffer read outside it is never freed: the
+  /// branch is taken as if it ran alone.
   void stepOf(int v, int64_t &allocated, int64_t &change) const {
     allocated = execution.newBytes(v);
     change = execution.keptBytes(v) - execution.freedBytes(v);

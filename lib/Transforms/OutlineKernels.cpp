@@ -67,8 +67,9 @@ bool KernelOutliner::isRebuildable(Value value) {
     return it->second;
   Operation *def = value.getDefiningOp();
   bool result = def && def->getNumRegions() == 0 && isPure(def) &&
-                llvm::all_of(def->getOperands(),
-                             [&](Value operand) { return isRebuildable(operand); });
+                llvm::all_of(def->getOperands(), [&](Value operand) {
+                  return isRebuildable(operand);
+                });
   rebuildable[value] = result;
   return result;
 }
@@ -86,8 +87,8 @@ Value KernelOutliner::materialize(Value value, OpBuilder &builder,
 
 void KernelOutliner::outline(ArrayRef<Operation *> group, int index) {
   auto inGroup = [&](Operation *op) {
-    return llvm::any_of(group,
-                        [&](Operation *kernel) { return kernel->isAncestor(op); });
+    return llvm::any_of(
+        group, [&](Operation *kernel) { return kernel->isAncestor(op); });
   };
   // Values the kernels read from the function, in first-use order (kernels
   // have no results, so a value defined in one is used only there).
@@ -165,8 +166,9 @@ struct SerenityOutlineKernelsPass
     if (failed(Pass::initializeOptions(options, errorHandler)))
       return failure();
     if (minOps < 0)
-      return errorHandler("serenity-outline-kernels: min-ops must be >= 0 (got " +
-                          Twine(static_cast<int64_t>(minOps)) + ")");
+      return errorHandler(
+          "serenity-outline-kernels: min-ops must be >= 0 (got " +
+          Twine(static_cast<int64_t>(minOps)) + ")");
     if (groupSize < 1)
       return errorHandler(
           "serenity-outline-kernels: group-size must be >= 1 (got " +

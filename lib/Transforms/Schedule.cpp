@@ -166,10 +166,9 @@ struct SerenitySchedulePass
 
   /// Per candidate concat: whether its buffers (operands, result) are live
   /// at every step of `result`'s order that uses the peak.
-  static std::vector<char>
-  touchPeak(const FunctionMemoryModel &model,
-            const ::serenity::ScheduleResult &result,
-            ArrayRef<tosa::ConcatOp> candidates) {
+  static std::vector<char> touchPeak(const FunctionMemoryModel &model,
+                                     const ::serenity::ScheduleResult &result,
+                                     ArrayRef<tosa::ConcatOp> candidates) {
     ::serenity::MemoryProfile profile =
         ::serenity::simulate(model.graph, result.order);
     std::vector<int> peakSteps;
@@ -189,9 +188,8 @@ struct SerenitySchedulePass
       for (Value operand : concat->getOperands())
         extend(operand);
       extend(concat.getResult());
-      touches.push_back(llvm::all_of(peakSteps, [&](int t) {
-        return first <= t && t <= last;
-      }));
+      touches.push_back(llvm::all_of(
+          peakSteps, [&](int t) { return first <= t && t <= last; }));
     }
     return touches;
   }

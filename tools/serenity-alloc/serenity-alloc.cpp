@@ -141,9 +141,9 @@ int main(int argc, char **argv) {
          << (result.stalled
                  ? " (search stalled: it could not visit as many nodes as "
                    "there are buffers)"
-                 : result.timedOut ? " (time limit reached)"
-                                   : "")
-         << ", nodes "
-         << result.nodes << ", time " << format("%.3f", seconds) << " s\n";
+             : result.timedOut ? " (time limit reached)"
+                               : "")
+         << ", nodes " << result.nodes << ", time " << format("%.3f", seconds)
+         << " s\n";
   return 0;
 }

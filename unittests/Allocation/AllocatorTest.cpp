@@ -438,9 +438,9 @@ TEST(AllocExact, TimeLimitHoldsWhenNodesAreExpensive) {
   options.timeLimitSeconds = 0.5;
   auto start = std::chrono::steady_clock::now();
   AllocResult result = allocate(buffers, options);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LT(seconds, 20.0);
   ASSERT_EQ(result.status, AllocResult::Status::Placed);
   EXPECT_FALSE(validatePlacement(buffers, result.offsets).has_value());

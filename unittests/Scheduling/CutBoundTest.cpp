@@ -26,8 +26,7 @@ namespace {
 
 /// Per node: the least usage of its step over all topological orders.
 std::vector<int64_t> leastStepUsage(const MemoryGraph &graph) {
-  std::vector<int64_t> least(graph.size(),
-                             std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> least(graph.size(), std::numeric_limits<int64_t>::max());
   forEachTopologicalOrder(graph, [&](const std::vector<int> &order) {
     MemoryProfile profile = simulate(graph, order);
     for (size_t t = 0; t < order.size(); ++t)
