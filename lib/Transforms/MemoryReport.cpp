@@ -3,6 +3,8 @@
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Transforms/Passes.h"
 
+#include "CheckedOptions.h"
+
 #include "Serenity/Support/OutputFile.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
@@ -91,25 +93,24 @@ llvm::json::Value toJson(const FunctionReport &report, AsmState &state) {
 }
 
 struct SerenityMemoryReportPass
-    : public mlir::serenity::impl::SerenityMemoryReportPassBase<
-          SerenityMemoryReportPass> {
-  using Base::Base;
+    : public mlir::serenity::CheckedOptions<
+          SerenityMemoryReportPass,
+          mlir::serenity::impl::SerenityMemoryReportPassBase> {
+  using CheckedOptions::CheckedOptions;
 
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
+  std::optional<std::string> optionError() const {
     if (format != "table" && format != "json")
-      return errorHandler("serenity-memory-report: unknown format '" + format +
-                          "' (expected 'table' or 'json')");
+      return "serenity-memory-report: unknown format '" + format +
+             "' (expected 'table' or 'json')";
     if (!parseConcatMode(concat))
-      return errorHandler("serenity-memory-report: unknown concat '" + concat +
-                          "' (expected 'copy', 'inplace' or 'auto')");
-    return success();
+      return "serenity-memory-report: unknown concat '" + concat +
+             "' (expected 'copy', 'inplace' or 'auto')";
+    return std::nullopt;
   }
 
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);

@@ -6,6 +6,8 @@
 
 #include "Serenity/Transforms/Passes.h"
 
+#include "CheckedOptions.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -156,27 +158,24 @@ void KernelOutliner::eraseDeadOps() {
 }
 
 struct SerenityOutlineKernelsPass
-    : public mlir::serenity::impl::SerenityOutlineKernelsPassBase<
-          SerenityOutlineKernelsPass> {
-  using Base::Base;
+    : public mlir::serenity::CheckedOptions<
+          SerenityOutlineKernelsPass,
+          mlir::serenity::impl::SerenityOutlineKernelsPassBase> {
+  using CheckedOptions::CheckedOptions;
 
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
+  std::optional<std::string> optionError() const {
     if (minOps < 0)
-      return errorHandler(
-          "serenity-outline-kernels: min-ops must be >= 0 (got " +
-          Twine(static_cast<int64_t>(minOps)) + ")");
+      return "serenity-outline-kernels: min-ops must be >= 0 (got " +
+             std::to_string(static_cast<int64_t>(minOps)) + ")";
     if (groupSize < 1)
-      return errorHandler(
-          "serenity-outline-kernels: group-size must be >= 1 (got " +
-          Twine(static_cast<int64_t>(groupSize)) + ")");
-    return success();
+      return "serenity-outline-kernels: group-size must be >= 1 (got " +
+             std::to_string(static_cast<int64_t>(groupSize)) + ")";
+    return std::nullopt;
   }
 
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());

@@ -11,6 +11,8 @@
 #include "Serenity/Support/OutputFile.h"
 #include "Serenity/Transforms/Passes.h"
 
+#include "CheckedOptions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -313,34 +315,29 @@ SmallVector<memref::AllocaOp> promoteScalarsToRegisters(func::FuncOp func) {
 }
 
 struct SerenityStaticAllocPass
-    : public mlir::serenity::impl::SerenityStaticAllocPassBase<
-          SerenityStaticAllocPass> {
-  using Base::Base;
+    : public mlir::serenity::CheckedOptions<
+          SerenityStaticAllocPass,
+          mlir::serenity::impl::SerenityStaticAllocPassBase> {
+  using CheckedOptions::CheckedOptions;
 
-  /// Option errors at pipeline construction (no module dump, no location).
-  LogicalResult initializeOptions(
-      StringRef options,
-      function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
+  std::optional<std::string> optionError() const {
     if (!::serenity::parseAllocAlgorithm(algorithm))
-      return errorHandler("serenity-static-alloc: unknown algorithm '" +
-                          algorithm +
-                          "' (expected exact, best-fit or greedy-size)");
+      return "serenity-static-alloc: unknown algorithm '" + algorithm +
+             "' (expected exact, best-fit or greedy-size)";
     if (arena != "global" && arena != "argument")
-      return errorHandler("serenity-static-alloc: unknown arena '" + arena +
-                          "' (expected global or argument)");
+      return "serenity-static-alloc: unknown arena '" + arena +
+             "' (expected global or argument)";
     if (io != "caller" && io != "arena")
-      return errorHandler("serenity-static-alloc: unknown io '" + io +
-                          "' (expected caller or arena)");
+      return "serenity-static-alloc: unknown io '" + io +
+             "' (expected caller or arena)";
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
-      return errorHandler("serenity-static-alloc: alignment must be a "
-                          "positive power of two, got " +
-                          Twine(static_cast<int64_t>(alignment)));
+      return "serenity-static-alloc: alignment must be a positive power of "
+             "two, got " +
+             std::to_string(static_cast<int64_t>(alignment));
     if (!(timeLimit >= 0))
-      return errorHandler("serenity-static-alloc: time-limit must be "
-                          "non-negative (seconds)");
-    return success();
+      return std::string(
+          "serenity-static-alloc: time-limit must be non-negative (seconds)");
+    return std::nullopt;
   }
 
   void runOnOperation() override;
@@ -355,9 +352,10 @@ private:
 
 void SerenityStaticAllocPass::runOnOperation() {
   ModuleOp module = getOperation();
+  if (failed(checkOptions()))
+    return signalPassFailure();
   std::optional<::serenity::AllocAlgorithm> algo =
       ::serenity::parseAllocAlgorithm(algorithm);
-  assert(algo && "checked by initializeOptions");
 
   SymbolTable symbols(module);
   llvm::json::Array reports;
