@@ -21,6 +21,15 @@ checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
       value, llvm::join(allowed, ", ")));
 }
 
+/// Checks the outline-min-ops option (both builders take it).
+static LogicalResult
+checkOutlineMinOps(int64_t outlineMinOps,
+                   function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (outlineMinOps >= 0)
+    return success();
+  return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
+}
+
 /// Parses `text` into `pm`.
 static LogicalResult
 addPipeline(OpPassManager &pm, StringRef text,
@@ -62,10 +71,10 @@ LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
     int64_t outlineMinOps) {
-  if (failed(checkChoice("target", target, {"host", "cortex-m"}, errorHandler)))
+  if (failed(checkChoice("target", target, {"host", "cortex-m"},
+                         errorHandler)) ||
+      failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  if (outlineMinOps < 0)
-    return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
   std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
@@ -116,8 +125,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.tileChannels < 0)
     return errorHandler("serenity-pipeline: tile-channels must be >= 0 (0 = "
                         "all channels)");
-  if (options.outlineMinOps < 0)
-    return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
+  if (failed(checkOutlineMinOps(options.outlineMinOps, errorHandler)))
+    return failure();
   if (options.alignment == 0 ||
       (options.alignment & (options.alignment - 1)) != 0)
     return errorHandler("serenity-pipeline: alignment must be a power of two");

@@ -179,14 +179,10 @@ private:
       isReady[v] = 0;
       result.push_back(v);
       execution.run(v);
-      for (int b : problem.uses[v])
-        for (int w : problem.users[b])
-          if (isReady[w])
-            refresh(w);
-      for (int b : problem.sharedWrites[v])
-        for (int w : problem.writers[b])
-          if (isReady[w])
-            refresh(w);
+      execution.forEachAffected(v, [&](int w) {
+        if (isReady[w])
+          refresh(w);
+      });
       for (int s : problem.succs[v])
         if (inside[s] && --missing[s] == 0) {
           refresh(s);

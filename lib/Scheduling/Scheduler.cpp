@@ -250,7 +250,7 @@ void scheduleExact(const SchedulingProblem &problem,
     segment.lowerBound =
         std::max(segment.lowerBound, segment.problem.staticBound);
     floor = std::max(floor, segment.lowerBound);
-    if (segment.peak <= std::max(floor, segment.lowerBound))
+    if (segment.peak <= floor)
       continue;
     result.statesExplored += improveSegment(segment, floor, share, stateLimit);
     floor = std::max(floor, segment.lowerBound);

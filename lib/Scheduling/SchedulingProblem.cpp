@@ -314,16 +314,10 @@ std::vector<int> SchedulingProblem::greedyOrder() const {
     isReady[v] = 0;
     execution.run(v);
     order.push_back(v);
-    auto update = [&](int w) {
+    execution.forEachAffected(v, [&](int w) {
       if (isReady[w])
         gain[w] = execution.freedBytes(w) - execution.newBytes(w);
-    };
-    for (int b : uses[v])
-      for (int w : users[b])
-        update(w);
-    for (int b : sharedWrites[v])
-      for (int w : writers[b])
-        update(w);
+    });
     for (int s : succs[v])
       if (--indegree[s] == 0)
         makeReady(s);

@@ -97,6 +97,10 @@ public:
   void run(int node);
   /// Takes back run(node).
   void undo(int node);
+  /// Calls `fn(w)` for every node whose byte counts running `node` may
+  /// change: the other readers of its buffers and the other writers of its
+  /// shared buffers (possibly more than once).
+  template <typename Fn> void forEachAffected(int node, Fn fn) const;
 
 private:
   const SchedulingProblem &problem;
@@ -244,6 +248,16 @@ public:
   MemoryGraph subGraph(const std::vector<int> &segmentOf, int segment,
                        const std::vector<int> &nodes) const;
 };
+
+template <typename Fn>
+void Execution::forEachAffected(int node, Fn fn) const {
+  for (int b : problem.uses[node])
+    for (int w : problem.users[b])
+      fn(w);
+  for (int b : problem.sharedWrites[node])
+    for (int w : problem.writers[b])
+      fn(w);
+}
 
 } // namespace detail
 } // namespace serenity
