@@ -71,8 +71,8 @@ LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
     int64_t outlineMinOps) {
-  if (failed(checkChoice("target", target, {"host", "cortex-m"},
-                         errorHandler)) ||
+  if (failed(
+          checkChoice("target", target, {"host", "cortex-m"}, errorHandler)) ||
       failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
   std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);

@@ -249,8 +249,7 @@ public:
                        const std::vector<int> &nodes) const;
 };
 
-template <typename Fn>
-void Execution::forEachAffected(int node, Fn fn) const {
+template <typename Fn> void Execution::forEachAffected(int node, Fn fn) const {
   for (int b : problem.uses[node])
     for (int w : problem.users[b])
       fn(w);
