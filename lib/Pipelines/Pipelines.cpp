@@ -42,8 +42,15 @@ addPipeline(OpPassManager &pm, StringRef text,
   return success();
 }
 
+/// Whether `convKernels` (auto, loops or dot) means the dot-product kernels
+/// of serenity-int8-conv-kernels for `target`.
+static bool dotKernels(StringRef convKernels, StringRef target) {
+  return convKernels == "dot" || (convKernels == "auto" && target == "cortex-m");
+}
+
 /// The passes from memrefs (after static allocation) to the LLVM dialect.
-static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
+static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps,
+                                    bool dot) {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::string index = cortexM ? "{index-bitwidth=32}" : "";
@@ -55,6 +62,11 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
   // f32->int): expand it exactly into round/copysign arithmetic.
   if (cortexM)
     os << "math-expand-ops{ops=roundeven},";
+  // int8 convolutions as dot products (DSP instructions on Cortex-M) before
+  // the other linalg ops become loops.
+  if (dot)
+    os << "serenity-int8-conv-kernels{target="
+       << (cortexM ? "cortex-m" : "generic") << "},";
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
   os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
@@ -70,12 +82,15 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
 LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
-    int64_t outlineMinOps) {
+    int64_t outlineMinOps, StringRef convKernels) {
   if (failed(
           checkChoice("target", target, {"host", "cortex-m"}, errorHandler)) ||
+      failed(checkChoice("conv-kernels", convKernels, {"auto", "loops", "dot"},
+                         errorHandler)) ||
       failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);
+  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps,
+                                      dotKernels(convKernels, target));
   return addPipeline(pm, text, errorHandler);
 }
 
@@ -94,6 +109,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("target", options.target, {"host", "cortex-m"},
                          errorHandler)) ||
+      failed(checkChoice("conv-kernels", options.convKernels,
+                         {"auto", "loops", "dot"}, errorHandler)) ||
       failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
@@ -179,10 +196,16 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // Row-tile every conv with its requantization so only one row of the i32
   // accumulator is live (after accumulate-partial-sums, whose patterns need
   // the untiled convs).
+  // The dot-product kernels keep up to four channels' accumulators in
+  // registers: tiles of four channels by default.
+  const bool dot = dotKernels(options.convKernels, options.target);
+  int64_t tileChannels = options.tileChannels;
+  if (!options.tileChannels.hasValue() && dot)
+    tileChannels = 4;
   if (options.fuseRequantization)
     os << "func.func(serenity-fuse-requantization{tile-cols="
        << static_cast<int64_t>(options.tileCols)
-       << " tile-channels=" << static_cast<int64_t>(options.tileChannels)
+       << " tile-channels=" << tileChannels
        << " fuse-padding=" << (options.fusePadding ? "true" : "false")
        << "}),canonicalize,";
   // In-place concatenation: the tensor.empty each concat operand's producer
@@ -214,7 +237,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << "}";
   if (options.lowerToLLVM)
     os << ","
-       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps);
+       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps,
+                           dot);
   return addPipeline(pm, text, errorHandler);
 }
 

@@ -570,6 +570,9 @@ struct SerenityFuseRequantizationPass
     int64_t tc = tileCols == 0 ? cols : std::min<int64_t>(tileCols, cols);
     int64_t tf = tileChannels == 0 ? channels
                                    : std::min<int64_t>(tileChannels, channels);
+    // At most tile-channels channels: the largest divisor of the count.
+    while (channels % tf != 0)
+      --tf;
     bool singlePixel = rows == 1 && cols == 1;
     if (singlePixel && tf == channels)
       tf = 1;

@@ -56,6 +56,14 @@ struct SerenityPipelineOptions
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
       llvm::cl::init("host")};
+  Option<std::string> convKernels{
+      *this, "conv-kernels",
+      llvm::cl::desc("How int8 convolutions are lowered: loops "
+                     "(convert-linalg-to-loops), dot (serenity-int8-conv-"
+                     "kernels: DSP dot products on cortex-m, the same loops "
+                     "in plain arithmetic on the host) or auto (dot on "
+                     "cortex-m, loops on the host)"),
+      llvm::cl::init("auto")};
   Option<std::string> rewrite{
       *this, "rewrite",
       llvm::cl::desc("Identity graph rewriting before scheduling: none, "
@@ -102,7 +110,10 @@ struct SerenityPipelineOptions
   Option<int64_t> tileChannels{
       *this, "tile-channels",
       llvm::cl::desc("fuse-requantization: output channels per tile (0 = all; "
-                     "1 = one accumulator element, kept in a register)"),
+                     "1 = one accumulator element, kept in a register; the "
+                     "largest divisor of a conv's channel count up to this "
+                     "is used). Default: 4 with conv-kernels=dot (a block "
+                     "of accumulators in registers), else 1"),
       llvm::cl::init(1)};
   Option<bool> fusePadding{
       *this, "fuse-padding",
@@ -142,12 +153,13 @@ buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
 /// Adds the last part of the pipeline alone: from memrefs after static
 /// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
 /// or cortex-m (32-bit index), kernels outlined in functions with at least
-/// `outlineMinOps` of them. Tools that read the memref-level module first
+/// `outlineMinOps` of them, int8 convolutions lowered as `convKernels` says
+/// (auto, loops or dot; see SerenityPipelineOptions). Tools that read the memref-level module first
 /// (serenity-compile: signature, arena) run the pipeline in these two parts.
 LogicalResult buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
-    int64_t outlineMinOps = 256);
+    int64_t outlineMinOps = 256, StringRef convKernels = "auto");
 
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();

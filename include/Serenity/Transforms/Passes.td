@@ -315,8 +315,9 @@ def SerenityFuseRequantizationPass
            "Output columns per tile (must divide the output width; 0 = "
            "whole rows)">,
     Option<"tileChannels", "tile-channels", "int64_t", /*default=*/"1",
-           "Output channels per tile (must divide the channel count; 0 = "
-           "all channels). 1: one i32 accumulator per tile, which "
+           "Output channels per tile (0 = all channels; a conv whose "
+           "channel count it does not divide gets the largest divisor "
+           "below it). 1: one i32 accumulator per tile, which "
            "serenity-static-alloc keeps in a register">,
     Option<"allConvs", "all-convs", "bool", /*default=*/"false",
            "Also tile convolutions whose accumulator is not wider than the "
@@ -477,6 +478,43 @@ def SerenityCopyToLinalgPass
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def SerenityInt8ConvKernelsPass
+    : Pass<"serenity-int8-conv-kernels", "func::FuncOp"> {
+  let summary = "Lower int8 convolutions to dot-product kernels (SMLAD on "
+                "Cortex-M)";
+  let description = [{
+    Replaces each `linalg.conv_2d_nhwc_fhwc_q` and
+    `linalg.depthwise_conv_2d_nhwc_hwcm_q` (one channel per group) on
+    buffers, with int8 operands, an int32 accumulator and a filter zero point
+    of 0, by loops that read four int8 values per 32-bit load. With
+    `target=cortex-m` the arithmetic is the DSP extension's: `SXTB16` widens
+    bytes 0/2 and 1/3 into int16 lanes, `SSUB16` subtracts the input zero
+    point, `SMLAD` (convolution: the reduction runs along the input
+    channels, and along the window's columns when a row of the window is
+    contiguous) or `SMLABB`/`SMLATT` (depthwise: four channels per word)
+    accumulate. Up to four output channels are computed together, their
+    accumulators in registers, so each input word is loaded and widened once
+    for all of them. `target=generic` emits the same loops with the byte
+    arithmetic spelled out (any target; it tests the loop structure on the
+    host).
+
+    Every product and sum is the reference lowering's, in int32
+    wrap-around arithmetic and another order, so the result is bit-exact.
+    The loads use the buffers' addresses at any byte offset (ARMv7E-M `LDR`
+    accepts unaligned addresses). Convolutions that do not match are left to
+    `convert-linalg-to-loops`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cortex-m\"",
+           "Instructions to emit: cortex-m (DSP extension: Cortex-M4, M7, "
+           "M33, M55) or generic (plain integer arithmetic)">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
 }
 
 def SerenityElideOutputCopiesPass

@@ -1,0 +1,492 @@
+//===- Int8ConvKernels.cpp - Dot-product kernels for int8 convs -*- C++ -*-===//
+//
+// convert-linalg-to-loops turns an int8 linalg convolution into one scalar
+// multiply-accumulate per loop iteration: two byte loads, two sign
+// extensions, a zero-point subtraction, a multiply and an add. On a
+// Cortex-M with the DSP extension four int8 pairs fit in two 32-bit loads:
+// SXTB16 widens bytes 0/2 (and, on the word rotated by 8, bytes 1/3) into
+// two int16 lanes, SSUB16 subtracts the input zero point from both lanes
+// (the differences fit int16: [-255, 255]) and SMLAD multiplies both lane
+// pairs and adds them to an int32 accumulator. This is how CMSIS-NN's
+// kernels reach their speed; here it is a lowering of the convolution
+// itself, so the same function runs the same arithmetic.
+//
+// Exactness: every product and sum is the one the reference lowering
+// computes, in int32 wrap-around arithmetic, only in another order; int32
+// addition is associative and commutative, so the accumulators are equal bit
+// for bit.
+//
+// The kernels read memory through the buffers' addresses (a 32-bit load at
+// any byte offset: ARMv7-M LDR accepts unaligned addresses) and keep a block
+// of output-channel accumulators in registers across the whole reduction;
+// the input word is widened once for the block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYINT8CONVKERNELSPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// Static strides of a rank-4 memref whose innermost stride is 1, or
+/// nothing.
+std::optional<SmallVector<int64_t>> innerContiguousStrides(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getRank() != 4)
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic) || strides[3] != 1)
+    return std::nullopt;
+  return strides;
+}
+
+/// Emits the kernels' arithmetic: the DSP instructions on Cortex-M, or the
+/// same sums byte by byte (any target; used to test the loop structure on
+/// the host).
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, bool dsp)
+      : b(b), loc(loc), dsp(dsp), i8(b.getI8Type()), i32(b.getI32Type()),
+        ptrInt(dsp ? b.getI32Type() : b.getI64Type()),
+        ptr(LLVM::LLVMPointerType::get(b.getContext())) {}
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value int32(int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  }
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+  Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
+  Value mul(Value a, int64_t c) { return c == 1 ? a : mul(a, index(c)); }
+
+  /// The address of the element at offset 0 of `memref` (aligned pointer
+  /// plus the layout's offset; i8 elements, so offsets are bytes).
+  Value basePointer(Value memref) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = add(aligned, metadata.getOffset());
+    Value asInt = arith::IndexCastUIOp::create(b, loc, ptrInt, address);
+    return LLVM::IntToPtrOp::create(b, loc, ptr, asInt);
+  }
+
+  /// `base` + `byteOffset` (an index).
+  Value at(Value base, Value byteOffset) {
+    Value offset = arith::IndexCastOp::create(b, loc, ptrInt, byteOffset);
+    return LLVM::GEPOp::create(b, loc, ptr, i8, base,
+                               ArrayRef<LLVM::GEPArg>{offset});
+  }
+
+  /// Four bytes at `address` as one little-endian word (any alignment).
+  Value loadWord(Value address) {
+    return LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/1);
+  }
+  /// The sign-extended byte at `address`.
+  Value loadByte(Value address) {
+    Value byte = LLVM::LoadOp::create(b, loc, i8, address, /*alignment=*/1);
+    return arith::ExtSIOp::create(b, loc, i32, byte);
+  }
+
+  Value intrinsic(StringRef name, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, loc, i32, b.getStringAttr(name),
+                                         args)
+        .getResult(0);
+  }
+  /// The word rotated right by 8 bits (SXTB16 folds the rotation).
+  Value rotate8(Value word) {
+    Value low = arith::ShRUIOp::create(b, loc, word, int32(8));
+    Value high = arith::ShLIOp::create(b, loc, word, int32(24));
+    return arith::OrIOp::create(b, loc, low, high);
+  }
+  /// Byte k of `word`, sign-extended.
+  Value byteOf(Value word, int k) {
+    Value shifted =
+        k ? arith::ShRUIOp::create(b, loc, word, int32(8 * k)) : word;
+    Value byte = arith::TruncIOp::create(b, loc, i8, shifted);
+    return arith::ExtSIOp::create(b, loc, i32, byte);
+  }
+
+  /// The input word's widened lanes: bytes 0/2 and 1/3 as int16 pairs minus
+  /// the zero point (DSP), or the word itself (portable).
+  struct Widened {
+    Value word, even, odd;
+  };
+  Widened widenInput(Value word, Value zeroPair) {
+    if (!dsp)
+      return {word, {}, {}};
+    Value even = intrinsic("llvm.arm.sxtb16", word);
+    Value odd = intrinsic("llvm.arm.sxtb16", rotate8(word));
+    if (zeroPair) {
+      even = intrinsic("llvm.arm.ssub16", {even, zeroPair});
+      odd = intrinsic("llvm.arm.ssub16", {odd, zeroPair});
+    }
+    return {word, even, odd};
+  }
+  /// acc + sum over the four bytes k of (x_k - zero) * w_k.
+  Value dot4(const Widened &x, Value zero, Value weights, Value acc) {
+    if (dsp) {
+      Value even = intrinsic("llvm.arm.sxtb16", weights);
+      Value odd = intrinsic("llvm.arm.sxtb16", rotate8(weights));
+      acc = intrinsic("llvm.arm.smlad", {x.even, even, acc});
+      return intrinsic("llvm.arm.smlad", {x.odd, odd, acc});
+    }
+    for (int k = 0; k < 4; ++k)
+      acc = add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                         byteOf(weights, k)));
+    return acc;
+  }
+  /// Lane k (0..3) of acc + (x - zero) * w per byte lane, for the
+  /// depthwise kernel: the four channels of a word are independent.
+  Value lane(const Widened &x, Value zero, Value weights, int k, Value acc) {
+    if (dsp) {
+      // even lanes hold bytes 0 and 2, odd lanes bytes 1 and 3.
+      Value w = intrinsic("llvm.arm.sxtb16",
+                          k % 2 ? rotate8(weights) : weights);
+      return intrinsic(k < 2 ? "llvm.arm.smlabb" : "llvm.arm.smlatt",
+                       {k % 2 ? x.odd : x.even, w, acc});
+    }
+    return add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                        byteOf(weights, k)));
+  }
+  /// The zero point in both int16 lanes, or null when it is 0.
+  Value zeroPair(Value zero) {
+    if (!dsp || matchPattern(zero, m_Zero()))
+      return {};
+    Value low = arith::AndIOp::create(b, loc, zero, int32(0xFFFF));
+    Value high = arith::ShLIOp::create(b, loc, zero, int32(16));
+    return arith::OrIOp::create(b, loc, low, high);
+  }
+
+  /// scf.for from `lb` to `ub` by `step` carrying `values`.
+  SmallVector<Value>
+  loop(Value lb, Value ub, Value step, ValueRange values,
+       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, lb, ub, step, values,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getInsertionBlock());
+          SmallVector<Value> results = body(iv, args);
+          scf::YieldOp::create(b, loc, results);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  OpBuilder &b;
+  Location loc;
+  bool dsp;
+  Type i8, i32, ptrInt, ptr;
+};
+
+/// Strides and dilations of a named convolution, as integers.
+SmallVector<int64_t> attrValues(DenseIntElementsAttr attr) {
+  return llvm::to_vector(attr.getValues<int64_t>());
+}
+
+/// The largest block of output channels (4, 2 or 1) that divides `channels`
+/// (dynamic counts: 1).
+int64_t channelBlock(int64_t channels) {
+  if (ShapedType::isDynamic(channels))
+    return 1;
+  return channels % 4 == 0 ? 4 : channels % 2 == 0 ? 2 : 1;
+}
+
+/// Common checks: buffer semantics, int8 inputs, int32 accumulator, the
+/// filter's zero point a constant 0, inner dimensions contiguous.
+struct ConvOperands {
+  Value input, filter, inputZero, output;
+  SmallVector<int64_t> inStrides, filterStrides, strides, dilations;
+};
+std::optional<ConvOperands> matchOperands(linalg::LinalgOp op,
+                                          DenseIntElementsAttr strides,
+                                          DenseIntElementsAttr dilations) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 4)
+    return std::nullopt;
+  ConvOperands operands;
+  operands.input = op.getDpsInputs()[0];
+  operands.filter = op.getDpsInputs()[1];
+  operands.inputZero = op.getDpsInputs()[2];
+  operands.output = op.getDpsInits()[0];
+  Type i8 = IntegerType::get(op->getContext(), 8);
+  Type i32 = IntegerType::get(op->getContext(), 32);
+  if (getElementTypeOrSelf(operands.input.getType()) != i8 ||
+      getElementTypeOrSelf(operands.filter.getType()) != i8 ||
+      getElementTypeOrSelf(operands.output.getType()) != i32 ||
+      operands.inputZero.getType() != i32 ||
+      !matchPattern(op.getDpsInputs()[3], m_Zero()))
+    return std::nullopt;
+  auto in = innerContiguousStrides(operands.input);
+  auto filter = innerContiguousStrides(operands.filter);
+  if (!in || !filter)
+    return std::nullopt;
+  operands.inStrides = *in;
+  operands.filterStrides = *filter;
+  operands.strides = attrValues(strides);
+  operands.dilations = attrValues(dilations);
+  return operands;
+}
+
+/// Loops over the output pixels (n, oh, ow) and blocks of `block` channels;
+/// `body` gets the pixel indices, the block's first channel and its
+/// accumulators (loaded from the output) and returns them updated.
+void forEachOutputBlock(
+    KernelBuilder &k, Value output, int64_t block,
+    function_ref<SmallVector<Value>(ValueRange, Value, ValueRange)> body) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value zero = k.index(0), one = k.index(1);
+  auto dim = [&](int d) { return memref::DimOp::create(b, loc, output, d); };
+  Value n = dim(0), oh = dim(1), ow = dim(2), oc = dim(3);
+  auto loops = scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero, zero, zero}, ValueRange{n, oh, ow, oc},
+      ValueRange{one, one, one, k.index(block)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        SmallVector<Value> accs;
+        for (int64_t i = 0; i < block; ++i)
+          accs.push_back(memref::LoadOp::create(
+              b, loc, output,
+              ValueRange{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))}));
+        accs = body(ivs.take_front(3), ivs[3], accs);
+        for (int64_t i = 0; i < block; ++i)
+          memref::StoreOp::create(
+              b, loc, accs[i], output,
+              ValueRange{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))});
+      });
+  (void)loops;
+}
+
+/// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
+/// (in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] - zi) * filter[f, kh, kw, c].
+/// For each (kh, kw) the c values are contiguous in both operands; with
+/// unit column dilation and rows of exactly C elements, so is the whole
+/// (kw, c) row of the window: one run of KW*C bytes per kh.
+LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp) {
+  auto operands =
+      matchOperands(conv, conv.getStrides(), conv.getDilations());
+  if (!operands)
+    return failure();
+  auto filterType = cast<MemRefType>(operands->filter.getType());
+  int64_t channels = filterType.getDimSize(3);
+  if (ShapedType::isDynamic(channels))
+    return failure();
+  const SmallVector<int64_t> &is = operands->inStrides,
+                             &fs = operands->filterStrides;
+  bool merged = operands->dilations[1] == 1 && is[2] == channels &&
+                fs[2] == channels;
+  int64_t block = channelBlock(
+      cast<MemRefType>(operands->output.getType()).getDimSize(3));
+
+  OpBuilder b(conv);
+  KernelBuilder k(b, conv.getLoc(), dsp);
+  Location loc = conv.getLoc();
+  Value inBase = k.basePointer(operands->input);
+  Value filterBase = k.basePointer(operands->filter);
+  Value zeroPoint = operands->inputZero;
+  Value zeroPair = k.zeroPair(zeroPoint);
+  Value zero = k.index(0), one = k.index(1), four = k.index(4);
+  Value kh = memref::DimOp::create(b, loc, operands->filter, 1);
+  Value kw = memref::DimOp::create(b, loc, operands->filter, 2);
+  Value runLength = merged ? k.mul(kw, channels) : k.index(channels);
+  Value columnTrips = merged ? one : kw;
+  // Whole words of the run, then the bytes left.
+  Value words = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
+
+  forEachOutputBlock(
+      k, operands->output, block,
+      [&](ValueRange pixel, Value channel, ValueRange accs) {
+        Value rowBase = k.mul(pixel[1], operands->strides[0]);
+        Value colBase = k.mul(pixel[2], operands->strides[1]);
+        Value pixelOffset = k.mul(pixel[0], is[0]);
+        SmallVector<Value> filterOffsets;
+        for (int64_t i = 0; i < block; ++i)
+          filterOffsets.push_back(k.mul(k.add(channel, k.index(i)), fs[0]));
+        return k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
+          Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+          Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+          return k.loop(
+              zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
+                Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
+                Value inRun = k.add(inRow, k.mul(col, is[2]));
+                Value filterRun = k.add(k.mul(r, fs[1]), k.mul(c, fs[2]));
+                SmallVector<Value> filterRuns;
+                for (Value offset : filterOffsets)
+                  filterRuns.push_back(k.add(offset, filterRun));
+                SmallVector<Value> updated = k.loop(
+                    zero, words, four, accs, [&](Value j, ValueRange accs) {
+                      auto x = k.widenInput(
+                          k.loadWord(k.at(inBase, k.add(inRun, j))),
+                          zeroPair);
+                      SmallVector<Value> next;
+                      for (int64_t i = 0; i < block; ++i)
+                        next.push_back(k.dot4(
+                            x, zeroPoint,
+                            k.loadWord(k.at(filterBase,
+                                            k.add(filterRuns[i], j))),
+                            accs[i]));
+                      return next;
+                    });
+                return k.loop(
+                    words, runLength, one, updated,
+                    [&](Value j, ValueRange accs) {
+                      Value x = arith::SubIOp::create(
+                          b, loc, k.loadByte(k.at(inBase, k.add(inRun, j))),
+                          zeroPoint);
+                      SmallVector<Value> next;
+                      for (int64_t i = 0; i < block; ++i)
+                        next.push_back(k.add(
+                            accs[i],
+                            k.mul(x, k.loadByte(k.at(
+                                         filterBase,
+                                         k.add(filterRuns[i], j))))));
+                      return next;
+                    });
+              });
+        });
+      });
+  conv.erase();
+  return success();
+}
+
+/// linalg.depthwise_conv_2d_nhwc_hwcm_q with one channel per group (m = 1):
+/// out[n,oh,ow,c,0] += sum over (kh, kw) of (in[n, ih, iw, c] - zi) *
+/// filter[kh, kw, c, 0]. Four consecutive channels are one word of the
+/// input and one of the filter: each byte lane is its own accumulator.
+LogicalResult lowerDepthwise(linalg::DepthwiseConv2DNhwcHwcmQOp conv,
+                             bool dsp) {
+  auto operands =
+      matchOperands(conv, conv.getStrides(), conv.getDilations());
+  if (!operands)
+    return failure();
+  auto filterType = cast<MemRefType>(operands->filter.getType());
+  auto outType = cast<MemRefType>(operands->output.getType());
+  if (filterType.getDimSize(3) != 1 || outType.getRank() != 5 ||
+      outType.getDimSize(4) != 1 || ShapedType::isDynamic(outType.getDimSize(3)))
+    return failure();
+  int64_t channels = outType.getDimSize(3);
+  // The filter's [c, m] dimensions: c has stride 1 when m = 1.
+  SmallVector<int64_t> fs;
+  int64_t offset;
+  if (failed(filterType.getStridesAndOffset(fs, offset)) ||
+      llvm::any_of(fs, ShapedType::isDynamic) || fs[2] != 1)
+    return failure();
+  const SmallVector<int64_t> &is = operands->inStrides;
+  int64_t block = channels % 4 == 0 ? 4 : 1;
+
+  OpBuilder b(conv);
+  KernelBuilder k(b, conv.getLoc(), dsp);
+  Location loc = conv.getLoc();
+  Value inBase = k.basePointer(operands->input);
+  Value filterBase = k.basePointer(operands->filter);
+  Value zeroPoint = operands->inputZero;
+  Value zeroPair = k.zeroPair(zeroPoint);
+  Value zero = k.index(0), one = k.index(1);
+  Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
+  Value kw = memref::DimOp::create(b, loc, operands->filter, 1);
+  Value output = operands->output;
+  Value n = memref::DimOp::create(b, loc, output, 0);
+  Value oh = memref::DimOp::create(b, loc, output, 1);
+  Value ow = memref::DimOp::create(b, loc, output, 2);
+  scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero, zero, zero},
+      ValueRange{n, oh, ow, k.index(channels)},
+      ValueRange{one, one, one, k.index(block)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        auto outIndex = [&](int64_t i) {
+          return SmallVector<Value>{ivs[0], ivs[1], ivs[2],
+                                    k.add(ivs[3], k.index(i)), zero};
+        };
+        SmallVector<Value> accs;
+        for (int64_t i = 0; i < block; ++i)
+          accs.push_back(memref::LoadOp::create(b, loc, output, outIndex(i)));
+        Value rowBase = k.mul(ivs[1], operands->strides[0]);
+        Value colBase = k.mul(ivs[2], operands->strides[1]);
+        Value pixelOffset = k.add(k.mul(ivs[0], is[0]), ivs[3]);
+        accs = k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
+          Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+          Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+          return k.loop(zero, kw, one, accs, [&](Value c, ValueRange accs) {
+            Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
+            Value inAt = k.add(inRow, k.mul(col, is[2]));
+            Value filterAt =
+                k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), ivs[3]);
+            SmallVector<Value> next;
+            if (block == 4) {
+              auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), zeroPair);
+              Value w = k.loadWord(k.at(filterBase, filterAt));
+              for (int i = 0; i < 4; ++i)
+                next.push_back(k.lane(x, zeroPoint, w, i, accs[i]));
+              return next;
+            }
+            Value x = arith::SubIOp::create(
+                b, loc, k.loadByte(k.at(inBase, inAt)), zeroPoint);
+            next.push_back(
+                k.add(accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
+            return next;
+          });
+        });
+        for (int64_t i = 0; i < block; ++i)
+          memref::StoreOp::create(b, loc, accs[i], output, outIndex(i));
+      });
+  conv.erase();
+  return success();
+}
+
+struct SerenityInt8ConvKernelsPass
+    : public mlir::serenity::impl::SerenityInt8ConvKernelsPassBase<
+          SerenityInt8ConvKernelsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *) override {
+    if (target != "cortex-m" && target != "generic")
+      return emitError(UnknownLoc::get(&getContext()),
+                       "serenity-int8-conv-kernels: invalid target='")
+             << target << "' (expected one of: cortex-m, generic)";
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
+    bool dsp = target == "cortex-m";
+    SmallVector<Operation *> convs;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::DepthwiseConv2DNhwcHwcmQOp>(
+              op))
+        convs.push_back(op);
+    });
+    for (Operation *op : convs) {
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
+        (void)lowerConv(conv, dsp);
+      else
+        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op),
+                             dsp);
+    }
+  }
+};
+
+} // namespace
