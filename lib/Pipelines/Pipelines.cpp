@@ -188,8 +188,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   os << "func.func(serenity-concat-copies{concat=" << concatMode << "}),";
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
+  // On Cortex-M the requantizations' tosa.apply_scale with 32-bit shifts
+  // where the shift allows (the same values).
   os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
-        "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
+     << (options.target == "cortex-m" ? "serenity-apply-scale-32," : "")
+     << "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
         "canonicalize,";
   if (options.accumulateInPlace)
     os << "func.func(serenity-accumulate-partial-sums),";

@@ -480,6 +480,26 @@ def SerenityCopyToLinalgPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SerenityApplyScale32Pass
+    : Pass<"serenity-apply-scale-32", "func::FuncOp"> {
+  let summary = "Lower tosa.apply_scale with 32-bit shifts where the shift "
+                "allows (Cortex-M)";
+  let description = [{
+    Replaces each `tosa.apply_scale` on int32 values by arith operations
+    that compute the same value, `(v * m + 2^(s-1) + d) >> s` in 64 bits
+    (`d` the double-rounding term), with 32-bit shifts when `s >= 33`: the
+    result is then `((hi(v * m + d) >> (s - 33)) + 1) >> 1`. Smaller shifts
+    take the 64-bit formula in the other branch of an `scf.if`. On a 32-bit
+    core this replaces two 64-bit shifts by a variable amount (each a
+    sequence of shifts, compares and conditional moves) by two 32-bit
+    shifts; the derivation is in lib/Transforms/ApplyScale.cpp. Runs before
+    `tosa-to-arith`, which lowers the remaining `tosa.apply_scale` ops.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def SerenityInt8ConvKernelsPass
     : Pass<"serenity-int8-conv-kernels", "func::FuncOp"> {
   let summary = "Lower int8 convolutions to dot-product kernels (SMLAD on "

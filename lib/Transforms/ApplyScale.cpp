@@ -1,0 +1,120 @@
+//===- ApplyScale.cpp - tosa.apply_scale for 32-bit targets -----*- C++ -*-===//
+//
+// tosa.apply_scale(v, m, s) = (v * m + 2^(s-1) + d) >> s in 64 bits, where
+// d = +-2^30 (the sign of v) for DOUBLE_ROUND with s > 31, else 0. The
+// upstream lowering (tosa-to-arith) computes 2^(s-1) and the final shift as
+// 64-bit shifts by a variable amount: on a 32-bit core each is a sequence of
+// shifts, compares and conditional moves, about 40 instructions per
+// requantized element on Cortex-M4. For s >= 33 (every requantization with
+// a scale below 2^-2; TFLite int8 models have s in 33..45 almost
+// everywhere) the same value needs 32-bit shifts only:
+//
+//   u = v * m + d                  (64 bits: SMULL/SMLAL and a carry)
+//   floor((u + 2^(s-1)) / 2^s) = floor((floor(u / 2^(s-1)) + 1) / 2)
+//                                  (u = q 2^(s-1) + r, 0 <= r < 2^(s-1))
+//   floor(u / 2^(s-1)) = hi(u) >> (s - 33)   (s - 1 >= 32)
+//
+// and |v * m| <= 2^62 keeps hi(u) + 1 within int32. Other shifts take the
+// 64-bit formula, in the other branch of an scf.if.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYAPPLYSCALE32PASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+void lowerApplyScale(tosa::ApplyScaleOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  const bool doubleRound =
+      op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+  Value value = op.getValue(), multiplier = op.getMultiplier();
+  Value shift = arith::ExtUIOp::create(b, loc, i32, op.getShift());
+  Value product = arith::MulIOp::create(
+      b, loc, arith::ExtSIOp::create(b, loc, i64, value),
+      arith::ExtSIOp::create(b, loc, i64, multiplier));
+  // d, for DOUBLE_ROUND when s > 31.
+  Value nonNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            value, c32(0));
+  Value adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
+                                         c64(-(int64_t(1) << 30)));
+  Value fast =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, shift, c32(33));
+  auto ifOp = scf::IfOp::create(
+      b, loc, fast,
+      [&](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
+                              : product;
+        Value high = arith::TruncIOp::create(
+            b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
+        Value q = arith::ShRSIOp::create(
+            b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
+        Value result = arith::ShRSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, q, c32(1)), c32(1));
+        scf::YieldOp::create(b, loc, result);
+      },
+      [&](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        Value shift64 = arith::ExtUIOp::create(b, loc, i64, op.getShift());
+        Value round = arith::ShRUIOp::create(
+            b, loc, arith::ShLIOp::create(b, loc, c64(1), shift64), c64(1));
+        Value sum = arith::AddIOp::create(b, loc, product, round);
+        if (doubleRound) {
+          Value wide = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ugt, shift, c32(31));
+          sum = arith::SelectOp::create(
+              b, loc, wide, arith::AddIOp::create(b, loc, sum, adjust), sum);
+        }
+        Value result = arith::TruncIOp::create(
+            b, loc, i32, arith::ShRSIOp::create(b, loc, sum, shift64));
+        scf::YieldOp::create(b, loc, result);
+      });
+  op.getResult().replaceAllUsesWith(ifOp.getResult(0));
+  op.erase();
+}
+
+struct SerenityApplyScale32Pass
+    : public mlir::serenity::impl::SerenityApplyScale32PassBase<
+          SerenityApplyScale32Pass> {
+  void runOnOperation() override {
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
+    SmallVector<tosa::ApplyScaleOp> ops;
+    getOperation().walk([&](tosa::ApplyScaleOp op) {
+      if (op.getValue().getType().isInteger(32) &&
+          op.getMultiplier().getType().isInteger(32) &&
+          op.getShift().getType().isInteger(8) &&
+          op.getType().isInteger(32))
+        ops.push_back(op);
+    });
+    for (tosa::ApplyScaleOp op : ops)
+      lowerApplyScale(op);
+  }
+};
+
+} // namespace
