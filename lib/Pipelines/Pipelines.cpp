@@ -56,17 +56,18 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps,
   std::string index = cortexM ? "{index-bitwidth=32}" : "";
   // Kernels of large functions in functions of their own: the loop lowering
   // below then works on many small functions (in parallel, linear time).
+  // int8 convolutions as dot products (DSP instructions on Cortex-M) before
+  // the other linalg ops become loops (a module pass: it adds the widened
+  // filters' globals).
+  if (dot)
+    os << "serenity-int8-conv-kernels{target="
+       << (cortexM ? "cortex-m" : "generic") << "},";
   os << "serenity-outline-kernels{min-ops=" << outlineMinOps << "},";
   os << "func.func(";
   // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
   // f32->int): expand it exactly into round/copysign arithmetic.
   if (cortexM)
     os << "math-expand-ops{ops=roundeven},";
-  // int8 convolutions as dot products (DSP instructions on Cortex-M) before
-  // the other linalg ops become loops.
-  if (dot)
-    os << "serenity-int8-conv-kernels{target="
-       << (cortexM ? "cortex-m" : "generic") << "},";
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
   os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"

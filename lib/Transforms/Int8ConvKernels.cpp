@@ -31,6 +31,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir {
 namespace serenity {
@@ -153,6 +154,30 @@ public:
                          byteOf(weights, k)));
     return acc;
   }
+  /// acc + sum over k of (x_k - zero) * w_k, the weights widened at compile
+  /// time (widenFilter): int16 (w0, w2) at `address`, (w1, w3) 4 bytes on.
+  Value dot4Widened(const Widened &x, Value zero, Value address, Value acc) {
+    Value even = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
+    Value odd = LLVM::LoadOp::create(
+        b, loc, i32, at(address, index(4)), /*alignment=*/4);
+    if (dsp) {
+      acc = intrinsic("llvm.arm.smlad", {x.even, even, acc});
+      return intrinsic("llvm.arm.smlad", {x.odd, odd, acc});
+    }
+    auto half = [&](Value word, bool high) {
+      if (high)
+        return arith::ShRSIOp::create(b, loc, word, int32(16)).getResult();
+      Value low = arith::TruncIOp::create(b, loc, b.getI16Type(), word);
+      return arith::ExtSIOp::create(b, loc, i32, low).getResult();
+    };
+    Value w[4] = {half(even, false), half(odd, false), half(even, true),
+                  half(odd, true)};
+    for (int k = 0; k < 4; ++k)
+      acc = add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                         w[k]));
+    return acc;
+  }
+
   /// Lane k (0..3) of acc + (x - zero) * w per byte lane, for the
   /// depthwise kernel: the four channels of a word are independent.
   Value lane(const Widened &x, Value zero, Value weights, int k, Value acc) {
@@ -276,12 +301,97 @@ void forEachOutputBlock(
   (void)loops;
 }
 
+/// Filters widened at compile time: for each constant int8 filter global,
+/// a global of int16 values in groups of four reordered (w0, w2, w1, w3), so
+/// that the 32-bit words at 8g and 8g + 4 are the lanes SXTB16 makes of the
+/// input word (bytes 0/2 and 1/3): the kernel loads them (LDRD) instead of
+/// widening the weights for every output pixel. Twice the flash of the
+/// filter; the int8 global goes away when nothing else reads it.
+class WidenedFilters {
+public:
+  explicit WidenedFilters(ModuleOp module) : module(module), symbols(module) {}
+
+  /// The int8 global `filter` is a view of (through subviews), or null.
+  memref::GlobalOp sourceOf(Value filter) {
+    while (auto subview = filter.getDefiningOp<memref::SubViewOp>())
+      filter = subview.getSource();
+    auto getGlobal = filter.getDefiningOp<memref::GetGlobalOp>();
+    if (!getGlobal)
+      return {};
+    auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
+    if (!global || !global.getConstant() ||
+        !isa_and_nonnull<DenseElementsAttr>(global.getConstantInitValue()) ||
+        !global.getType().getElementType().isInteger(8) ||
+        global.getType().getNumElements() % 4 != 0)
+      return {};
+    return global;
+  }
+
+  /// The widened copy of `global` (created once).
+  memref::GlobalOp widened(memref::GlobalOp global) {
+    auto it = copies.find(global);
+    if (it != copies.end())
+      return it->second;
+    auto values = cast<DenseElementsAttr>(global.getConstantInitValue());
+    SmallVector<int16_t> wide;
+    wide.reserve(values.getNumElements());
+    auto bytes = llvm::to_vector(values.getValues<int8_t>());
+    for (size_t g = 0; g + 3 < bytes.size(); g += 4)
+      for (int k : {0, 2, 1, 3})
+        wide.push_back(bytes[g + k]);
+    OpBuilder b(global);
+    auto type = MemRefType::get({static_cast<int64_t>(wide.size())},
+                                b.getI16Type());
+    auto copy = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + "_smlad").str(),
+        b.getStringAttr("private"), type,
+        DenseElementsAttr::get(
+            RankedTensorType::get(type.getShape(), b.getI16Type()),
+            ArrayRef<int16_t>(wide)),
+        /*constant=*/true, b.getI64IntegerAttr(8));
+    symbols.insert(copy);
+    copies[global] = copy;
+    return copy;
+  }
+
+  /// Erases the int8 globals (and their dead views) nothing reads any more.
+  void eraseUnused() {
+    for (auto &entry : copies) {
+      auto global = cast<memref::GlobalOp>(entry.first);
+      SmallVector<memref::GetGlobalOp> reads;
+      module.walk([&](memref::GetGlobalOp read) {
+        if (read.getName() == global.getSymName())
+          reads.push_back(read);
+      });
+      for (memref::GetGlobalOp read : reads)
+        eraseDeadViews(read.getResult());
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    }
+    copies.clear();
+  }
+
+private:
+  static void eraseDeadViews(Value value) {
+    for (Operation *user : llvm::make_early_inc_range(value.getUsers()))
+      if (auto subview = dyn_cast<memref::SubViewOp>(user))
+        eraseDeadViews(subview.getResult());
+    if (Operation *def = value.getDefiningOp(); def && def->use_empty())
+      def->erase();
+  }
+
+  ModuleOp module;
+  SymbolTable symbols;
+  llvm::DenseMap<Operation *, memref::GlobalOp> copies;
+};
+
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
 /// (in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] - zi) * filter[f, kh, kw, c].
 /// For each (kh, kw) the c values are contiguous in both operands; with
 /// unit column dilation and rows of exactly C elements, so is the whole
 /// (kw, c) row of the window: one run of KW*C bytes per kh.
-LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp) {
+LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
+                        WidenedFilters &filters) {
   auto operands =
       matchOperands(conv, conv.getStrides(), conv.getDilations());
   if (!operands)
@@ -296,12 +406,35 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp) {
                 fs[2] == channels;
   int64_t block = channelBlock(
       cast<MemRefType>(operands->output.getType()).getDimSize(3));
+  // Runs of whole words from word boundaries of the filter: its widened copy
+  // (a view of a constant global keeping every input channel).
+  memref::GlobalOp source;
+  if (channels % 4 == 0)
+    source = filters.sourceOf(operands->filter);
+  if (source && source.getType().getRank() == 4 &&
+      source.getType().getDimSize(3) != channels)
+    source = {};
 
   OpBuilder b(conv);
   KernelBuilder k(b, conv.getLoc(), dsp);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
-  Value filterBase = k.basePointer(operands->filter);
+  Value filterBase;
+  if (source) {
+    // The element offset of the filter view in its global, in bytes of the
+    // int16 copy.
+    memref::GlobalOp copy = filters.widened(source);
+    Value wide = memref::GetGlobalOp::create(b, loc, copy.getType(),
+                                             copy.getSymName());
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
+    Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, wide);
+    Value address = k.add(aligned, k.mul(metadata.getOffset(), 2));
+    Value asInt = arith::IndexCastUIOp::create(b, loc, k.ptrInt, address);
+    filterBase = LLVM::IntToPtrOp::create(b, loc, k.ptr, asInt);
+  } else {
+    filterBase = k.basePointer(operands->filter);
+  }
   Value zeroPoint = operands->inputZero;
   Value zeroPair = k.zeroPair(zeroPoint);
   Value zero = k.index(0), one = k.index(1), four = k.index(4);
@@ -339,14 +472,23 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp) {
                           k.loadWord(k.at(inBase, k.add(inRun, j))),
                           zeroPair);
                       SmallVector<Value> next;
-                      for (int64_t i = 0; i < block; ++i)
-                        next.push_back(k.dot4(
-                            x, zeroPoint,
-                            k.loadWord(k.at(filterBase,
-                                            k.add(filterRuns[i], j))),
-                            accs[i]));
+                      for (int64_t i = 0; i < block; ++i) {
+                        Value offset = k.add(filterRuns[i], j);
+                        next.push_back(
+                            source
+                                ? k.dot4Widened(
+                                      x, zeroPoint,
+                                      k.at(filterBase, k.mul(offset, 2)),
+                                      accs[i])
+                                : k.dot4(x, zeroPoint,
+                                         k.loadWord(k.at(filterBase, offset)),
+                                         accs[i]));
+                      }
                       return next;
                     });
+                // Whole words only when the channels are (source).
+                if (source)
+                  return updated;
                 return k.loop(
                     words, runLength, one, updated,
                     [&](Value j, ValueRange accs) {
@@ -470,22 +612,27 @@ struct SerenityInt8ConvKernelsPass
   }
 
   void runOnOperation() override {
-    if (mlir::serenity::isUnoptimized(getOperation()))
-      return;
     bool dsp = target == "cortex-m";
     SmallVector<Operation *> convs;
-    getOperation().walk([&](Operation *op) {
-      if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::DepthwiseConv2DNhwcHwcmQOp>(
-              op))
-        convs.push_back(op);
+    getOperation().walk([&](func::FuncOp function) {
+      // serenity-pipeline leaves this function to the upstream lowering.
+      if (mlir::serenity::isUnoptimized(function))
+        return;
+      function.walk([&](Operation *op) {
+        if (isa<linalg::Conv2DNhwcFhwcQOp,
+                linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
+          convs.push_back(op);
+      });
     });
+    WidenedFilters filters(getOperation());
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
-        (void)lowerConv(conv, dsp);
+        (void)lowerConv(conv, dsp, filters);
       else
         (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op),
                              dsp);
     }
+    filters.eraseUnused();
   }
 };
 

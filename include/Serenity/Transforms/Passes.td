@@ -501,7 +501,7 @@ def SerenityApplyScale32Pass
 }
 
 def SerenityInt8ConvKernelsPass
-    : Pass<"serenity-int8-conv-kernels", "func::FuncOp"> {
+    : Pass<"serenity-int8-conv-kernels", "ModuleOp"> {
   let summary = "Lower int8 convolutions to dot-product kernels (SMLAD on "
                 "Cortex-M)";
   let description = [{
@@ -516,7 +516,12 @@ def SerenityInt8ConvKernelsPass
     contiguous) or `SMLABB`/`SMLATT` (depthwise: four channels per word)
     accumulate. Up to four output channels are computed together, their
     accumulators in registers, so each input word is loaded and widened once
-    for all of them. `target=generic` emits the same loops with the byte
+    for all of them. A convolution whose filter is a view of a constant
+    global, with a multiple of four input channels, reads a copy of the
+    filter widened to int16 at compile time (a new global, twice the
+    filter's bytes, in the order SMLAD pairs them; the int8 global is erased
+    when nothing else reads it): two word loads and two SMLADs per four
+    weights instead of a load, two SXTB16 and two SMLADs. `target=generic` emits the same loops with the byte
     arithmetic spelled out (any target; it tests the loop structure on the
     host).
 
@@ -533,7 +538,8 @@ def SerenityInt8ConvKernelsPass
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
-    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::func::FuncDialect"
   ];
 }
 
