@@ -23,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckedOptions.h"
+
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -243,20 +245,24 @@ struct ConvOperands {
 std::optional<ConvOperands> matchOperands(linalg::LinalgOp op,
                                           DenseIntElementsAttr strides,
                                           DenseIntElementsAttr dilations) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 4)
+  // The quantized ops carry the zero points; the others (i8 operands and an
+  // i32 result, as tosa-to-linalg-named makes for zero points of 0) none.
+  const bool quantized = op.getNumDpsInputs() == 4;
+  if (!op.hasPureBufferSemantics() ||
+      (op.getNumDpsInputs() != 4 && op.getNumDpsInputs() != 2))
     return std::nullopt;
   ConvOperands operands;
   operands.input = op.getDpsInputs()[0];
   operands.filter = op.getDpsInputs()[1];
-  operands.inputZero = op.getDpsInputs()[2];
+  operands.inputZero = quantized ? op.getDpsInputs()[2] : Value();
   operands.output = op.getDpsInits()[0];
   Type i8 = IntegerType::get(op->getContext(), 8);
   Type i32 = IntegerType::get(op->getContext(), 32);
   if (getElementTypeOrSelf(operands.input.getType()) != i8 ||
       getElementTypeOrSelf(operands.filter.getType()) != i8 ||
       getElementTypeOrSelf(operands.output.getType()) != i32 ||
-      operands.inputZero.getType() != i32 ||
-      !matchPattern(op.getDpsInputs()[3], m_Zero()))
+      (quantized && (operands.inputZero.getType() != i32 ||
+                     !matchPattern(op.getDpsInputs()[3], m_Zero()))))
     return std::nullopt;
   auto in = innerContiguousStrides(operands.input);
   auto filter = innerContiguousStrides(operands.filter);
@@ -354,6 +360,34 @@ public:
     return copy;
   }
 
+  /// A global of the sums of `global`'s weights per output channel (its
+  /// first dimension), created once.
+  memref::GlobalOp sums(memref::GlobalOp global) {
+    auto it = sumCopies.find(global);
+    if (it != sumCopies.end())
+      return it->second;
+    auto values = cast<DenseElementsAttr>(global.getConstantInitValue());
+    auto bytes = llvm::to_vector(values.getValues<int8_t>());
+    int64_t channels = global.getType().getDimSize(0);
+    int64_t per = static_cast<int64_t>(bytes.size()) / channels;
+    SmallVector<int32_t> sums(channels, 0);
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < per; ++i)
+        sums[c] += bytes[c * per + i];
+    OpBuilder b(global);
+    auto type = MemRefType::get({channels}, b.getI32Type());
+    auto copy = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + "_sums").str(),
+        b.getStringAttr("private"), type,
+        DenseElementsAttr::get(
+            RankedTensorType::get(type.getShape(), b.getI32Type()),
+            ArrayRef<int32_t>(sums)),
+        /*constant=*/true, b.getI64IntegerAttr(4));
+    symbols.insert(copy);
+    sumCopies[global] = copy;
+    return copy;
+  }
+
   /// Erases the int8 globals (and their dead views) nothing reads any more.
   void eraseUnused() {
     for (auto &entry : copies) {
@@ -382,7 +416,7 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
-  llvm::DenseMap<Operation *, memref::GlobalOp> copies;
+  llvm::DenseMap<Operation *, memref::GlobalOp> copies, sumCopies;
 };
 
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
@@ -390,8 +424,8 @@ private:
 /// For each (kh, kw) the c values are contiguous in both operands; with
 /// unit column dilation and rows of exactly C elements, so is the whole
 /// (kw, c) row of the window: one run of KW*C bytes per kh.
-LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
-                        WidenedFilters &filters) {
+template <typename ConvOp>
+LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   auto operands =
       matchOperands(conv, conv.getStrides(), conv.getDilations());
   if (!operands)
@@ -435,8 +469,29 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
   } else {
     filterBase = k.basePointer(operands->filter);
   }
-  Value zeroPoint = operands->inputZero;
-  Value zeroPair = k.zeroPair(zeroPoint);
+  Value zeroPoint =
+      operands->inputZero ? operands->inputZero : k.int32(0);
+  // A window that is always the whole filter (no clipped border, e.g. a 1x1
+  // conv): sum (x - z) w = sum x w - z sum w, so the zero point is taken
+  // out of the loop: the accumulators start at bias - z * (sum of the
+  // channel's weights).
+  auto wholeFilter = cast<MemRefType>(operands->filter.getType());
+  bool foldZero = source && !matchPattern(zeroPoint, m_Zero()) &&
+                  wholeFilter.hasStaticShape() &&
+                  wholeFilter.getDimSize(1) == source.getType().getDimSize(1) &&
+                  wholeFilter.getDimSize(2) == source.getType().getDimSize(2);
+  Value firstChannel, weightSums, foldedZero = zeroPoint;
+  if (foldZero) {
+    memref::GlobalOp table = filters.sums(source);
+    weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
+                                             table.getSymName());
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
+    firstChannel = arith::DivUIOp::create(b, loc, metadata.getOffset(),
+                                          k.index(fs[0]));
+    foldedZero = k.int32(0);
+  }
+  Value zeroPair = k.zeroPair(foldedZero);
   Value zero = k.index(0), one = k.index(1), four = k.index(4);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 1);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 2);
@@ -455,7 +510,16 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
         SmallVector<Value> filterOffsets;
         for (int64_t i = 0; i < block; ++i)
           filterOffsets.push_back(k.mul(k.add(channel, k.index(i)), fs[0]));
-        return k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
+        SmallVector<Value> start(accs);
+        if (foldZero)
+          for (int64_t i = 0; i < block; ++i) {
+            Value sum = memref::LoadOp::create(
+                b, loc, weightSums,
+                k.add(firstChannel, k.add(channel, k.index(i))));
+            start[i] = arith::SubIOp::create(b, loc, start[i],
+                                             k.mul(zeroPoint, sum));
+          }
+        return k.loop(zero, kh, one, start, [&](Value r, ValueRange accs) {
           Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
           Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
           return k.loop(
@@ -477,7 +541,7 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
                         next.push_back(
                             source
                                 ? k.dot4Widened(
-                                      x, zeroPoint,
+                                      x, foldedZero,
                                       k.at(filterBase, k.mul(offset, 2)),
                                       accs[i])
                                 : k.dot4(x, zeroPoint,
@@ -515,8 +579,8 @@ LogicalResult lowerConv(linalg::Conv2DNhwcFhwcQOp conv, bool dsp,
 /// out[n,oh,ow,c,0] += sum over (kh, kw) of (in[n, ih, iw, c] - zi) *
 /// filter[kh, kw, c, 0]. Four consecutive channels are one word of the
 /// input and one of the filter: each byte lane is its own accumulator.
-LogicalResult lowerDepthwise(linalg::DepthwiseConv2DNhwcHwcmQOp conv,
-                             bool dsp) {
+template <typename ConvOp>
+LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
   auto operands =
       matchOperands(conv, conv.getStrides(), conv.getDilations());
   if (!operands)
@@ -541,7 +605,8 @@ LogicalResult lowerDepthwise(linalg::DepthwiseConv2DNhwcHwcmQOp conv,
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
   Value filterBase = k.basePointer(operands->filter);
-  Value zeroPoint = operands->inputZero;
+  Value zeroPoint =
+      operands->inputZero ? operands->inputZero : k.int32(0);
   Value zeroPair = k.zeroPair(zeroPoint);
   Value zero = k.index(0), one = k.index(1);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
@@ -599,19 +664,21 @@ LogicalResult lowerDepthwise(linalg::DepthwiseConv2DNhwcHwcmQOp conv,
 }
 
 struct SerenityInt8ConvKernelsPass
-    : public mlir::serenity::impl::SerenityInt8ConvKernelsPassBase<
-          SerenityInt8ConvKernelsPass> {
-  using Base::Base;
+    : public mlir::serenity::CheckedOptions<
+          SerenityInt8ConvKernelsPass,
+          mlir::serenity::impl::SerenityInt8ConvKernelsPassBase> {
+  using CheckedOptions::CheckedOptions;
 
-  LogicalResult initialize(MLIRContext *) override {
-    if (target != "cortex-m" && target != "generic")
-      return emitError(UnknownLoc::get(&getContext()),
-                       "serenity-int8-conv-kernels: invalid target='")
-             << target << "' (expected one of: cortex-m, generic)";
-    return success();
+  std::optional<std::string> optionError() const {
+    if (target == "cortex-m" || target == "generic")
+      return std::nullopt;
+    return "serenity-int8-conv-kernels: invalid target='" + target +
+           "' (expected one of: cortex-m, generic)";
   }
 
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     bool dsp = target == "cortex-m";
     SmallVector<Operation *> convs;
     getOperation().walk([&](func::FuncOp function) {
@@ -619,8 +686,9 @@ struct SerenityInt8ConvKernelsPass
       if (mlir::serenity::isUnoptimized(function))
         return;
       function.walk([&](Operation *op) {
-        if (isa<linalg::Conv2DNhwcFhwcQOp,
-                linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
+        if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp,
+                linalg::DepthwiseConv2DNhwcHwcmQOp,
+                linalg::DepthwiseConv2DNhwcHwcmOp>(op))
           convs.push_back(op);
       });
     });
@@ -628,9 +696,12 @@ struct SerenityInt8ConvKernelsPass
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
         (void)lowerConv(conv, dsp, filters);
+      else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
+        (void)lowerConv(conv, dsp, filters);
+      else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
+        (void)lowerDepthwise(conv, dsp);
       else
-        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op),
-                             dsp);
+        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), dsp);
     }
     filters.eraseUnused();
   }

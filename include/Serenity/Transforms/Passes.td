@@ -505,10 +505,10 @@ def SerenityInt8ConvKernelsPass
   let summary = "Lower int8 convolutions to dot-product kernels (SMLAD on "
                 "Cortex-M)";
   let description = [{
-    Replaces each `linalg.conv_2d_nhwc_fhwc_q` and
-    `linalg.depthwise_conv_2d_nhwc_hwcm_q` (one channel per group) on
+    Replaces each `linalg.conv_2d_nhwc_fhwc(_q)` and
+    `linalg.depthwise_conv_2d_nhwc_hwcm(_q)` (one channel per group) on
     buffers, with int8 operands, an int32 accumulator and a filter zero point
-    of 0, by loops that read four int8 values per 32-bit load. With
+    of 0 (the ops without `_q`: both zero points 0), by loops that read four int8 values per 32-bit load. With
     `target=cortex-m` the arithmetic is the DSP extension's: `SXTB16` widens
     bytes 0/2 and 1/3 into int16 lanes, `SSUB16` subtracts the input zero
     point, `SMLAD` (convolution: the reduction runs along the input

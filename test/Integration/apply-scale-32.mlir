@@ -1,0 +1,7 @@
+// serenity-apply-scale-32 computes what the upstream lowering of
+// tosa.apply_scale computes: 6100 seeded triples (every shift 2..62, values
+// and multipliers over int32 with its extremes), both rounding modes, run by
+// mlir-runner with and without the pass.
+// RUN: %python %integration/apply_scale.py | FileCheck %s
+// CHECK: apply_scale DOUBLE_ROUND: 6100 values, 6100 computed, 0 differ
+// CHECK: apply_scale SINGLE_ROUND: 6100 values, 6100 computed, 0 differ

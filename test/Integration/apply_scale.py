@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Checks serenity-apply-scale-32 against the upstream lowering of
+tosa.apply_scale (tosa-to-arith{include-apply-rescale=true}): one module
+applies both rounding modes to N seeded (value, multiplier, shift) triples
+(every shift from 2 to 62, values and multipliers over the whole int32 range
+with its extremes), lowered once with the pass and once without, both run by
+mlir-runner; prints how many results differ.
+
+Usage: apply_scale.py [--count N] [--seed S]
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_lowering as cl  # noqa: E402
+
+LOWER = ("func.func(convert-linalg-to-loops,convert-scf-to-cf),finalize-memref-to-llvm,"
+         "func.func(convert-arith-to-llvm),convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts")
+
+
+def module(values, multipliers, shifts):
+    n = len(values)
+
+    def glob(name, data, ty):
+        return (f'memref.global "private" constant @{name} : memref<{n}x{ty}> = '
+                f'dense<[{", ".join(str(x) for x in data)}]>')
+
+    body = [glob("v", values, "i32"), glob("m", multipliers, "i32"), glob("s", shifts, "i8"),
+            "func.func private @printMemrefI32(memref<*xi32>)",
+            "func.func @main() {",
+            f"  %v = memref.get_global @v : memref<{n}xi32>",
+            f"  %m = memref.get_global @m : memref<{n}xi32>",
+            f"  %s = memref.get_global @s : memref<{n}xi8>"]
+    for mode in ("DOUBLE_ROUND", "SINGLE_ROUND"):
+        body += [f"  %r_{mode} = memref.alloc() : memref<{n}xi32>",
+                 "  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, "
+                 "affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
+                 f"ins(%v, %m, %s : memref<{n}xi32>, memref<{n}xi32>, memref<{n}xi8>) "
+                 f"outs(%r_{mode} : memref<{n}xi32>) {{",
+                 "  ^bb0(%a: i32, %b: i32, %c: i8, %o: i32):",
+                 f"    %x = tosa.apply_scale %a, %b, %c {{rounding_mode = {mode}}} : (i32, i32, i8) -> i32",
+                 "    linalg.yield %x : i32",
+                 "  }",
+                 f"  %u_{mode} = memref.cast %r_{mode} : memref<{n}xi32> to memref<*xi32>",
+                 f"  call @printMemrefI32(%u_{mode}) : (memref<*xi32>) -> ()"]
+    body += ["  return", "}"]
+    return "\n".join(body) + "\n"
+
+
+def run(path, with_pass, opt):
+    passes = "func.func(serenity-apply-scale-32)," if with_pass else ""
+    lowered = subprocess.run(
+        [opt, path, "--pass-pipeline=builtin.module(" + passes +
+         "func.func(tosa-to-arith{include-apply-rescale=true})," + LOWER + ")"],
+        capture_output=True, text=True, check=True).stdout
+    libs = f"{cl.LLVM_LIB}/libmlir_c_runner_utils.so,{cl.LLVM_LIB}/libmlir_runner_utils.so"
+    out = subprocess.run([f"{cl.LLVM_BIN}/mlir-runner", "-e", "main", "-entry-point-result=void",
+                          f"-shared-libs={libs}"], input=lowered, capture_output=True, text=True,
+                         check=True).stdout
+    return [chunk.split("data =", 1)[1].split() for chunk in out.split("Unranked Memref")[1:]]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=6100)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    extremes = [-2**31, 2**31 - 1, 0, 1, -1, 2**30, -2**30]
+    values, multipliers, shifts = [], [], []
+    for i in range(args.count):
+        shifts.append(2 + i % 61)
+        values.append(rng.choice(extremes) if rng.random() < 0.2 else rng.randint(-2**31, 2**31 - 1))
+        # Mostly the normalized multipliers of TFLite ([2^30, 2^31)), some anywhere.
+        multipliers.append(rng.choice(extremes) if rng.random() < 0.1 else
+                           rng.randint(2**30, 2**31 - 1) if rng.random() < 0.7 else
+                           rng.randint(-2**31, 2**31 - 1))
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    opt = shutil.which("serenity-opt") or os.path.join(
+        os.environ.get("SERENITY_BUILD_DIR", os.path.join(root, "build")), "bin", "serenity-opt")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "scale.mlir")
+        with open(path, "w") as f:
+            f.write(module(values, multipliers, shifts))
+        got, want = run(path, True, opt), run(path, False, opt)
+    for mode, g, w in zip(("DOUBLE_ROUND", "SINGLE_ROUND"), got, want):
+        differ = sum(a != b for a, b in zip(g, w))
+        print(f"apply_scale {mode}: {len(w)} values, {len(g)} computed, {differ} differ")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+// serenity-int8-conv-kernels on a DS-CNN (conv 10x4 with one input channel,
+// depthwise 3x3, pointwise 1x1) after the memref-level pipeline: every int8
+// convolution becomes a kernel; on Cortex-M the pointwise filters are read
+// from int16 copies (SMLAD pair order), the depthwise ones per byte lane.
+// RUN: %python -m serenity gen kws-dscnn --dtype i8 -o %t.mlir
+// RUN: serenity-opt %t.mlir --serenity-pipeline="lower-to-llvm=false target=cortex-m" 2>/dev/null > %t.memref.mlir
+// RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels | FileCheck %s
+// RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=generic | FileCheck %s --check-prefix=GENERIC
+// RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=x86 2>&1 | FileCheck %s --check-prefix=BAD
+// The pipeline runs the pass by default on cortex-m only.
+// RUN: serenity-opt %t.mlir --serenity-pipeline="target=cortex-m" 2>/dev/null | FileCheck %s --check-prefix=PIPE
+// RUN: serenity-opt %t.mlir --serenity-pipeline="target=host" 2>/dev/null | FileCheck %s --check-prefix=HOST
+// RUN: not serenity-opt %t.mlir --serenity-pipeline="conv-kernels=simd" 2>&1 | FileCheck %s --check-prefix=BADPIPE
+
+// CHECK-DAG: memref.global "private" constant @{{.*}}_smlad : memref<{{[0-9]+}}xi16> = dense<{{.*}}> {alignment = 8 : i64}
+// CHECK-DAG: llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-DAG: llvm.call_intrinsic "llvm.arm.smlad"
+// CHECK-DAG: llvm.call_intrinsic "llvm.arm.smlabb"
+// CHECK-DAG: llvm.call_intrinsic "llvm.arm.smlatt"
+// CHECK-NOT: linalg.conv_2d
+// CHECK-NOT: linalg.depthwise_conv_2d
+
+// GENERIC: memref.global "private" constant @{{.*}}_smlad : memref<{{[0-9]+}}xi16>
+// GENERIC-NOT: llvm.call_intrinsic
+// GENERIC-NOT: linalg.conv_2d
+// GENERIC-NOT: linalg.depthwise_conv_2d
+
+// BAD: error: serenity-int8-conv-kernels: invalid target='x86' (expected one of: cortex-m, generic)
+
+// PIPE: llvm.call_intrinsic "llvm.arm.smlad"
+// HOST-NOT: llvm.call_intrinsic
+// BADPIPE: serenity-pipeline: invalid conv-kernels='simd' (expected one of: auto, loops, dot)
