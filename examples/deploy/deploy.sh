@@ -31,4 +31,7 @@ qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=na
 "$(llvm-config-22 --bindir)/clang" -O2 -Iout-host "$root/examples/deploy/kws_main.c" \
   out-host/kws.o -o kws-host
 ./kws-host > host.txt
-diff qemu.txt host.txt && echo "QEMU and host print the same scores"
+# The scores must agree; the arena sizes may not (on Cortex-M the int8
+# convolution kernels hold a tile of four accumulators: 16 bytes more).
+diff <(sed "s/; arena.*//" qemu.txt) <(sed "s/; arena.*//" host.txt) &&
+  echo "QEMU and host print the same scores"

@@ -345,19 +345,11 @@ public:
     for (size_t g = 0; g + 3 < bytes.size(); g += 4)
       for (int k : {0, 2, 1, 3})
         wide.push_back(bytes[g + k]);
-    OpBuilder b(global);
-    auto type = MemRefType::get({static_cast<int64_t>(wide.size())},
-                                b.getI16Type());
-    auto copy = memref::GlobalOp::create(
-        b, global.getLoc(), (global.getSymName() + "_smlad").str(),
-        b.getStringAttr("private"), type,
-        DenseElementsAttr::get(
-            RankedTensorType::get(type.getShape(), b.getI16Type()),
-            ArrayRef<int16_t>(wide)),
-        /*constant=*/true, b.getI64IntegerAttr(8));
-    symbols.insert(copy);
-    copies[global] = copy;
-    return copy;
+    auto type = RankedTensorType::get({static_cast<int64_t>(wide.size())},
+                                      IntegerType::get(global.getContext(), 16));
+    return copies[global] = addGlobal(global, "_smlad",
+                                      DenseElementsAttr::get(type, ArrayRef(wide)),
+                                      /*alignment=*/8);
   }
 
   /// A global of the sums of `global`'s weights per output channel (its
@@ -374,18 +366,11 @@ public:
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t i = 0; i < per; ++i)
         sums[c] += bytes[c * per + i];
-    OpBuilder b(global);
-    auto type = MemRefType::get({channels}, b.getI32Type());
-    auto copy = memref::GlobalOp::create(
-        b, global.getLoc(), (global.getSymName() + "_sums").str(),
-        b.getStringAttr("private"), type,
-        DenseElementsAttr::get(
-            RankedTensorType::get(type.getShape(), b.getI32Type()),
-            ArrayRef<int32_t>(sums)),
-        /*constant=*/true, b.getI64IntegerAttr(4));
-    symbols.insert(copy);
-    sumCopies[global] = copy;
-    return copy;
+    auto type = RankedTensorType::get({channels},
+                                      IntegerType::get(global.getContext(), 32));
+    return sumCopies[global] = addGlobal(
+               global, "_sums", DenseElementsAttr::get(type, ArrayRef(sums)),
+               /*alignment=*/4);
   }
 
   /// Erases the int8 globals (and their dead views) nothing reads any more.
@@ -406,6 +391,20 @@ public:
   }
 
 private:
+  /// A private constant global next to `global`, named after it.
+  memref::GlobalOp addGlobal(memref::GlobalOp global, StringRef suffix,
+                             DenseElementsAttr value, int64_t alignment) {
+    OpBuilder b(global);
+    auto type = MemRefType::get(value.getType().getShape(),
+                                value.getType().getElementType());
+    auto copy = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + suffix).str(),
+        b.getStringAttr("private"), type, value, /*constant=*/true,
+        b.getI64IntegerAttr(alignment));
+    symbols.insert(copy);
+    return copy;
+  }
+
   static void eraseDeadViews(Value value) {
     for (Operation *user : llvm::make_early_inc_range(value.getUsers()))
       if (auto subview = dyn_cast<memref::SubViewOp>(user))
