@@ -49,19 +49,12 @@ static bool dotKernels(StringRef convKernels, StringRef target) {
 }
 
 /// The passes from memrefs (after static allocation) to the LLVM dialect.
-static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps,
-                                    bool dot) {
+static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::string index = cortexM ? "{index-bitwidth=32}" : "";
   // Kernels of large functions in functions of their own: the loop lowering
   // below then works on many small functions (in parallel, linear time).
-  // int8 convolutions as dot products (DSP instructions on Cortex-M) before
-  // the other linalg ops become loops (a module pass: it adds the widened
-  // filters' globals).
-  if (dot)
-    os << "serenity-int8-conv-kernels{target="
-       << (cortexM ? "cortex-m" : "generic") << "},";
   os << "serenity-outline-kernels{min-ops=" << outlineMinOps << "},";
   os << "func.func(";
   // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
@@ -83,15 +76,12 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps,
 LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
-    int64_t outlineMinOps, StringRef convKernels) {
+    int64_t outlineMinOps) {
   if (failed(
           checkChoice("target", target, {"host", "cortex-m"}, errorHandler)) ||
-      failed(checkChoice("conv-kernels", convKernels, {"auto", "loops", "dot"},
-                         errorHandler)) ||
       failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps,
-                                      dotKernels(convKernels, target));
+  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
 
@@ -229,6 +219,13 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
         // The result buffer becomes the out-parameter itself (no final copy).
         "func.func(serenity-elide-output-copies),"
         "func.func(serenity-copy-to-linalg)";
+  // int8 convolutions as dot-product kernels (DSP instructions on Cortex-M),
+  // before static allocation: a kernel fused with its accumulator tile's
+  // init and requantization keeps the tile in registers, so the tile is
+  // never allocated (a module pass: it adds the widened filters' globals).
+  if (dot)
+    os << ",serenity-int8-conv-kernels{target="
+       << (options.target == "cortex-m" ? "cortex-m" : "generic") << "}";
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != "none")
@@ -241,8 +238,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << "}";
   if (options.lowerToLLVM)
     os << ","
-       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps,
-                           dot);
+       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps);
   return addPipeline(pm, text, errorHandler);
 }
 

@@ -22,7 +22,9 @@
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 namespace mlir {
@@ -35,6 +37,32 @@ namespace serenity {
 using namespace mlir;
 
 namespace {
+
+/// The least and largest value `op`'s shift can take when it is a constant
+/// or reads a constant table through a linalg.generic's block argument.
+std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
+  Value shift = op.getShift();
+  if (auto arg = dyn_cast<BlockArgument>(shift))
+    if (auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp()))
+      if (arg.getArgNumber() < generic.getNumDpsInputs())
+        shift = generic.getDpsInputs()[arg.getArgNumber()];
+  Attribute constant;
+  if (!matchPattern(shift, m_Constant(&constant)))
+    return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> range;
+  auto add = [&](const APInt &value) {
+    int64_t v = value.getZExtValue();
+    range = range ? std::make_pair(std::min(range->first, v),
+                                   std::max(range->second, v))
+                  : std::make_pair(v, v);
+  };
+  if (auto integer = dyn_cast<IntegerAttr>(constant))
+    add(integer.getValue());
+  else if (auto elements = dyn_cast<DenseIntElementsAttr>(constant))
+    for (const APInt &value : elements.getValues<APInt>())
+      add(value);
+  return range;
+}
 
 void lowerApplyScale(tosa::ApplyScaleOp op) {
   OpBuilder b(op);
@@ -58,43 +86,54 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
                                             value, c32(0));
   Value adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
                                          c64(-(int64_t(1) << 30)));
-  Value fast =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, shift, c32(33));
-  auto ifOp = scf::IfOp::create(
-      b, loc, fast,
-      [&](OpBuilder &nested, Location) {
+  auto fastPath = [&]() -> Value {
+    Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
+                          : product;
+    Value high = arith::TruncIOp::create(
+        b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
+    Value q = arith::ShRSIOp::create(
+        b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
+    return arith::ShRSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, q, c32(1)), c32(1));
+  };
+  auto slowPath = [&]() -> Value {
+    Value shift64 = arith::ExtUIOp::create(b, loc, i64, op.getShift());
+    Value round = arith::ShRUIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, c64(1), shift64), c64(1));
+    Value sum = arith::AddIOp::create(b, loc, product, round);
+    if (doubleRound) {
+      Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         shift, c32(31));
+      sum = arith::SelectOp::create(
+          b, loc, wide, arith::AddIOp::create(b, loc, sum, adjust), sum);
+    }
+    return arith::TruncIOp::create(b, loc, i32,
+                                   arith::ShRSIOp::create(b, loc, sum, shift64));
+  };
+  // Shifts known at compile time (a constant, or a generic's constant
+  // per-channel table) take one path, without a branch.
+  std::optional<std::pair<int64_t, int64_t>> range = shiftRange(op);
+  Value result;
+  if (range && range->first >= 33) {
+    result = fastPath();
+  } else if (range && range->second <= 32) {
+    result = slowPath();
+  } else {
+    Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                       shift, c32(33));
+    auto branch = [&](function_ref<Value()> path) {
+      return [&, path](OpBuilder &nested, Location) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
-                              : product;
-        Value high = arith::TruncIOp::create(
-            b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
-        Value q = arith::ShRSIOp::create(
-            b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
-        Value result = arith::ShRSIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, q, c32(1)), c32(1));
-        scf::YieldOp::create(b, loc, result);
-      },
-      [&](OpBuilder &nested, Location) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        Value shift64 = arith::ExtUIOp::create(b, loc, i64, op.getShift());
-        Value round = arith::ShRUIOp::create(
-            b, loc, arith::ShLIOp::create(b, loc, c64(1), shift64), c64(1));
-        Value sum = arith::AddIOp::create(b, loc, product, round);
-        if (doubleRound) {
-          Value wide = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ugt, shift, c32(31));
-          sum = arith::SelectOp::create(
-              b, loc, wide, arith::AddIOp::create(b, loc, sum, adjust), sum);
-        }
-        Value result = arith::TruncIOp::create(
-            b, loc, i32, arith::ShRSIOp::create(b, loc, sum, shift64));
-        scf::YieldOp::create(b, loc, result);
-      });
-  op.getResult().replaceAllUsesWith(ifOp.getResult(0));
+        scf::YieldOp::create(b, loc, path());
+      };
+    };
+    result = scf::IfOp::create(b, loc, fast, branch(fastPath),
+                               branch(slowPath))
+                 .getResult(0);
+  }
+  op.getResult().replaceAllUsesWith(result);
   op.erase();
 }
 

@@ -32,7 +32,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir {
@@ -275,18 +277,149 @@ std::optional<ConvOperands> matchOperands(linalg::LinalgOp op,
   return operands;
 }
 
-/// Loops over the output pixels (n, oh, ow) and blocks of `block` channels;
+/// The value `generic`'s body computes at the iteration `point` (its inputs
+/// loaded there; `acc`, if it is an input, replaced by `accValue`). The body
+/// must not read its output or linalg.index.
+Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
+                 ArrayRef<int64_t> point, Value acc, Value accValue) {
+  IRMapping mapping;
+  Block &body = generic.getRegion().front();
+  for (OpOperand *operand : generic.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(operand->getOperandNumber());
+    Value value = operand->get();
+    if (value == acc) {
+      mapping.map(arg, accValue);
+      continue;
+    }
+    if (!isa<MemRefType>(value.getType())) {
+      mapping.map(arg, value);
+      continue;
+    }
+    SmallVector<Value> indices;
+    for (int64_t i : generic.getMatchingIndexingMap(operand).compose(point))
+      indices.push_back(arith::ConstantIndexOp::create(b, loc, i));
+    mapping.map(arg, memref::LoadOp::create(b, loc, value, indices));
+  }
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+/// A convolution's accumulator buffer fused away: `init` (a linalg.fill, or
+/// a generic such as the bias broadcast) writes it before the convolution,
+/// `consumer` (the requantization generic) reads it after, nothing else uses
+/// it, and nothing between them but the convolution touches memory. The
+/// kernel then starts from init's values and ends with the consumer's
+/// results, all in registers: the buffer (a tile of the accumulator,
+/// serenity-fuse-requantization) is never allocated.
+struct AccumulatorFusion {
+  memref::AllocOp alloc;
+  Operation *init;
+  linalg::GenericOp consumer;
+};
+
+/// True when `generic` is all parallel, static, reads neither its output
+/// nor linalg.index, and iterates exactly over `shape`.
+bool isSimplePointwise(linalg::GenericOp generic, ArrayRef<int64_t> shape) {
+  return generic.getNumLoops() == generic.getNumParallelLoops() &&
+         generic.getNumDpsInits() == 1 && !generic.hasIndexSemantics() &&
+         generic.getRegion().front().getArguments().back().use_empty() &&
+         llvm::equal(generic.getStaticLoopRanges(), shape);
+}
+
+/// `block`: the kernel's channels per block; the buffer must be one block
+/// (one pixel, `block` channels), whose elements are then the constant
+/// points (0, 0, 0, i[, 0]).
+std::optional<AccumulatorFusion> matchFusion(Operation *conv, Value acc,
+                                             int64_t block) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock() ||
+      !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getLayout().isIdentity() ||
+      alloc.getType().getNumElements() != block ||
+      alloc.getType().getDimSize(3) != block)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  auto identityOn = [&](linalg::GenericOp generic, OpOperand *operand) {
+    return generic.getMatchingIndexingMap(operand).isIdentity();
+  };
+  AccumulatorFusion fusion{alloc, nullptr, {}};
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == conv)
+      continue;
+    if (user->getBlock() != conv->getBlock())
+      return std::nullopt;
+    bool before = user->isBeforeInBlock(conv);
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (!before || fusion.init)
+        return std::nullopt;
+      fusion.init = user;
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !isSimplePointwise(generic, shape))
+      return std::nullopt;
+    if (before && !fusion.init && generic.getDpsInits()[0] == acc &&
+        identityOn(generic, generic.getDpsInitOperand(0))) {
+      fusion.init = user;
+      continue;
+    }
+    if (!before && !fusion.consumer && generic.getDpsInits()[0] != acc &&
+        use.getOperandNumber() < generic.getNumDpsInputs() &&
+        identityOn(generic, &use)) {
+      fusion.consumer = generic;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!fusion.init || !fusion.consumer ||
+      llvm::count(fusion.consumer->getOperands(), acc) != 1)
+    return std::nullopt;
+  for (Operation *op = fusion.init->getNextNode(); op != fusion.consumer;
+       op = op->getNextNode())
+    if (op != conv && !isMemoryEffectFree(op))
+      return std::nullopt;
+  return fusion;
+}
+
+/// Loops over the output pixels (n, oh, ow) and blocks of `block` channels
+/// of `output` ([n, oh, ow, c], or [n, oh, ow, c, 1] for a depthwise conv);
 /// `body` gets the pixel indices, the block's first channel and its
-/// accumulators (loaded from the output) and returns them updated.
+/// accumulators and returns them updated. The accumulators come from the
+/// output and go back to it, or, with `fusion`, come from its init and go
+/// through its consumer.
 void forEachOutputBlock(
     KernelBuilder &k, Value output, int64_t block,
+    const std::optional<AccumulatorFusion> &fusion,
     function_ref<SmallVector<Value>(ValueRange, Value, ValueRange)> body) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
+  const int64_t rank = cast<MemRefType>(output.getType()).getRank();
   Value zero = k.index(0), one = k.index(1);
-  auto dim = [&](int d) { return memref::DimOp::create(b, loc, output, d); };
+  // Static sizes as constants (a fused accumulator buffer then has no use
+  // left and goes away).
+  auto dim = [&](int d) -> Value {
+    int64_t size = cast<MemRefType>(output.getType()).getDimSize(d);
+    if (!ShapedType::isDynamic(size))
+      return k.index(size);
+    return memref::DimOp::create(b, loc, output, d);
+  };
   Value n = dim(0), oh = dim(1), ow = dim(2), oc = dim(3);
-  auto loops = scf::buildLoopNest(
+  // Element i of the block (fused: a constant point of the tile).
+  auto indexOf = [&](ValueRange ivs, int64_t i) {
+    SmallVector<Value> index{ivs[0], ivs[1], ivs[2],
+                             k.add(ivs[3], k.index(i))};
+    if (rank == 5)
+      index.push_back(zero);
+    return index;
+  };
+  auto pointOf = [&](int64_t i) {
+    SmallVector<int64_t> point(rank, 0);
+    point[3] = i;
+    return point;
+  };
+  scf::buildLoopNest(
       b, loc, ValueRange{zero, zero, zero, zero}, ValueRange{n, oh, ow, oc},
       ValueRange{one, one, one, k.index(block)},
       [&](OpBuilder &nested, Location, ValueRange ivs) {
@@ -294,17 +427,50 @@ void forEachOutputBlock(
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
         SmallVector<Value> accs;
-        for (int64_t i = 0; i < block; ++i)
-          accs.push_back(memref::LoadOp::create(
-              b, loc, output,
-              ValueRange{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))}));
+        for (int64_t i = 0; i < block; ++i) {
+          if (!fusion) {
+            accs.push_back(memref::LoadOp::create(b, loc, output,
+                                                  indexOf(ivs, i)));
+          } else if (auto fill = dyn_cast<linalg::FillOp>(fusion->init)) {
+            accs.push_back(fill.getInputs()[0]);
+          } else {
+            accs.push_back(evaluateAt(b, loc,
+                                      cast<linalg::GenericOp>(fusion->init),
+                                      pointOf(i), Value(), Value()));
+          }
+        }
         accs = body(ivs.take_front(3), ivs[3], accs);
-        for (int64_t i = 0; i < block; ++i)
-          memref::StoreOp::create(
-              b, loc, accs[i], output,
-              ValueRange{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))});
+        for (int64_t i = 0; i < block; ++i) {
+          if (!fusion) {
+            memref::StoreOp::create(b, loc, accs[i], output, indexOf(ivs, i));
+            continue;
+          }
+          linalg::GenericOp consumer = fusion->consumer;
+          Value result =
+              evaluateAt(b, loc, consumer, pointOf(i), output, accs[i]);
+          SmallVector<Value> indices;
+          for (int64_t x : consumer
+                               .getMatchingIndexingMap(
+                                   consumer.getDpsInitOperand(0))
+                               .compose(pointOf(i)))
+            indices.push_back(k.index(x));
+          memref::StoreOp::create(b, loc, result, consumer.getDpsInits()[0],
+                                  indices);
+        }
       });
-  (void)loops;
+}
+
+/// Erases what a lowered convolution leaves: the op itself and, fused, its
+/// accumulator's init, consumer and allocation.
+void eraseLowered(Operation *conv,
+                  const std::optional<AccumulatorFusion> &fusion) {
+  conv->erase();
+  if (!fusion)
+    return;
+  fusion->consumer->erase();
+  fusion->init->erase();
+  if (fusion->alloc->use_empty())
+    fusion->alloc->erase();
 }
 
 /// Filters widened at compile time: for each constant int8 filter global,
@@ -448,7 +614,10 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
       source.getType().getDimSize(3) != channels)
     source = {};
 
-  OpBuilder b(conv);
+  // Fused: emitted where the consumer is (its operands are defined by then).
+  std::optional<AccumulatorFusion> fusion =
+      matchFusion(conv, operands->output, block);
+  OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
   KernelBuilder k(b, conv.getLoc(), dsp);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
@@ -501,7 +670,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
       b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
 
   forEachOutputBlock(
-      k, operands->output, block,
+      k, operands->output, block, fusion,
       [&](ValueRange pixel, Value channel, ValueRange accs) {
         Value rowBase = k.mul(pixel[1], operands->strides[0]);
         Value colBase = k.mul(pixel[2], operands->strides[1]);
@@ -570,7 +739,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
               });
         });
       });
-  conv.erase();
+  eraseLowered(conv, fusion);
   return success();
 }
 
@@ -599,7 +768,10 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
   const SmallVector<int64_t> &is = operands->inStrides;
   int64_t block = channels % 4 == 0 ? 4 : 1;
 
-  OpBuilder b(conv);
+  // Fused: emitted where the consumer is (its operands are defined by then).
+  std::optional<AccumulatorFusion> fusion =
+      matchFusion(conv, operands->output, block);
+  OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
   KernelBuilder k(b, conv.getLoc(), dsp);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
@@ -610,36 +782,20 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
   Value zero = k.index(0), one = k.index(1);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 1);
-  Value output = operands->output;
-  Value n = memref::DimOp::create(b, loc, output, 0);
-  Value oh = memref::DimOp::create(b, loc, output, 1);
-  Value ow = memref::DimOp::create(b, loc, output, 2);
-  scf::buildLoopNest(
-      b, loc, ValueRange{zero, zero, zero, zero},
-      ValueRange{n, oh, ow, k.index(channels)},
-      ValueRange{one, one, one, k.index(block)},
-      [&](OpBuilder &nested, Location, ValueRange ivs) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        auto outIndex = [&](int64_t i) {
-          return SmallVector<Value>{ivs[0], ivs[1], ivs[2],
-                                    k.add(ivs[3], k.index(i)), zero};
-        };
-        SmallVector<Value> accs;
-        for (int64_t i = 0; i < block; ++i)
-          accs.push_back(memref::LoadOp::create(b, loc, output, outIndex(i)));
-        Value rowBase = k.mul(ivs[1], operands->strides[0]);
-        Value colBase = k.mul(ivs[2], operands->strides[1]);
-        Value pixelOffset = k.add(k.mul(ivs[0], is[0]), ivs[3]);
-        accs = k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
+  forEachOutputBlock(
+      k, operands->output, block, fusion,
+      [&](ValueRange pixel, Value channel, ValueRange accs) {
+        Value rowBase = k.mul(pixel[1], operands->strides[0]);
+        Value colBase = k.mul(pixel[2], operands->strides[1]);
+        Value pixelOffset = k.add(k.mul(pixel[0], is[0]), channel);
+        return k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
           Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
           Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
           return k.loop(zero, kw, one, accs, [&](Value c, ValueRange accs) {
             Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
             Value inAt = k.add(inRow, k.mul(col, is[2]));
             Value filterAt =
-                k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), ivs[3]);
+                k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), channel);
             SmallVector<Value> next;
             if (block == 4) {
               auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), zeroPair);
@@ -650,15 +806,13 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
             }
             Value x = arith::SubIOp::create(
                 b, loc, k.loadByte(k.at(inBase, inAt)), zeroPoint);
-            next.push_back(
-                k.add(accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
+            next.push_back(k.add(
+                accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
             return next;
           });
         });
-        for (int64_t i = 0; i < block; ++i)
-          memref::StoreOp::create(b, loc, accs[i], output, outIndex(i));
       });
-  conv.erase();
+  eraseLowered(conv, fusion);
   return success();
 }
 

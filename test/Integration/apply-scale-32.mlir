@@ -5,3 +5,5 @@
 // RUN: %python %integration/apply_scale.py | FileCheck %s
 // CHECK: apply_scale DOUBLE_ROUND: 6100 values, 6100 computed, 0 differ
 // CHECK: apply_scale SINGLE_ROUND: 6100 values, 6100 computed, 0 differ
+// CHECK: apply_scale DOUBLE_ROUND shift 45: 6100 values, 6100 computed, 0 differ
+// CHECK: apply_scale DOUBLE_ROUND shift 20: 6100 values, 6100 computed, 0 differ

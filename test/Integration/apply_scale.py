@@ -4,7 +4,8 @@ tosa.apply_scale (tosa-to-arith{include-apply-rescale=true}): one module
 applies both rounding modes to N seeded (value, multiplier, shift) triples
 (every shift from 2 to 62, values and multipliers over the whole int32 range
 with its extremes), lowered once with the pass and once without, both run by
-mlir-runner; prints how many results differ.
+mlir-runner; prints how many results differ. Two more cases use a constant
+shift (45, 20), for which the pass emits one path without a branch.
 
 Usage: apply_scale.py [--count N] [--seed S]
 """
@@ -36,18 +37,25 @@ def module(values, multipliers, shifts):
             f"  %v = memref.get_global @v : memref<{n}xi32>",
             f"  %m = memref.get_global @m : memref<{n}xi32>",
             f"  %s = memref.get_global @s : memref<{n}xi8>"]
-    for mode in ("DOUBLE_ROUND", "SINGLE_ROUND"):
-        body += [f"  %r_{mode} = memref.alloc() : memref<{n}xi32>",
+    # The shift loaded per element (the pass branches on it), then constant
+    # shifts of 45 and 20 (the pass emits one path, no branch).
+    cases = [(mode, None) for mode in ("DOUBLE_ROUND", "SINGLE_ROUND")]
+    cases += [("DOUBLE_ROUND", 45), ("DOUBLE_ROUND", 20)]
+    for mode, constant in cases:
+        tag = mode + ("" if constant is None else "_%d" % constant)
+        shift = "%c" if constant is None else "%k"
+        const = [] if constant is None else [f"    %k = arith.constant {constant} : i8"]
+        body += [f"  %r_{tag} = memref.alloc() : memref<{n}xi32>",
                  "  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, "
                  "affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} "
                  f"ins(%v, %m, %s : memref<{n}xi32>, memref<{n}xi32>, memref<{n}xi8>) "
-                 f"outs(%r_{mode} : memref<{n}xi32>) {{",
-                 "  ^bb0(%a: i32, %b: i32, %c: i8, %o: i32):",
-                 f"    %x = tosa.apply_scale %a, %b, %c {{rounding_mode = {mode}}} : (i32, i32, i8) -> i32",
+                 f"outs(%r_{tag} : memref<{n}xi32>) {{",
+                 "  ^bb0(%a: i32, %b: i32, %c: i8, %o: i32):"] + const + [
+                 f"    %x = tosa.apply_scale %a, %b, {shift} {{rounding_mode = {mode}}} : (i32, i32, i8) -> i32",
                  "    linalg.yield %x : i32",
                  "  }",
-                 f"  %u_{mode} = memref.cast %r_{mode} : memref<{n}xi32> to memref<*xi32>",
-                 f"  call @printMemrefI32(%u_{mode}) : (memref<*xi32>) -> ()"]
+                 f"  %u_{tag} = memref.cast %r_{tag} : memref<{n}xi32> to memref<*xi32>",
+                 f"  call @printMemrefI32(%u_{tag}) : (memref<*xi32>) -> ()"]
     body += ["  return", "}"]
     return "\n".join(body) + "\n"
 
@@ -88,9 +96,10 @@ def main():
         with open(path, "w") as f:
             f.write(module(values, multipliers, shifts))
         got, want = run(path, True, opt), run(path, False, opt)
-    for mode, g, w in zip(("DOUBLE_ROUND", "SINGLE_ROUND"), got, want):
+    labels = ("DOUBLE_ROUND", "SINGLE_ROUND", "DOUBLE_ROUND shift 45", "DOUBLE_ROUND shift 20")
+    for label, g, w in zip(labels, got, want):
         differ = sum(a != b for a, b in zip(g, w))
-        print(f"apply_scale {mode}: {len(w)} values, {len(g)} computed, {differ} differ")
+        print(f"apply_scale {label}: {len(w)} values, {len(g)} computed, {differ} differ")
     return 0
 
 

@@ -3,10 +3,13 @@
 // convolution becomes a kernel; on Cortex-M the pointwise filters are read
 // from int16 copies (SMLAD pair order), the depthwise ones per byte lane.
 // RUN: %python -m serenity gen kws-dscnn --dtype i8 -o %t.mlir
-// RUN: serenity-opt %t.mlir --serenity-pipeline="lower-to-llvm=false target=cortex-m" 2>/dev/null > %t.memref.mlir
+// RUN: serenity-opt %t.mlir --serenity-pipeline="lower-to-llvm=false target=cortex-m conv-kernels=loops tile-channels=4" 2>/dev/null > %t.memref.mlir
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels | FileCheck %s
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=generic | FileCheck %s --check-prefix=GENERIC
 // RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=x86 2>&1 | FileCheck %s --check-prefix=BAD
+// In the pipeline (before static allocation) each kernel is fused with its
+// accumulator tile's bias and requantization: no tile buffer is left.
+// RUN: serenity-opt %t.mlir --serenity-pipeline="lower-to-llvm=false target=cortex-m" 2>/dev/null | FileCheck %s --check-prefix=FUSED --implicit-check-not="memref<1x1x1x4xi32>" --implicit-check-not="memref<1x1x1x4x1xi32>"
 // The pipeline runs the pass by default on cortex-m only.
 // RUN: serenity-opt %t.mlir --serenity-pipeline="target=cortex-m" 2>/dev/null | FileCheck %s --check-prefix=PIPE
 // RUN: serenity-opt %t.mlir --serenity-pipeline="target=host" 2>/dev/null | FileCheck %s --check-prefix=HOST
@@ -27,6 +30,7 @@
 
 // BAD: error: serenity-int8-conv-kernels: invalid target='x86' (expected one of: cortex-m, generic)
 
+// FUSED: llvm.call_intrinsic "llvm.arm.smlad"
 // PIPE: llvm.call_intrinsic "llvm.arm.smlad"
 // HOST-NOT: llvm.call_intrinsic
 // BADPIPE: serenity-pipeline: invalid conv-kernels='simd' (expected one of: auto, loops, dot)

@@ -581,7 +581,7 @@ int main(int argc, char **argv) {
     PassManager pm(&context);
     if (failed(serenity::buildSerenityLLVMLowering(
             pm, spec->cortexM ? "cortex-m" : "host", report,
-            options->outlineMinOps, options->convKernels)) ||
+            options->outlineMinOps)) ||
         failed(pm.run(*module)))
       return 1;
   }

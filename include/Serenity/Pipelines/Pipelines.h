@@ -153,13 +153,12 @@ buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
 /// Adds the last part of the pipeline alone: from memrefs after static
 /// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
 /// or cortex-m (32-bit index), kernels outlined in functions with at least
-/// `outlineMinOps` of them, int8 convolutions lowered as `convKernels` says
-/// (auto, loops or dot; see SerenityPipelineOptions). Tools that read the memref-level module first
+/// `outlineMinOps` of them. Tools that read the memref-level module first
 /// (serenity-compile: signature, arena) run the pipeline in these two parts.
 LogicalResult buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
-    int64_t outlineMinOps = 256, StringRef convKernels = "auto");
+    int64_t outlineMinOps = 256);
 
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();

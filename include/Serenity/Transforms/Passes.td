@@ -489,7 +489,9 @@ def SerenityApplyScale32Pass
     that compute the same value, `(v * m + 2^(s-1) + d) >> s` in 64 bits
     (`d` the double-rounding term), with 32-bit shifts when `s >= 33`: the
     result is then `((hi(v * m + d) >> (s - 33)) + 1) >> 1`. Smaller shifts
-    take the 64-bit formula in the other branch of an `scf.if`. On a 32-bit
+    take the 64-bit formula in the other branch of an `scf.if`; when the
+    shift is a constant, or a generic's input read from a constant table,
+    whose values are all on one side of 33, only that formula is emitted. On a 32-bit
     core this replaces two 64-bit shifts by a variable amount (each a
     sequence of shifts, compares and conditional moves) by two 32-bit
     shifts; the derivation is in lib/Transforms/ApplyScale.cpp. Runs before
@@ -521,7 +523,14 @@ def SerenityInt8ConvKernelsPass
     filter widened to int16 at compile time (a new global, twice the
     filter's bytes, in the order SMLAD pairs them; the int8 global is erased
     when nothing else reads it): two word loads and two SMLADs per four
-    weights instead of a load, two SXTB16 and two SMLADs. `target=generic` emits the same loops with the byte
+    weights instead of a load, two SXTB16 and two SMLADs. Where the
+    convolution's output is a one-pixel tile buffer (one block of channels)
+    written by an init op (`linalg.fill` or a pointwise generic such as the
+    bias broadcast) and read by one pointwise generic (the requantization),
+    with nothing touching memory in between, the kernel takes its start
+    values from the init op and applies the consumer itself, at the
+    consumer's place: the accumulators stay in registers and the buffer is
+    erased (run before static allocation, it is never allocated). `target=generic` emits the same loops with the byte
     arithmetic spelled out (any target; it tests the loop structure on the
     host).
 
