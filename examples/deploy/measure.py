@@ -96,6 +96,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny"))
     parser.add_argument("--tflm", default=os.path.join(ROOT, "..", "shared", "bench", "tflm", "README.md"))
+    parser.add_argument("--pipeline", default="",
+                        help='extra serenity-pipeline options for serenity-compile, e.g. "conv-kernels=loops"')
+    parser.add_argument("--only", default="", help="comma-separated model names (default: all five)")
     args = parser.parse_args()
     compiler = shutil.which("serenity-compile") or os.path.join(
         os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
@@ -104,16 +107,17 @@ def main():
           "| stack (bytes) | .text | .rodata | instructions |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
-        for model in MODELS:
+        for model in [m for m in MODELS if not args.only or m in args.only.split(",")]:
             path = os.path.join(args.models, model + ".tflite")
             if not os.path.exists(path):
                 print("skipped %s: %s is absent" % (model, path), file=sys.stderr)
                 continue
             out = os.path.join(work, model)
-            run([compiler, path, "--target", "cortex-m4", "--name", "net", "--io", "arena", "-o", out])
+            extra = ["--pipeline", args.pipeline] if args.pipeline else []
+            run([compiler, path, "--target", "cortex-m4", "--name", "net", "--io", "arena", *extra, "-o", out])
             with open(os.path.join(out, "net.json")) as f:
                 report = json.load(f)
-            run([compiler, path, "--target", "cortex-m4", "--name", "net", "-o", out + "-caller"])
+            run([compiler, path, "--target", "cortex-m4", "--name", "net", *extra, "-o", out + "-caller"])
             with open(os.path.join(out + "-caller", "net.json")) as f:
                 caller = json.load(f)
             caller_ram = caller["arena_bytes"] + sum(o["bytes"] for o in caller["inputs"] + caller["outputs"])
