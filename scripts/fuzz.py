@@ -83,6 +83,9 @@ def draw_options(r):
         options["tile-max-mac-overhead"] = r.choice([20, 100, 1000])
     # Every kernel in a function of its own, or the default threshold.
     options["outline-min-ops"] = r.choice([0, 256])
+    # The int8 convolution kernels (plain arithmetic on the host, fused with
+    # their accumulator tiles), or the upstream loops.
+    options["conv-kernels"] = r.choice(["auto", "dot"])
     return options
 
 
