@@ -3,4 +3,4 @@
 // LLVM "PLEASE submit a bug report") or a hang (60 s).
 // RUN: split-file %S/corpus.mlir %t
 // RUN: bash %S/crash-check.sh %t serenity-opt | FileCheck %s
-// CHECK: checked 13 inputs x 17 pass lists, 0 crashes or hangs
+// CHECK: checked 13 inputs x 21 pass lists, 0 crashes or hangs

@@ -8,7 +8,9 @@ passes=(--serenity-schedule --serenity-schedule=algorithm=hill-valley --serenity
   --serenity-static-alloc --serenity-pipeline --serenity-pipeline=concat=inplace
   --serenity-pipeline=target=cortex-m "--serenity-pipeline=io=arena arena=argument"
   --serenity-pipeline=strict=true --serenity-pipeline=outline-min-ops=0
-  --serenity-outline-kernels=min-ops=0)
+  --serenity-outline-kernels=min-ops=0 --serenity-int8-conv-kernels
+  --serenity-int8-conv-kernels=target=generic --serenity-apply-scale-32
+  --serenity-pipeline=conv-kernels=dot)
 inputs=0 bad=0
 for input in "$dir"/*.mlir; do
   inputs=$((inputs + 1))
