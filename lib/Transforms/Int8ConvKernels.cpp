@@ -204,6 +204,22 @@ public:
     return arith::OrIOp::create(b, loc, low, high);
   }
 
+  /// scf.if on `cond` yielding what `then` and `otherwise` build.
+  SmallVector<Value> ifElse(Value cond, TypeRange types,
+                            function_ref<SmallVector<Value>()> then,
+                            function_ref<SmallVector<Value>()> otherwise) {
+    auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+    for (auto [region, build] :
+         {std::make_pair(&ifOp.getThenRegion(), then),
+          std::make_pair(&ifOp.getElseRegion(), otherwise)}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&region->front());
+      SmallVector<Value> results = build();
+      scf::YieldOp::create(b, loc, results);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
   /// scf.for from `lb` to `ub` by `step` carrying `values`.
   SmallVector<Value>
   loop(Value lb, Value ub, Value step, ValueRange values,
@@ -518,25 +534,29 @@ public:
                                       /*alignment=*/8);
   }
 
-  /// A global of the sums of `global`'s weights per output channel (its
-  /// first dimension), created once.
-  memref::GlobalOp sums(memref::GlobalOp global) {
-    auto it = sumCopies.find(global);
+  /// A global of the sums of `global`'s weights per channel of its
+  /// dimension `channelDim` (0: a conv filter's output channels, 2: a
+  /// depthwise filter's channels), created once.
+  memref::GlobalOp sums(memref::GlobalOp global, int channelDim = 0) {
+    auto key = std::make_pair(global.getOperation(), channelDim);
+    auto it = sumCopies.find(key);
     if (it != sumCopies.end())
       return it->second;
     auto values = cast<DenseElementsAttr>(global.getConstantInitValue());
     auto bytes = llvm::to_vector(values.getValues<int8_t>());
-    int64_t channels = global.getType().getDimSize(0);
-    int64_t per = static_cast<int64_t>(bytes.size()) / channels;
+    ArrayRef<int64_t> shape = global.getType().getShape();
+    int64_t channels = shape[channelDim], inner = 1;
+    for (int64_t d = channelDim + 1; d < static_cast<int64_t>(shape.size());
+         ++d)
+      inner *= shape[d];
     SmallVector<int32_t> sums(channels, 0);
-    for (int64_t c = 0; c < channels; ++c)
-      for (int64_t i = 0; i < per; ++i)
-        sums[c] += bytes[c * per + i];
+    for (int64_t e = 0, n = static_cast<int64_t>(bytes.size()); e < n; ++e)
+      sums[(e / inner) % channels] += bytes[e];
     auto type = RankedTensorType::get({channels},
                                       IntegerType::get(global.getContext(), 32));
-    return sumCopies[global] = addGlobal(
-               global, "_sums", DenseElementsAttr::get(type, ArrayRef(sums)),
-               /*alignment=*/4);
+    return sumCopies[key] = addGlobal(
+               global, channelDim == 0 ? "_sums" : "_channel_sums",
+               DenseElementsAttr::get(type, ArrayRef(sums)), /*alignment=*/4);
   }
 
   /// Erases the int8 globals (and their dead views) nothing reads any more.
@@ -581,7 +601,8 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
-  llvm::DenseMap<Operation *, memref::GlobalOp> copies, sumCopies;
+  llvm::DenseMap<Operation *, memref::GlobalOp> copies;
+  llvm::DenseMap<std::pair<Operation *, int>, memref::GlobalOp> sumCopies;
 };
 
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
@@ -748,7 +769,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
 /// filter[kh, kw, c, 0]. Four consecutive channels are one word of the
 /// input and one of the filter: each byte lane is its own accumulator.
 template <typename ConvOp>
-LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
+LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   auto operands =
       matchOperands(conv, conv.getStrides(), conv.getDilations());
   if (!operands)
@@ -768,6 +789,15 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
   const SmallVector<int64_t> &is = operands->inStrides;
   int64_t block = channels % 4 == 0 ? 4 : 1;
 
+  // The whole window (the filter global's [KH, KW]), when the filter is a
+  // view of a constant global: windows clipped at the border get loops with
+  // the clipped bounds, whole ones constant bounds (fully unrolled) and the
+  // input zero point folded into the start values.
+  memref::GlobalOp source = filters.sourceOf(operands->filter);
+  if (source && (source.getType().getRank() != 4 ||
+                 source.getType().getDimSize(3) != 1))
+    source = {};
+
   // Fused: emitted where the consumer is (its operands are defined by then).
   std::optional<AccumulatorFusion> fusion =
       matchFusion(conv, operands->output, block);
@@ -782,35 +812,77 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp) {
   Value zero = k.index(0), one = k.index(1);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 1);
+  Value weightSums, firstChannel;
+  const bool fold = source && !matchPattern(zeroPoint, m_Zero());
+  if (fold) {
+    memref::GlobalOp table = filters.sums(source, /*channelDim=*/2);
+    weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
+                                             table.getSymName());
+    // In a whole window the view starts at [0, 0, c0, 0]: its offset is c0.
+    firstChannel =
+        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter)
+            .getOffset();
+  }
+  Value noZero = k.int32(0);
   forEachOutputBlock(
       k, operands->output, block, fusion,
       [&](ValueRange pixel, Value channel, ValueRange accs) {
         Value rowBase = k.mul(pixel[1], operands->strides[0]);
         Value colBase = k.mul(pixel[2], operands->strides[1]);
         Value pixelOffset = k.add(k.mul(pixel[0], is[0]), channel);
-        return k.loop(zero, kh, one, accs, [&](Value r, ValueRange accs) {
-          Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
-          Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
-          return k.loop(zero, kw, one, accs, [&](Value c, ValueRange accs) {
-            Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
-            Value inAt = k.add(inRow, k.mul(col, is[2]));
-            Value filterAt =
-                k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), channel);
-            SmallVector<Value> next;
-            if (block == 4) {
-              auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), zeroPair);
-              Value w = k.loadWord(k.at(filterBase, filterAt));
-              for (int i = 0; i < 4; ++i)
-                next.push_back(k.lane(x, zeroPoint, w, i, accs[i]));
-              return next;
+        // The taps of a window of rows x cols, the zero point subtracted
+        // per tap or (folded) taken out.
+        auto taps = [&](Value rows, Value cols, bool folded,
+                        ValueRange start) {
+          Value z = folded ? noZero : zeroPoint;
+          Value pair = folded ? Value() : zeroPair;
+          SmallVector<Value> accs(start);
+          if (folded)
+            for (int64_t i = 0; i < block; ++i) {
+              Value sum = memref::LoadOp::create(
+                  b, loc, weightSums,
+                  k.add(firstChannel, k.add(channel, k.index(i))));
+              accs[i] = arith::SubIOp::create(b, loc, accs[i],
+                                              k.mul(zeroPoint, sum));
             }
-            Value x = arith::SubIOp::create(
-                b, loc, k.loadByte(k.at(inBase, inAt)), zeroPoint);
-            next.push_back(k.add(
-                accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
-            return next;
+          return k.loop(zero, rows, one, accs, [&](Value r, ValueRange accs) {
+            Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+            Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+            return k.loop(zero, cols, one, accs, [&](Value c, ValueRange accs) {
+              Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
+              Value inAt = k.add(inRow, k.mul(col, is[2]));
+              Value filterAt =
+                  k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), channel);
+              SmallVector<Value> next;
+              if (block == 4) {
+                auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), pair);
+                Value w = k.loadWord(k.at(filterBase, filterAt));
+                for (int i = 0; i < 4; ++i)
+                  next.push_back(k.lane(x, z, w, i, accs[i]));
+                return next;
+              }
+              Value x = arith::SubIOp::create(
+                  b, loc, k.loadByte(k.at(inBase, inAt)), z);
+              next.push_back(k.add(
+                  accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
+              return next;
+            });
           });
-        });
+        };
+        if (!source)
+          return taps(kh, kw, false, accs);
+        Value wholeRows = k.index(source.getType().getDimSize(0));
+        Value wholeCols = k.index(source.getType().getDimSize(1));
+        Value whole = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kh,
+                                  wholeRows),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kw,
+                                  wholeCols));
+        return k.ifElse(
+            whole, ValueRange(accs).getTypes(),
+            [&] { return taps(wholeRows, wholeCols, fold, accs); },
+            [&] { return taps(kh, kw, false, accs); });
       });
   eraseLowered(conv, fusion);
   return success();
@@ -852,9 +924,10 @@ struct SerenityInt8ConvKernelsPass
       else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
         (void)lowerConv(conv, dsp, filters);
       else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
-        (void)lowerDepthwise(conv, dsp);
+        (void)lowerDepthwise(conv, dsp, filters);
       else
-        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), dsp);
+        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), dsp,
+                             filters);
     }
     filters.eraseUnused();
   }
