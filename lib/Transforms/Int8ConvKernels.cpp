@@ -626,13 +626,16 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
                 fs[2] == channels;
   int64_t block = channelBlock(
       cast<MemRefType>(operands->output.getType()).getDimSize(3));
-  // Runs of whole words from word boundaries of the filter: its widened copy
-  // (a view of a constant global keeping every input channel).
-  memref::GlobalOp source;
-  if (channels % 4 == 0)
-    source = filters.sourceOf(operands->filter);
-  if (source && source.getType().getRank() == 4 &&
-      source.getType().getDimSize(3) != channels)
+  // The filter's constant global, if it is a view of one: whole windows
+  // (its [KH, KW]) get loops with constant bounds and, with a non-zero
+  // input zero point, the zero point folded into the start values; runs of
+  // whole words from word boundaries (a multiple of four input channels,
+  // every input channel in the view) read its widened copy.
+  memref::GlobalOp root = filters.sourceOf(operands->filter);
+  if (root && root.getType().getRank() != 4)
+    root = {};
+  memref::GlobalOp source = root;
+  if (channels % 4 != 0 || (root && root.getType().getDimSize(3) != channels))
     source = {};
 
   // Fused: emitted where the consumer is (its operands are defined by then).
@@ -643,16 +646,16 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
   Value filterBase;
+  auto filterMetadata =
+      memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
   if (source) {
     // The element offset of the filter view in its global, in bytes of the
     // int16 copy.
     memref::GlobalOp copy = filters.widened(source);
     Value wide = memref::GetGlobalOp::create(b, loc, copy.getType(),
                                              copy.getSymName());
-    auto metadata =
-        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
     Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, wide);
-    Value address = k.add(aligned, k.mul(metadata.getOffset(), 2));
+    Value address = k.add(aligned, k.mul(filterMetadata.getOffset(), 2));
     Value asInt = arith::IndexCastUIOp::create(b, loc, k.ptrInt, address);
     filterBase = LLVM::IntToPtrOp::create(b, loc, k.ptr, asInt);
   } else {
@@ -660,35 +663,22 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   }
   Value zeroPoint =
       operands->inputZero ? operands->inputZero : k.int32(0);
-  // A window that is always the whole filter (no clipped border, e.g. a 1x1
-  // conv): sum (x - z) w = sum x w - z sum w, so the zero point is taken
-  // out of the loop: the accumulators start at bias - z * (sum of the
-  // channel's weights).
-  auto wholeFilter = cast<MemRefType>(operands->filter.getType());
-  bool foldZero = source && !matchPattern(zeroPoint, m_Zero()) &&
-                  wholeFilter.hasStaticShape() &&
-                  wholeFilter.getDimSize(1) == source.getType().getDimSize(1) &&
-                  wholeFilter.getDimSize(2) == source.getType().getDimSize(2);
-  Value firstChannel, weightSums, foldedZero = zeroPoint;
-  if (foldZero) {
-    memref::GlobalOp table = filters.sums(source);
+  // In a whole window sum (x - z) w = sum x w - z sum w: the accumulators
+  // start at bias - z * (sum of the channel's weights). The view of a whole
+  // window starts at [f0, 0, 0, 0], so its offset / stride is f0.
+  const bool fold = root && !matchPattern(zeroPoint, m_Zero());
+  Value firstChannel, weightSums;
+  if (fold) {
+    memref::GlobalOp table = filters.sums(root);
     weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
                                              table.getSymName());
-    auto metadata =
-        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
-    firstChannel = arith::DivUIOp::create(b, loc, metadata.getOffset(),
+    firstChannel = arith::DivUIOp::create(b, loc, filterMetadata.getOffset(),
                                           k.index(fs[0]));
-    foldedZero = k.int32(0);
   }
-  Value zeroPair = k.zeroPair(foldedZero);
+  Value noZero = k.int32(0), zeroPair = k.zeroPair(zeroPoint);
   Value zero = k.index(0), one = k.index(1), four = k.index(4);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 1);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 2);
-  Value runLength = merged ? k.mul(kw, channels) : k.index(channels);
-  Value columnTrips = merged ? one : kw;
-  // Whole words of the run, then the bytes left.
-  Value words = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
 
   forEachOutputBlock(
       k, operands->output, block, fusion,
@@ -699,66 +689,96 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
         SmallVector<Value> filterOffsets;
         for (int64_t i = 0; i < block; ++i)
           filterOffsets.push_back(k.mul(k.add(channel, k.index(i)), fs[0]));
-        SmallVector<Value> start(accs);
-        if (foldZero)
-          for (int64_t i = 0; i < block; ++i) {
-            Value sum = memref::LoadOp::create(
-                b, loc, weightSums,
-                k.add(firstChannel, k.add(channel, k.index(i))));
-            start[i] = arith::SubIOp::create(b, loc, start[i],
-                                             k.mul(zeroPoint, sum));
-          }
-        return k.loop(zero, kh, one, start, [&](Value r, ValueRange accs) {
-          Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
-          Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
-          return k.loop(
-              zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
-                Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
-                Value inRun = k.add(inRow, k.mul(col, is[2]));
-                Value filterRun = k.add(k.mul(r, fs[1]), k.mul(c, fs[2]));
-                SmallVector<Value> filterRuns;
-                for (Value offset : filterOffsets)
-                  filterRuns.push_back(k.add(offset, filterRun));
-                SmallVector<Value> updated = k.loop(
-                    zero, words, four, accs, [&](Value j, ValueRange accs) {
-                      auto x = k.widenInput(
-                          k.loadWord(k.at(inBase, k.add(inRun, j))),
-                          zeroPair);
-                      SmallVector<Value> next;
-                      for (int64_t i = 0; i < block; ++i) {
-                        Value offset = k.add(filterRuns[i], j);
-                        next.push_back(
-                            source
-                                ? k.dot4Widened(
-                                      x, foldedZero,
-                                      k.at(filterBase, k.mul(offset, 2)),
-                                      accs[i])
-                                : k.dot4(x, zeroPoint,
-                                         k.loadWord(k.at(filterBase, offset)),
-                                         accs[i]));
-                      }
-                      return next;
-                    });
-                // Whole words only when the channels are (source).
-                if (source)
-                  return updated;
-                return k.loop(
-                    words, runLength, one, updated,
-                    [&](Value j, ValueRange accs) {
-                      Value x = arith::SubIOp::create(
-                          b, loc, k.loadByte(k.at(inBase, k.add(inRun, j))),
-                          zeroPoint);
-                      SmallVector<Value> next;
-                      for (int64_t i = 0; i < block; ++i)
-                        next.push_back(k.add(
-                            accs[i],
-                            k.mul(x, k.loadByte(k.at(
-                                         filterBase,
-                                         k.add(filterRuns[i], j))))));
-                      return next;
-                    });
-              });
-        });
+        // The window's rows x cols taps, the zero point subtracted per
+        // input word or (folded) taken out.
+        auto taps = [&](Value rows, Value cols, bool folded,
+                        ValueRange startValues) {
+          Value z = folded ? noZero : zeroPoint;
+          Value pair = folded ? Value() : zeroPair;
+          Value runLength = merged ? k.mul(cols, channels) : k.index(channels);
+          Value columnTrips = merged ? one : cols;
+          // Whole words of the run, then the bytes left.
+          Value words = arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
+          SmallVector<Value> start(startValues);
+          if (folded)
+            for (int64_t i = 0; i < block; ++i) {
+              Value sum = memref::LoadOp::create(
+                  b, loc, weightSums,
+                  k.add(firstChannel, k.add(channel, k.index(i))));
+              start[i] = arith::SubIOp::create(b, loc, start[i],
+                                               k.mul(zeroPoint, sum));
+            }
+          return k.loop(zero, rows, one, start, [&](Value r, ValueRange accs) {
+            Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+            Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+            return k.loop(
+                zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
+                  Value col =
+                      k.add(colBase, k.mul(c, operands->dilations[1]));
+                  Value inRun = k.add(inRow, k.mul(col, is[2]));
+                  Value filterRun = k.add(k.mul(r, fs[1]), k.mul(c, fs[2]));
+                  SmallVector<Value> filterRuns;
+                  for (Value offset : filterOffsets)
+                    filterRuns.push_back(k.add(offset, filterRun));
+                  SmallVector<Value> updated = k.loop(
+                      zero, words, four, accs, [&](Value j, ValueRange accs) {
+                        auto x = k.widenInput(
+                            k.loadWord(k.at(inBase, k.add(inRun, j))), pair);
+                        SmallVector<Value> next;
+                        for (int64_t i = 0; i < block; ++i) {
+                          Value offset = k.add(filterRuns[i], j);
+                          next.push_back(
+                              source ? k.dot4Widened(
+                                           x, z,
+                                           k.at(filterBase, k.mul(offset, 2)),
+                                           accs[i])
+                                     : k.dot4(x, z,
+                                              k.loadWord(
+                                                  k.at(filterBase, offset)),
+                                              accs[i]));
+                        }
+                        return next;
+                      });
+                  // Whole words only when the channels are (source).
+                  if (source)
+                    return updated;
+                  return k.loop(
+                      words, runLength, one, updated,
+                      [&](Value j, ValueRange accs) {
+                        Value x = arith::SubIOp::create(
+                            b, loc,
+                            k.loadByte(k.at(inBase, k.add(inRun, j))), z);
+                        SmallVector<Value> next;
+                        for (int64_t i = 0; i < block; ++i)
+                          next.push_back(k.add(
+                              accs[i],
+                              k.mul(x, k.loadByte(k.at(
+                                           filterBase,
+                                           k.add(filterRuns[i], j))))));
+                        return next;
+                      });
+                });
+          });
+        };
+        if (!root)
+          return taps(kh, kw, false, accs);
+        Value wholeRows = k.index(root.getType().getDimSize(1));
+        Value wholeCols = k.index(root.getType().getDimSize(2));
+        auto filterType = cast<MemRefType>(operands->filter.getType());
+        if (filterType.getDimSize(1) == root.getType().getDimSize(1) &&
+            filterType.getDimSize(2) == root.getType().getDimSize(2))
+          return taps(wholeRows, wholeCols, fold, accs);
+        Value whole = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kh,
+                                  wholeRows),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kw,
+                                  wholeCols));
+        return k.ifElse(
+            whole, ValueRange(accs).getTypes(),
+            [&] { return taps(wholeRows, wholeCols, fold, accs); },
+            [&] { return taps(kh, kw, false, accs); });
       });
   eraseLowered(conv, fusion);
   return success();

@@ -516,11 +516,11 @@ def SerenityInt8ConvKernelsPass
     point, `SMLAD` (convolution: the reduction runs along the input
     channels, and along the window's columns when a row of the window is
     contiguous) or `SMLABB`/`SMLATT` (depthwise: four channels per word)
-    accumulate. A depthwise filter that is a view of a constant global gets
-    two copies of the window loops: constant bounds, with the input zero
-    point folded into the start values (bias - z * the channel's weight
-    sum, a new table), for pixels whose window is whole, and the clipped
-    bounds for the others. Up to four output channels are computed together, their
+    accumulate. A filter that is a view of a constant global gets two
+    copies of the window loops: constant bounds, with the input zero point
+    folded into the start values (bias - z * the channel's weight sum, a new
+    table), for pixels whose window is whole, and the clipped bounds for the
+    others. Up to four output channels are computed together, their
     accumulators in registers, so each input word is loaded and widened once
     for all of them. A convolution whose filter is a view of a constant
     global, with a multiple of four input channels, reads a copy of the
