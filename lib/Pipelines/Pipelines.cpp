@@ -127,6 +127,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (!(options.tileMaxMacOverhead >= 0))
     return errorHandler("serenity-pipeline: tile-max-mac-overhead must be >= "
                         "0 (percent)");
+  if (options.widenBudget < -1)
+    return errorHandler("serenity-pipeline: widen-budget must be >= 0 bytes, "
+                        "or -1 (no limit)");
   if (options.tileCols < 0)
     return errorHandler("serenity-pipeline: tile-cols must be >= 0 (0 = whole "
                         "rows)");
@@ -225,7 +228,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // never allocated (a module pass: it adds the widened filters' globals).
   if (dot)
     os << ",serenity-int8-conv-kernels{target="
-       << (options.target == "cortex-m" ? "cortex-m" : "generic") << "}";
+       << (options.target == "cortex-m" ? "cortex-m" : "generic")
+       << " widen-budget=" << static_cast<int64_t>(options.widenBudget)
+       << "}";
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != "none")

@@ -25,6 +25,7 @@
 
 #include "CheckedOptions.h"
 
+#include "Serenity/Selection/Knapsack.h"
 #include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,6 +37,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace serenity {
@@ -515,6 +517,17 @@ public:
     return global;
   }
 
+  /// Whether `global` may be widened (all may, unless restrictTo was
+  /// called).
+  bool mayWiden(memref::GlobalOp global) const {
+    return !restricted || allowed.contains(global.getOperation());
+  }
+  /// Only the globals in `chosen` may be widened.
+  void restrictTo(const llvm::DenseSet<Operation *> &chosen) {
+    restricted = true;
+    allowed = chosen;
+  }
+
   /// The widened copy of `global` (created once).
   memref::GlobalOp widened(memref::GlobalOp global) {
     auto it = copies.find(global);
@@ -603,6 +616,8 @@ private:
   SymbolTable symbols;
   llvm::DenseMap<Operation *, memref::GlobalOp> copies;
   llvm::DenseMap<std::pair<Operation *, int>, memref::GlobalOp> sumCopies;
+  bool restricted = false;
+  llvm::DenseSet<Operation *> allowed;
 };
 
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
@@ -635,7 +650,8 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   if (root && root.getType().getRank() != 4)
     root = {};
   memref::GlobalOp source = root;
-  if (channels % 4 != 0 || (root && root.getType().getDimSize(3) != channels))
+  if (channels % 4 != 0 || (root && root.getType().getDimSize(3) != channels) ||
+      (root && !filters.mayWiden(root)))
     source = {};
 
   // Fused: emitted where the consumer is (its operands are defined by then).
@@ -908,6 +924,44 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   return success();
 }
 
+/// Multiply-accumulates `conv` performs per call of its function: its own
+/// (output elements x window x input channels, the window of the filter's
+/// global when the view is clipped) times the trip counts of the constant
+/// loops around it (the tiles of serenity-fuse-requantization).
+int64_t multiplyAccumulates(linalg::LinalgOp conv, memref::GlobalOp root) {
+  auto output = cast<MemRefType>(conv.getDpsInits()[0].getType());
+  if (!output.hasStaticShape())
+    return 0;
+  ArrayRef<int64_t> filter = root.getType().getShape();
+  int64_t macs = output.getNumElements() * filter[1] * filter[2] * filter[3];
+  for (auto loop = conv->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    if (std::optional<APInt> trips = loop.getStaticTripCount())
+      macs *= trips->getSExtValue();
+  }
+  return macs;
+}
+
+/// The filter globals to widen within `budget` extra bytes (the int16 copy
+/// adds the filter's size once its int8 global is gone): the set with the
+/// most multiply-accumulates reading widened weights (solveKnapsack, exact
+/// for these sizes).
+llvm::DenseSet<Operation *>
+chooseWidened(ArrayRef<std::pair<memref::GlobalOp, int64_t>> candidates,
+              int64_t budget) {
+  std::vector<::serenity::KnapsackItem> items;
+  for (auto candidate : candidates) {
+    memref::GlobalOp global = candidate.first;
+    items.push_back({global.getType().getNumElements(), candidate.second});
+  }
+  ::serenity::KnapsackResult result = ::serenity::solveKnapsack(items, budget);
+  llvm::DenseSet<Operation *> chosen;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (result.taken[i])
+      chosen.insert(candidates[i].first);
+  return chosen;
+}
+
 struct SerenityInt8ConvKernelsPass
     : public mlir::serenity::CheckedOptions<
           SerenityInt8ConvKernelsPass,
@@ -915,10 +969,13 @@ struct SerenityInt8ConvKernelsPass
   using CheckedOptions::CheckedOptions;
 
   std::optional<std::string> optionError() const {
-    if (target == "cortex-m" || target == "generic")
-      return std::nullopt;
-    return "serenity-int8-conv-kernels: invalid target='" + target +
-           "' (expected one of: cortex-m, generic)";
+    if (target != "cortex-m" && target != "generic")
+      return "serenity-int8-conv-kernels: invalid target='" + target +
+             "' (expected one of: cortex-m, generic)";
+    if (widenBudget < -1)
+      return std::string("serenity-int8-conv-kernels: widen-budget must be "
+                         ">= 0 bytes, or -1 (no limit)");
+    return std::nullopt;
   }
 
   void runOnOperation() override {
@@ -938,6 +995,27 @@ struct SerenityInt8ConvKernelsPass
       });
     });
     WidenedFilters filters(getOperation());
+    if (widenBudget >= 0) {
+      // Value of widening each filter global: the multiply-accumulates of
+      // the convolutions that would read it.
+      llvm::MapVector<Operation *, int64_t> value;
+      for (Operation *op : convs) {
+        if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
+          continue;
+        auto conv = cast<linalg::LinalgOp>(op);
+        memref::GlobalOp root = filters.sourceOf(conv.getDpsInputs()[1]);
+        auto filter = dyn_cast<MemRefType>(conv.getDpsInputs()[1].getType());
+        if (!root || root.getType().getRank() != 4 || !filter ||
+            filter.getRank() != 4 || filter.getDimSize(3) % 4 != 0 ||
+            root.getType().getDimSize(3) != filter.getDimSize(3))
+          continue;
+        value[root] += multiplyAccumulates(conv, root);
+      }
+      SmallVector<std::pair<memref::GlobalOp, int64_t>> candidates;
+      for (const auto &[global, macs] : value)
+        candidates.emplace_back(cast<memref::GlobalOp>(global), macs);
+      filters.restrictTo(chooseWidened(candidates, widenBudget));
+    }
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
         (void)lowerConv(conv, dsp, filters);

@@ -7,6 +7,12 @@
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels | FileCheck %s
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=generic | FileCheck %s --check-prefix=GENERIC
 // RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=target=x86 2>&1 | FileCheck %s --check-prefix=BAD
+// A flash budget for the widened copies: none, or the 256 bytes of one
+// pointwise filter tile (the five are equal: one is taken).
+// RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=0 | FileCheck %s --check-prefix=B0 --implicit-check-not=_smlad
+// RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=256 | FileCheck %s --check-prefix=B256
+// RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=-2 2>&1 | FileCheck %s --check-prefix=BADBUDGET
+// RUN: not serenity-opt %t.mlir --serenity-pipeline="widen-budget=-3" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // In the pipeline (before static allocation) each kernel is fused with its
 // accumulator tile's bias and requantization: no tile buffer is left.
 // RUN: serenity-opt %t.mlir --serenity-pipeline="lower-to-llvm=false target=cortex-m" 2>/dev/null | FileCheck %s --check-prefix=FUSED --implicit-check-not="memref<1x1x1x4xi32>" --implicit-check-not="memref<1x1x1x4x1xi32>"
@@ -29,6 +35,11 @@
 // GENERIC-NOT: linalg.depthwise_conv_2d
 
 // BAD: error: serenity-int8-conv-kernels: invalid target='x86' (expected one of: cortex-m, generic)
+
+// B0: llvm.call_intrinsic "llvm.arm.smlad"
+// B256-COUNT-1: memref.global "private" constant @{{.*}}_smlad : memref<256xi16>
+// B256-NOT: memref.global "private" constant @{{.*}}_smlad
+// BADBUDGET: error: serenity-{{int8-conv-kernels|pipeline}}: widen-budget must be >= 0 bytes, or -1 (no limit)
 
 // FUSED: llvm.call_intrinsic "llvm.arm.smlad"
 // PIPE: llvm.call_intrinsic "llvm.arm.smlad"

@@ -64,6 +64,13 @@ struct SerenityPipelineOptions
                      "in plain arithmetic on the host) or auto (dot on "
                      "cortex-m, loops on the host)"),
       llvm::cl::init("auto")};
+  Option<int64_t> widenBudget{
+      *this, "widen-budget",
+      llvm::cl::desc("conv-kernels=dot: most bytes of flash the int16 copies "
+                     "of filters may add; the copies go to the filters read "
+                     "by the most multiply-accumulates (exact knapsack). -1: "
+                     "no limit, 0: no copies"),
+      llvm::cl::init(-1)};
   Option<std::string> rewrite{
       *this, "rewrite",
       llvm::cl::desc("Identity graph rewriting before scheduling: none, "

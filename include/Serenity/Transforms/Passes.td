@@ -548,6 +548,11 @@ def SerenityInt8ConvKernelsPass
     Option<"target", "target", "std::string", /*default=*/"\"cortex-m\"",
            "Instructions to emit: cortex-m (DSP extension: Cortex-M4, M7, "
            "M33, M55) or generic (plain integer arithmetic)">,
+    Option<"widenBudget", "widen-budget", "int64_t", /*default=*/"-1",
+           "Most bytes of flash the widened filter copies may add (each adds "
+           "its filter's size): the filters widened are those reading the "
+           "most multiply-accumulates within it (an exact 0/1 knapsack); -1: "
+           "every eligible filter, 0: none">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",

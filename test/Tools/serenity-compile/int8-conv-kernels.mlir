@@ -15,6 +15,8 @@
 // RUN: %python -m serenity gen kws-dscnn --dtype i8 --weights random -o %t-kws.mlir
 // RUN: %python %integration/run_compiled.py %t-kws.mlir --target cortex-m4 | FileCheck %s --check-prefix=M4
 // RUN: %python %integration/run_compiled.py %t-kws.mlir --target host --pipeline "conv-kernels=dot" | FileCheck %s --check-prefix=HOST
+// With a flash budget: some filters widened, the others read as int8.
+// RUN: %python %integration/run_compiled.py %t-kws.mlir --target cortex-m4 --pipeline "widen-budget=4096" | FileCheck %s --check-prefix=M4
 // RUN: %python -m serenity gen mobilenetv2 --channels 8 --resolution 32 --dtype i8 --weights random -o %t-mnv2.mlir
 // RUN: %python %integration/run_compiled.py %t-mnv2.mlir --target cortex-m4 | FileCheck %s --check-prefix=M4
 // M4: cortex-m4 output 0: {{.*}}, max abs diff 0, 0 beyond tolerance
