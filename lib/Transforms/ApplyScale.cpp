@@ -145,6 +145,11 @@ struct SerenityApplyScale32Pass
       return;
     SmallVector<tosa::ApplyScaleOp> ops;
     getOperation().walk([&](tosa::ApplyScaleOp op) {
+      // INEXACT_ROUND stays with tosa-to-arith (which rejects it), as in
+      // the reference lowering.
+      if (op.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND &&
+          op.getRoundingMode() != tosa::RoundingMode::DOUBLE_ROUND)
+        return;
       if (op.getValue().getType().isInteger(32) &&
           op.getMultiplier().getType().isInteger(32) &&
           op.getShift().getType().isInteger(8) &&

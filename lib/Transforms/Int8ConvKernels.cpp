@@ -256,6 +256,16 @@ int64_t channelBlock(int64_t channels) {
   return channels % 4 == 0 ? 4 : channels % 2 == 0 ? 2 : 1;
 }
 
+/// SSUB16 computes x - z in int16 lanes: exact for int8 x when z is in
+/// [-32640, 32639]. True when `zero` is a constant there.
+bool fitsHalfwordLanes(Value zero) {
+  APInt value;
+  if (!matchPattern(zero, m_ConstantInt(&value)))
+    return false;
+  int64_t z = value.getSExtValue();
+  return z >= -32640 && z <= 32639;
+}
+
 /// Common checks: buffer semantics, int8 inputs, int32 accumulator, the
 /// filter's zero point a constant 0, inner dimensions contiguous.
 struct ConvOperands {
@@ -292,6 +302,20 @@ std::optional<ConvOperands> matchOperands(linalg::LinalgOp op,
   operands.filterStrides = *filter;
   operands.strides = attrValues(strides);
   operands.dilations = attrValues(dilations);
+  return operands;
+}
+
+/// The operands when the kernels can compute the op exactly: on Cortex-M
+/// the input zero point must fit SSUB16's int16 lanes.
+std::optional<ConvOperands> matchKernelOperands(linalg::LinalgOp op,
+                                                DenseIntElementsAttr strides,
+                                                DenseIntElementsAttr dilations,
+                                                bool dsp) {
+  std::optional<ConvOperands> operands = matchOperands(op, strides, dilations);
+  if (operands && dsp && operands->inputZero &&
+      !matchPattern(operands->inputZero, m_Zero()) &&
+      !fitsHalfwordLanes(operands->inputZero))
+    return std::nullopt;
   return operands;
 }
 
@@ -491,6 +515,26 @@ void eraseLowered(Operation *conv,
     fusion->alloc->erase();
 }
 
+/// True when the view `filter` has the strides of its contiguous global
+/// `root` (unit steps, so an offset divided by a stride is an index), and
+/// keeps all of the root's dimension `keep` (e.g. every input channel).
+bool viewsWholeRows(Value filter, memref::GlobalOp root, unsigned keep) {
+  auto type = cast<MemRefType>(filter.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      type.getRank() != root.getType().getRank())
+    return false;
+  ArrayRef<int64_t> shape = root.getType().getShape();
+  int64_t expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return type.getDimSize(keep) == shape[keep];
+}
+
 /// Filters widened at compile time: for each constant int8 filter global,
 /// a global of int16 values in groups of four reordered (w0, w2, w1, w3), so
 /// that the 32-bit words at 8g and 8g + 4 are the lanes SXTB16 makes of the
@@ -628,7 +672,7 @@ private:
 template <typename ConvOp>
 LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   auto operands =
-      matchOperands(conv, conv.getStrides(), conv.getDilations());
+      matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
   if (!operands)
     return failure();
   auto filterType = cast<MemRefType>(operands->filter.getType());
@@ -682,7 +726,10 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   // In a whole window sum (x - z) w = sum x w - z sum w: the accumulators
   // start at bias - z * (sum of the channel's weights). The view of a whole
   // window starts at [f0, 0, 0, 0], so its offset / stride is f0.
-  const bool fold = root && !matchPattern(zeroPoint, m_Zero());
+  // The view must hold every input channel (the sums add them all) and
+  // have the root's strides (the offset / stride is the first channel).
+  const bool fold = root && !matchPattern(zeroPoint, m_Zero()) &&
+                    viewsWholeRows(operands->filter, root, /*keep=*/3);
   Value firstChannel, weightSums;
   if (fold) {
     memref::GlobalOp table = filters.sums(root);
@@ -807,7 +854,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
 template <typename ConvOp>
 LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   auto operands =
-      matchOperands(conv, conv.getStrides(), conv.getDilations());
+      matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
   if (!operands)
     return failure();
   auto filterType = cast<MemRefType>(operands->filter.getType());
@@ -849,7 +896,8 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 1);
   Value weightSums, firstChannel;
-  const bool fold = source && !matchPattern(zeroPoint, m_Zero());
+  const bool fold = source && !matchPattern(zeroPoint, m_Zero()) &&
+                    viewsWholeRows(operands->filter, source, /*keep=*/3);
   if (fold) {
     memref::GlobalOp table = filters.sums(source, /*channelDim=*/2);
     weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
