@@ -35,6 +35,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+
+#include <array>
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
@@ -502,6 +504,30 @@ void forEachOutputBlock(
       });
 }
 
+/// The taps of one output block, by window: `taps(rows, cols, folded,
+/// accs)` with constant bounds `whole` (and `fold`) where the window is the
+/// whole filter, and the window's own bounds `size` (not folded) where it is
+/// clipped at the border; `staticSize`: the view's static sizes, which may
+/// settle it at compile time.
+using TapsFn =
+    function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>;
+SmallVector<Value> byWindow(KernelBuilder &k, std::array<Value, 2> size,
+                            std::array<int64_t, 2> staticSize,
+                            std::array<int64_t, 2> whole, bool fold,
+                            ValueRange accs, TapsFn taps) {
+  Value rows = k.index(whole[0]), cols = k.index(whole[1]);
+  if (staticSize == whole)
+    return taps(rows, cols, fold, accs);
+  OpBuilder &b = k.b;
+  Value isWhole = arith::AndIOp::create(
+      b, k.loc,
+      arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, size[0], rows),
+      arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, size[1], cols));
+  return k.ifElse(
+      isWhole, accs.getTypes(), [&] { return taps(rows, cols, fold, accs); },
+      [&] { return taps(size[0], size[1], false, accs); });
+}
+
 /// Erases what a lowered convolution leaves: the op itself and, fused, its
 /// accumulator's init, consumer and allocation.
 void eraseLowered(Operation *conv,
@@ -826,22 +852,12 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
         };
         if (!root)
           return taps(kh, kw, false, accs);
-        Value wholeRows = k.index(root.getType().getDimSize(1));
-        Value wholeCols = k.index(root.getType().getDimSize(2));
         auto filterType = cast<MemRefType>(operands->filter.getType());
-        if (filterType.getDimSize(1) == root.getType().getDimSize(1) &&
-            filterType.getDimSize(2) == root.getType().getDimSize(2))
-          return taps(wholeRows, wholeCols, fold, accs);
-        Value whole = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kh,
-                                  wholeRows),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kw,
-                                  wholeCols));
-        return k.ifElse(
-            whole, ValueRange(accs).getTypes(),
-            [&] { return taps(wholeRows, wholeCols, fold, accs); },
-            [&] { return taps(kh, kw, false, accs); });
+        return byWindow(k, {kh, kw},
+                        {filterType.getDimSize(1), filterType.getDimSize(2)},
+                        {root.getType().getDimSize(1),
+                         root.getType().getDimSize(2)},
+                        fold, accs, taps);
       });
   eraseLowered(conv, fusion);
   return success();
@@ -955,18 +971,12 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
         };
         if (!source)
           return taps(kh, kw, false, accs);
-        Value wholeRows = k.index(source.getType().getDimSize(0));
-        Value wholeCols = k.index(source.getType().getDimSize(1));
-        Value whole = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kh,
-                                  wholeRows),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kw,
-                                  wholeCols));
-        return k.ifElse(
-            whole, ValueRange(accs).getTypes(),
-            [&] { return taps(wholeRows, wholeCols, fold, accs); },
-            [&] { return taps(kh, kw, false, accs); });
+        auto filterType = cast<MemRefType>(operands->filter.getType());
+        return byWindow(k, {kh, kw},
+                        {filterType.getDimSize(0), filterType.getDimSize(1)},
+                        {source.getType().getDimSize(0),
+                         source.getType().getDimSize(1)},
+                        fold, accs, taps);
       });
   eraseLowered(conv, fusion);
   return success();
