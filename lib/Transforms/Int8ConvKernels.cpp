@@ -199,6 +199,17 @@ public:
     return add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
                         byteOf(weights, k)));
   }
+  /// accs[i] -= zero * sums[first + i]: the folded zero point of a whole
+  /// window (sums: the channels' weight sums).
+  void subtractZeroTimesSums(SmallVectorImpl<Value> &accs, Value zero,
+                             Value sums, Value first) {
+    for (int64_t i = 0, e = accs.size(); i < e; ++i) {
+      Value sum =
+          memref::LoadOp::create(b, loc, sums, add(first, index(i)));
+      accs[i] = arith::SubIOp::create(b, loc, accs[i], mul(zero, sum));
+    }
+  }
+
   /// The zero point in both int16 lanes, or null when it is 0.
   Value zeroPair(Value zero) {
     if (!dsp || matchPattern(zero, m_Zero()))
@@ -791,13 +802,8 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
               b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
           SmallVector<Value> start(startValues);
           if (folded)
-            for (int64_t i = 0; i < block; ++i) {
-              Value sum = memref::LoadOp::create(
-                  b, loc, weightSums,
-                  k.add(firstChannel, k.add(channel, k.index(i))));
-              start[i] = arith::SubIOp::create(b, loc, start[i],
-                                               k.mul(zeroPoint, sum));
-            }
+            k.subtractZeroTimesSums(start, zeroPoint, weightSums,
+                                    k.add(firstChannel, channel));
           return k.loop(zero, rows, one, start, [&](Value r, ValueRange accs) {
             Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
@@ -938,13 +944,8 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
           Value pair = folded ? Value() : zeroPair;
           SmallVector<Value> accs(start);
           if (folded)
-            for (int64_t i = 0; i < block; ++i) {
-              Value sum = memref::LoadOp::create(
-                  b, loc, weightSums,
-                  k.add(firstChannel, k.add(channel, k.index(i))));
-              accs[i] = arith::SubIOp::create(b, loc, accs[i],
-                                              k.mul(zeroPoint, sum));
-            }
+            k.subtractZeroTimesSums(accs, zeroPoint, weightSums,
+                                    k.add(firstChannel, channel));
           return k.loop(zero, rows, one, accs, [&](Value r, ValueRange accs) {
             Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
