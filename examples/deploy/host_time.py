@@ -17,12 +17,10 @@ test checks them.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
+from measure import ROOT, find_compiler, model_paths, run
 
 PROGRAM = r"""
 #include <stdint.h>
@@ -56,13 +54,6 @@ int main(int argc, char **argv) {
 """
 
 
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit("error: %s failed:\n%s%s" % (" ".join(cmd[:3]), proc.stdout[-2000:], proc.stderr[-2000:]))
-    return proc.stdout
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny"))
@@ -71,8 +62,7 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated model names (default: all five)")
     args = parser.parse_args()
     configs = args.config or ["conv-kernels=loops", "conv-kernels=dot"]
-    compiler = shutil.which("serenity-compile") or os.path.join(
-        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
+    compiler = find_compiler()
     cc = shutil.which("clang") or shutil.which("clang-14") or shutil.which("cc")
     print("| model | " + " | ".join("`%s` (us)" % c for c in configs) + " |")
     print("|---|" + "---:|" * len(configs))
@@ -80,11 +70,7 @@ def main():
         main_c = os.path.join(work, "main.c")
         with open(main_c, "w") as f:
             f.write(PROGRAM)
-        for model in [m for m in MODELS if not args.only or m in args.only.split(",")]:
-            path = os.path.join(args.models, model + ".tflite")
-            if not os.path.exists(path):
-                print("skipped %s: %s is absent" % (model, path), file=sys.stderr)
-                continue
+        for model, path in model_paths(args.models, args.only):
             times = []
             for i, config in enumerate(configs):
                 out = os.path.join(work, "%s-%d" % (model, i))

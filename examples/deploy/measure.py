@@ -92,6 +92,25 @@ def tflm_arenas(path):
     return result
 
 
+def find_compiler():
+    """serenity-compile on PATH, else the one in the build directory."""
+    return shutil.which("serenity-compile") or os.path.join(
+        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
+
+
+def model_paths(models_dir, only=""):
+    """(name, .tflite path) of the MLPerf Tiny models, those named in the
+    comma-separated `only` or all; an absent file is reported and skipped."""
+    for model in MODELS:
+        if only and model not in only.split(","):
+            continue
+        path = os.path.join(models_dir, model + ".tflite")
+        if not os.path.exists(path):
+            print("skipped %s: %s is absent" % (model, path), file=sys.stderr)
+            continue
+        yield model, path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny"))
@@ -100,18 +119,13 @@ def main():
                         help='extra serenity-pipeline options for serenity-compile, e.g. "conv-kernels=loops"')
     parser.add_argument("--only", default="", help="comma-separated model names (default: all five)")
     args = parser.parse_args()
-    compiler = shutil.which("serenity-compile") or os.path.join(
-        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
+    compiler = find_compiler()
     tflm = tflm_arenas(args.tflm)
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
           "| stack (bytes) | .text | .rodata | instructions |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
-        for model in [m for m in MODELS if not args.only or m in args.only.split(",")]:
-            path = os.path.join(args.models, model + ".tflite")
-            if not os.path.exists(path):
-                print("skipped %s: %s is absent" % (model, path), file=sys.stderr)
-                continue
+        for model, path in model_paths(args.models, args.only):
             out = os.path.join(work, model)
             extra = ["--pipeline", args.pipeline] if args.pipeline else []
             run([compiler, path, "--target", "cortex-m4", "--name", "net", "--io", "arena", *extra, "-o", out])

@@ -82,10 +82,13 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
       b, loc, arith::ExtSIOp::create(b, loc, i64, value),
       arith::ExtSIOp::create(b, loc, i64, multiplier));
   // d, for DOUBLE_ROUND when s > 31.
-  Value nonNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            value, c32(0));
-  Value adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
-                                         c64(-(int64_t(1) << 30)));
+  Value adjust;
+  if (doubleRound) {
+    Value nonNegative = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, value, c32(0));
+    adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
+                                     c64(-(int64_t(1) << 30)));
+  }
   auto fastPath = [&]() -> Value {
     Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
                           : product;

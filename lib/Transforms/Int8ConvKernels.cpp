@@ -35,11 +35,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <array>
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace serenity {
@@ -86,15 +86,21 @@ public:
   Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
   Value mul(Value a, int64_t c) { return c == 1 ? a : mul(a, index(c)); }
 
+  /// The pointer to the byte `offsetBytes` past the start of `memref`'s
+  /// buffer (its aligned pointer).
+  Value pointer(Value memref, Value offsetBytes) {
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value asInt = arith::IndexCastUIOp::create(b, loc, ptrInt,
+                                               add(aligned, offsetBytes));
+    return LLVM::IntToPtrOp::create(b, loc, ptr, asInt);
+  }
   /// The address of the element at offset 0 of `memref` (aligned pointer
   /// plus the layout's offset; i8 elements, so offsets are bytes).
   Value basePointer(Value memref) {
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Value aligned =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value address = add(aligned, metadata.getOffset());
-    Value asInt = arith::IndexCastUIOp::create(b, loc, ptrInt, address);
-    return LLVM::IntToPtrOp::create(b, loc, ptr, asInt);
+    return pointer(
+        memref,
+        memref::ExtractStridedMetadataOp::create(b, loc, memref).getOffset());
   }
 
   /// `base` + `byteOffset` (an index).
@@ -163,7 +169,7 @@ public:
     return acc;
   }
   /// acc + sum over k of (x_k - zero) * w_k, the weights widened at compile
-  /// time (widenFilter): int16 (w0, w2) at `address`, (w1, w3) 4 bytes on.
+  /// time (WidenedFilters): int16 (w0, w2) at `address`, (w1, w3) 4 bytes on.
   Value dot4Widened(const Widened &x, Value zero, Value address, Value acc) {
     Value even = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
     Value odd = LLVM::LoadOp::create(
@@ -332,6 +338,15 @@ std::optional<ConvOperands> matchKernelOperands(linalg::LinalgOp op,
   return operands;
 }
 
+/// `map` applied to the constant `point`, as index constants.
+SmallVector<Value> constantIndices(OpBuilder &b, Location loc, AffineMap map,
+                                   ArrayRef<int64_t> point) {
+  SmallVector<Value> indices;
+  for (int64_t i : map.compose(point))
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, i));
+  return indices;
+}
+
 /// The value `generic`'s body computes at the iteration `point` (its inputs
 /// loaded there; `acc`, if it is an input, replaced by `accValue`). The body
 /// must not read its output or linalg.index.
@@ -350,10 +365,11 @@ Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
       mapping.map(arg, value);
       continue;
     }
-    SmallVector<Value> indices;
-    for (int64_t i : generic.getMatchingIndexingMap(operand).compose(point))
-      indices.push_back(arith::ConstantIndexOp::create(b, loc, i));
-    mapping.map(arg, memref::LoadOp::create(b, loc, value, indices));
+    mapping.map(arg, memref::LoadOp::create(
+                         b, loc, value,
+                         constantIndices(b, loc,
+                                         generic.getMatchingIndexingMap(operand),
+                                         point)));
   }
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
@@ -503,14 +519,12 @@ void forEachOutputBlock(
           linalg::GenericOp consumer = fusion->consumer;
           Value result =
               evaluateAt(b, loc, consumer, pointOf(i), output, accs[i]);
-          SmallVector<Value> indices;
-          for (int64_t x : consumer
-                               .getMatchingIndexingMap(
-                                   consumer.getDpsInitOperand(0))
-                               .compose(pointOf(i)))
-            indices.push_back(k.index(x));
-          memref::StoreOp::create(b, loc, result, consumer.getDpsInits()[0],
-                                  indices);
+          memref::StoreOp::create(
+              b, loc, result, consumer.getDpsInits()[0],
+              constantIndices(b, loc,
+                              consumer.getMatchingIndexingMap(
+                                  consumer.getDpsInitOperand(0)),
+                              pointOf(i)));
         }
       });
 }
@@ -598,6 +612,22 @@ public:
     return global;
   }
 
+  /// The global of a conv filter view that can be read from a widened copy:
+  /// a multiple of four input channels, all of the global's, so that runs
+  /// of whole words start at word boundaries. Null otherwise.
+  memref::GlobalOp widenable(Value filter) {
+    auto type = dyn_cast<MemRefType>(filter.getType());
+    if (!type || type.getRank() != 4)
+      return {};
+    int64_t channels = type.getDimSize(3);
+    memref::GlobalOp root = sourceOf(filter);
+    if (!root || root.getType().getRank() != 4 ||
+        ShapedType::isDynamic(channels) || channels % 4 != 0 ||
+        root.getType().getDimSize(3) != channels)
+      return {};
+    return root;
+  }
+
   /// Whether `global` may be widened (all may, unless restrictTo was
   /// called).
   bool mayWiden(memref::GlobalOp global) const {
@@ -655,15 +685,19 @@ public:
 
   /// Erases the int8 globals (and their dead views) nothing reads any more.
   void eraseUnused() {
+    if (copies.empty())
+      return;
+    // The reads of the widened globals, found in one walk.
+    SmallVector<memref::GetGlobalOp> reads;
+    module.walk([&](memref::GetGlobalOp read) {
+      if (auto global = symbols.lookup<memref::GlobalOp>(read.getName()))
+        if (copies.count(global))
+          reads.push_back(read);
+    });
+    for (memref::GetGlobalOp read : reads)
+      eraseDeadViews(read.getResult());
     for (auto &entry : copies) {
       auto global = cast<memref::GlobalOp>(entry.first);
-      SmallVector<memref::GetGlobalOp> reads;
-      module.walk([&](memref::GetGlobalOp read) {
-        if (read.getName() == global.getSymName())
-          reads.push_back(read);
-      });
-      for (memref::GetGlobalOp read : reads)
-        eraseDeadViews(read.getResult());
       if (SymbolTable::symbolKnownUseEmpty(global, module))
         global.erase();
     }
@@ -730,9 +764,8 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   memref::GlobalOp root = filters.sourceOf(operands->filter);
   if (root && root.getType().getRank() != 4)
     root = {};
-  memref::GlobalOp source = root;
-  if (channels % 4 != 0 || (root && root.getType().getDimSize(3) != channels) ||
-      (root && !filters.mayWiden(root)))
+  memref::GlobalOp source = filters.widenable(operands->filter);
+  if (source && !filters.mayWiden(source))
     source = {};
 
   // Fused: emitted where the consumer is (its operands are defined by then).
@@ -742,22 +775,18 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   KernelBuilder k(b, conv.getLoc(), dsp);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
-  Value filterBase;
+  // The filter view's element offset in its buffer: the int8 global's, or
+  // at two bytes per element the int16 copy's.
   auto filterMetadata =
       memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
+  Value filterData = operands->filter;
   if (source) {
-    // The element offset of the filter view in its global, in bytes of the
-    // int16 copy.
     memref::GlobalOp copy = filters.widened(source);
-    Value wide = memref::GetGlobalOp::create(b, loc, copy.getType(),
+    filterData = memref::GetGlobalOp::create(b, loc, copy.getType(),
                                              copy.getSymName());
-    Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, wide);
-    Value address = k.add(aligned, k.mul(filterMetadata.getOffset(), 2));
-    Value asInt = arith::IndexCastUIOp::create(b, loc, k.ptrInt, address);
-    filterBase = LLVM::IntToPtrOp::create(b, loc, k.ptr, asInt);
-  } else {
-    filterBase = k.basePointer(operands->filter);
   }
+  Value filterBase = k.pointer(
+      filterData, k.mul(filterMetadata.getOffset(), source ? 2 : 1));
   Value zeroPoint =
       operands->inputZero ? operands->inputZero : k.int32(0);
   // In a whole window sum (x - z) w = sum x w - z sum w: the accumulators
@@ -1062,13 +1091,8 @@ struct SerenityInt8ConvKernelsPass
         if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
           continue;
         auto conv = cast<linalg::LinalgOp>(op);
-        memref::GlobalOp root = filters.sourceOf(conv.getDpsInputs()[1]);
-        auto filter = dyn_cast<MemRefType>(conv.getDpsInputs()[1].getType());
-        if (!root || root.getType().getRank() != 4 || !filter ||
-            filter.getRank() != 4 || filter.getDimSize(3) % 4 != 0 ||
-            root.getType().getDimSize(3) != filter.getDimSize(3))
-          continue;
-        value[root] += multiplyAccumulates(conv, root);
+        if (memref::GlobalOp root = filters.widenable(conv.getDpsInputs()[1]))
+          value[root] += multiplyAccumulates(conv, root);
       }
       SmallVector<std::pair<memref::GlobalOp, int64_t>> candidates;
       for (const auto &[global, macs] : value)

@@ -12,8 +12,6 @@ Usage: apply_scale.py [--count N] [--seed S]
 import argparse
 import os
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -62,15 +60,9 @@ def module(values, multipliers, shifts):
 
 def run(path, with_pass, opt):
     passes = "func.func(serenity-apply-scale-32)," if with_pass else ""
-    lowered = subprocess.run(
-        [opt, path, "--pass-pipeline=builtin.module(" + passes +
-         "func.func(tosa-to-arith{include-apply-rescale=true})," + LOWER + ")"],
-        capture_output=True, text=True, check=True).stdout
-    libs = f"{cl.LLVM_LIB}/libmlir_c_runner_utils.so,{cl.LLVM_LIB}/libmlir_runner_utils.so"
-    out = subprocess.run([f"{cl.LLVM_BIN}/mlir-runner", "-e", "main", "-entry-point-result=void",
-                          f"-shared-libs={libs}"], input=lowered, capture_output=True, text=True,
-                         check=True).stdout
-    return [chunk.split("data =", 1)[1].split() for chunk in out.split("Unranked Memref")[1:]]
+    lowered = cl.run([opt, path, "--pass-pipeline=builtin.module(" + passes +
+                      "func.func(tosa-to-arith{include-apply-rescale=true})," + LOWER + ")"])
+    return [data.split() for data in cl.printed_memrefs(lowered)]
 
 
 def main():
@@ -88,9 +80,7 @@ def main():
         multipliers.append(rng.choice(extremes) if rng.random() < 0.1 else
                            rng.randint(2**30, 2**31 - 1) if rng.random() < 0.7 else
                            rng.randint(-2**31, 2**31 - 1))
-    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    opt = shutil.which("serenity-opt") or os.path.join(
-        os.environ.get("SERENITY_BUILD_DIR", os.path.join(root, "build")), "bin", "serenity-opt")
+    opt = cl.serenity_opt()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "scale.mlir")
         with open(path, "w") as f:

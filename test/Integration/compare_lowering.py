@@ -41,6 +41,23 @@ def run(cmd, stdin=None, with_stderr=False):
     return (proc.stdout, proc.stderr) if with_stderr else proc.stdout
 
 
+def serenity_opt():
+    """serenity-opt on PATH (lit puts the build's there), else the build
+    directory's."""
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    return shutil.which("serenity-opt") or os.path.join(
+        os.environ.get("SERENITY_BUILD_DIR", os.path.join(root, "build")), "bin", "serenity-opt")
+
+
+def printed_memrefs(llvm_module):
+    """Runs @main of `llvm_module` (LLVM dialect) with mlir-runner; the data
+    of each memref it printed, as text."""
+    libs = f"{LLVM_LIB}/libmlir_c_runner_utils.so,{LLVM_LIB}/libmlir_runner_utils.so"
+    out = run([f"{LLVM_BIN}/mlir-runner", "-e", "main", "-entry-point-result=void",
+               f"-shared-libs={libs}"], stdin=llvm_module)
+    return [chunk.split("data =", 1)[1] for chunk in out.split("Unranked Memref")[1:]]
+
+
 def split_types(text):
     """Splits 'memref<1x2xf32>, memref<3xi8>' at top-level commas."""
     types, depth, current = [], 0, ""
@@ -121,14 +138,8 @@ def execute(memref_module, inputs, outputs, arena_bytes, seed, workdir, tag):
     with open(path, "w") as f:
         f.write(wrapped)
     llvm = run([f"{LLVM_BIN}/mlir-opt", path, f"--pass-pipeline={MEMREF_TO_LLVM}"])
-    libs = f"{LLVM_LIB}/libmlir_c_runner_utils.so,{LLVM_LIB}/libmlir_runner_utils.so"
-    out = run([f"{LLVM_BIN}/mlir-runner", "-e", "main", "-entry-point-result=void",
-               f"-shared-libs={libs}"], stdin=llvm)
-    results = []
-    for chunk in out.split("Unranked Memref")[1:]:
-        data = chunk.split("data =", 1)[1]
-        results.append([float(x) for x in re.findall(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", data)])
-    return results
+    return [[float(x) for x in re.findall(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", data)]
+            for data in printed_memrefs(llvm)]
 
 
 def compare_outputs(got, want, expected, atol, rtol, label):

@@ -17,12 +17,11 @@ Usage: int8_conv_views.py [--seed 1] [--cases 60]
 import argparse
 import os
 import random
-import shutil
-import subprocess
 import sys
 
-LLVM_BIN = "/usr/lib/llvm-22/bin"
-LLVM_LIB = "/usr/lib/llvm-22/lib"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_lowering as cl  # noqa: E402
+
 LOWER = ("builtin.module(convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
          "finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
          "convert-to-llvm,reconcile-unrealized-casts)")
@@ -130,15 +129,9 @@ def case(module, i):
 
 def run(text, opt, with_pass):
     if with_pass:
-        text = subprocess.run([opt, "-", "--serenity-int8-conv-kernels=target=generic"], input=text,
-                              capture_output=True, text=True, check=True).stdout
-    lowered = subprocess.run([LLVM_BIN + "/mlir-opt", "-", "--pass-pipeline=" + LOWER], input=text,
-                             capture_output=True, text=True, check=True).stdout
-    libs = "%s/libmlir_c_runner_utils.so,%s/libmlir_runner_utils.so" % (LLVM_LIB, LLVM_LIB)
-    out = subprocess.run([LLVM_BIN + "/mlir-runner", "-e", "main", "-entry-point-result=void",
-                          "-shared-libs=" + libs], input=lowered, capture_output=True, text=True,
-                         check=True).stdout
-    return [chunk.split("data =", 1)[1].split() for chunk in out.split("Unranked Memref")[1:]]
+        text = cl.run([opt, "-", "--serenity-int8-conv-kernels=target=generic"], stdin=text)
+    lowered = cl.run([cl.LLVM_BIN + "/mlir-opt", "-", "--pass-pipeline=" + LOWER], stdin=text)
+    return [data.split() for data in cl.printed_memrefs(lowered)]
 
 
 def main():
@@ -152,9 +145,7 @@ def main():
     text = "\n".join(module.globals) + "\nfunc.func private @printMemrefI32(memref<*xi32>)\n" + \
         "func.func @main() {\n  %c0_i32 = arith.constant 0 : i32\n" + "\n".join(module.body) + \
         "\n  return\n}\n"
-    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    opt = shutil.which("serenity-opt") or os.path.join(
-        os.environ.get("SERENITY_BUILD_DIR", os.path.join(root, "build")), "bin", "serenity-opt")
+    opt = cl.serenity_opt()
     want, got = run(text, opt, False), run(text, opt, True)
     differ = sum(a != b for a, b in zip(want, got)) + abs(len(want) - len(got))
     print("int8 conv views: %d cases, %d outputs, %d differ (seed %d)" % (args.cases, len(want), differ, args.seed))
