@@ -8,6 +8,11 @@ does with the generated files (docs/Deploy.md).
 
 Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4
            [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
+           [--input-file IN.bin --expect-file OUT.bin]
+With --input-file the (int8) input is that file's bytes instead of seeded
+values, and with --expect-file the output is compared with that file's int8
+bytes (e.g. TFLite Micro's, ../shared/bench/tflm/reference) instead of the
+reference lowering.
 Exit 0 when every output matches within tolerance.
 """
 import argparse
@@ -27,9 +32,16 @@ CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
 ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
 
 
-def program(name, report, seed):
-    """A C main: seeded inputs, NAME_run, outputs printed one per line (with
-    io=arena the inputs are copied into the arena and the outputs read there)."""
+def int8_file(path):
+    """The bytes of `path` as int8 values."""
+    with open(path, "rb") as f:
+        return [b - 256 if b > 127 else b for b in f.read()]
+
+
+def program(name, report, seed, input_values=None):
+    """A C main: seeded inputs (input 0: `input_values` when given), NAME_run,
+    outputs printed one per line (with io=arena the inputs are copied into the
+    arena and the outputs read there)."""
     upper = name.upper()
     in_arena = report.get("io") == "arena"
     lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <string.h>", f'#include "{name}.h"', "",
@@ -37,6 +49,11 @@ def program(name, report, seed):
     for i, operand in enumerate(report["inputs"]):
         element = "f32" if operand["type"] == "float" else "i8"
         values = cl.lcg_values(operand["bytes"] // (4 if element == "f32" else 1), element, seed + i)
+        if i == 0 and input_values is not None:
+            if element != "i8" or len(input_values) != operand["bytes"]:
+                sys.exit(f"error: the input file holds {len(input_values)} bytes; input 0 is "
+                         f"{operand['bytes']} bytes of {operand['type']}")
+            values = [str(v) for v in input_values]
         lines.append(f"static const {operand['type']} input{i}[{upper}_INPUT{i}_ELEMENTS] = "
                      f"{{{', '.join(values)}}};")
     if in_arena:
@@ -71,6 +88,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=0)
     parser.add_argument("--rtol", type=float, default=0)
+    parser.add_argument("--input-file", help="raw int8 bytes of input 0")
+    parser.add_argument("--expect-file", help="raw int8 bytes output 0 must equal")
     parser.add_argument("--serenity-compile", default=shutil.which("serenity-compile") or "serenity-compile")
     args = parser.parse_args()
 
@@ -88,7 +107,8 @@ def main():
         obj = os.path.join(out, args.name + ".o")
         main_c = os.path.join(work, "main.c")
         with open(main_c, "w") as f:
-            f.write(program(args.name, report, args.seed))
+            f.write(program(args.name, report, args.seed,
+                            int8_file(args.input_file) if args.input_file else None))
         if args.target == "host":
             exe = os.path.join(work, "net")
             cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe])
@@ -109,6 +129,11 @@ def main():
             printed = qemu.stdout
         got = [[float(x) for x in chunk.split()[1:]] for chunk in printed.split("Output ")[1:]]
 
+        if args.expect_file:
+            want = [[float(v) for v in int8_file(args.expect_file)]]
+            ok = cl.compare_outputs(got, want, 1, args.atol, args.rtol, f"{args.target} output")
+            print("PASS" if ok else "FAIL")
+            return 0 if ok else 1
         # The reference: the upstream lowering of the same (imported) network.
         source = args.network
         if source.endswith(".tflite"):
