@@ -16,11 +16,11 @@ test checks them.
 """
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 
 from measure import ROOT, find_compiler, model_paths, run
+from serenity.deploy import host_cc
 
 PROGRAM = r"""
 #include <stdint.h>
@@ -63,7 +63,7 @@ def main():
     args = parser.parse_args()
     configs = args.config or ["conv-kernels=loops", "conv-kernels=dot"]
     compiler = find_compiler()
-    cc = shutil.which("clang") or shutil.which("clang-14") or shutil.which("cc")
+    cc = host_cc()
     print("| model | " + " | ".join("`%s` (us)" % c for c in configs) + " |")
     print("|---|" + "---:|" * len(configs))
     with tempfile.TemporaryDirectory() as work:

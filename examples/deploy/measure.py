@@ -22,15 +22,14 @@ import argparse
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from serenity.deploy import (CMSDK_TIMER, INSTRUCTIONS_PER_TICK, ROOT, arm_link_command,  # noqa: E402
+                             find_compiler, qemu_command, run)
+
 MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
-CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
 PAINT = 16384
 
 PROGRAM = r"""
@@ -39,12 +38,7 @@ PROGRAM = r"""
 #include "net.h"
 
 static uint8_t arena[NET_ARENA_BYTES] __attribute__((aligned(NET_ARENA_ALIGNMENT)));
-
-/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz). */
-#define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
-#define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
-#define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
-
+""" + CMSDK_TIMER + r"""
 __attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {
   for (uint8_t *p = low; p < high; ++p)
     *p = 0xA5;
@@ -74,13 +68,6 @@ int main(void) {
 """
 
 
-def run(cmd, **kw):
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if proc.returncode != 0:
-        sys.exit("error: %s failed:\n%s%s" % (" ".join(cmd[:3]), proc.stdout[-2000:], proc.stderr[-2000:]))
-    return proc.stdout
-
-
 def tflm_arenas(path):
     """{model: (smallest arena, activations)} from the TFLM README table."""
     result = {}
@@ -90,12 +77,6 @@ def tflm_arenas(path):
             if m:
                 result[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     return result
-
-
-def find_compiler():
-    """serenity-compile on PATH, else the one in the build directory."""
-    return shutil.which("serenity-compile") or os.path.join(
-        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
 
 
 def model_paths(models_dir, only=""):
@@ -145,11 +126,8 @@ def main():
             with open(main_c, "w") as f:
                 f.write(PROGRAM.replace("PAINT", str(PAINT)))
             elf = os.path.join(work, model + ".elf")
-            run(["arm-none-eabi-gcc", *CFLAGS, "--specs=rdimon.specs", "-I", out, "-T",
-                 os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"), main_c,
-                 os.path.join(out, "net.o"), "-o", elf])
-            printed = run(["qemu-system-arm", "-M", "mps2-an386", "-icount", "shift=0", "-nographic",
-                           "-semihosting-config", "enable=on,target=native", "-kernel", elf], timeout=600)
+            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf))
+            printed = run(qemu_command(elf), timeout=600)
             m = re.search(r"status (-?\d+) ticks (\d+) stack (\d+)", printed)
             if not m or m.group(1) != "0":
                 sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
@@ -157,7 +135,7 @@ def main():
             smallest, activations = tflm.get(model, (None, None))
             print("| %s | %d | %d | %s | %s | %d | %d | %d | %d |" % (
                 model, report["arena_bytes"], caller_ram, smallest or "-", activations or "-", stack,
-                sections.get(".text", 0), sections.get(".rodata", 0), ticks * 40))
+                sections.get(".text", 0), sections.get(".rodata", 0), ticks * INSTRUCTIONS_PER_TICK))
             sys.stdout.flush()
     return 0
 

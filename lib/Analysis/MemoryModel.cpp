@@ -1,6 +1,7 @@
 //===- MemoryModel.cpp - DESIGN.md memory model over MLIR IR ---*- C++ -*-===//
 
 #include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Analysis/Primitives.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -93,7 +94,8 @@ mlir::serenity::findFusedGroups(Block &block) {
     Operation *conv = value.getDefiningOp();
     if (!conv || conv->getBlock() != &block ||
         !isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(conv) ||
-        !value.hasOneUse() || !isPointwise(*value.user_begin()))
+        !value.hasOneUse() || !isPointwise(*value.user_begin()) ||
+        isWinograd(getChosenPrimitive(conv)))
       return false;
     if (reachesNarrowerResult(value, elementBits(value)))
       return true;
@@ -395,6 +397,22 @@ FunctionMemoryModel::build(FunctionOpInterface function,
       if (!accumulations.count(conv))
         fusedValues.insert(conv->getResult(0));
   }
+  // Workspaces of the convolutions' primitives (im2col, winograd): a buffer
+  // live during the step that runs the convolution, the group's last op for
+  // a convolution tiled into a fused loop.
+  DenseMap<Operation *, int64_t> workspaceBytes;
+  for (Operation &op : block)
+    if (isPrimitiveConv(&op))
+      if (int64_t bytes = getWorkspaceBytes(&op, getChosenPrimitive(&op)))
+        workspaceBytes[&op] += bytes;
+  for (auto &entry : fusedGroups)
+    for (Operation *conv : entry.second.tiledConvs) {
+      auto it = workspaceBytes.find(conv);
+      if (it == workspaceBytes.end())
+        continue;
+      workspaceBytes[entry.first] += it->second;
+      workspaceBytes.erase(conv);
+    }
   // The adds whose result aliases their accumulator operand.
   DenseMap<Operation *, Value> accumulatingAdds;
   for (auto [conv, acc] : accumulations)
@@ -484,6 +502,11 @@ FunctionMemoryModel::build(FunctionOpInterface function,
         graph.addPartialProducer(buffer, producerNode.lookup(operand));
         model.rootBuffer[operand] = buffer;
       }
+    }
+    if (int64_t bytes = workspaceBytes.lookup(&op)) {
+      int buffer = graph.addResult(node, bytes);
+      graph.buffers[buffer].workspace = true;
+      model.bufferValues.push_back(op.getResult(0));
     }
   }
 

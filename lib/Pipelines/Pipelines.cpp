@@ -102,6 +102,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("conv-kernels", options.convKernels,
                          {"auto", "loops", "dot"}, errorHandler)) ||
+      failed(checkChoice("primitives", options.primitives,
+                         {"none", "direct", "dot", "im2col", "winograd2",
+                          "winograd4", "select"},
+                         errorHandler)) ||
       failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
@@ -130,6 +134,19 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.widenBudget < -1)
     return errorHandler("serenity-pipeline: widen-budget must be >= 0 bytes, "
                         "or -1 (no limit)");
+  if (options.budget < -1)
+    return errorHandler("serenity-pipeline: budget must be >= 0 bytes, or -1 "
+                        "(no limit)");
+  std::string primitives = options.primitives;
+  if (options.budget >= 0 && primitives == "none")
+    primitives = "select";
+  if (options.budget >= 0 && primitives != "select")
+    return errorHandler("serenity-pipeline: budget needs primitives=select "
+                        "(got primitives=" + primitives + ")");
+  if (primitives == "select" && options.profile.empty())
+    return errorHandler("serenity-pipeline: primitives=select needs "
+                        "profile=FILE (measured times: python3 -m serenity "
+                        "profile NET -o FILE)");
   if (options.tileCols < 0)
     return errorHandler("serenity-pipeline: tile-cols must be >= 0 (0 = whole "
                         "rows)");
@@ -175,6 +192,22 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << " max-mac-overhead="
        << llvm::formatv("{0}", static_cast<double>(options.tileMaxMacOverhead))
        << " concat=" << concatMode << modelOptions << "}),";
+  // Each convolution's primitive, for the order and tiles just made: one
+  // everywhere, or the fastest within the budget (the scheduled peak with
+  // the workspaces); primitive-kernels alone writes the profiler's input.
+  if (primitives != "none" || !options.primitiveKernels.empty()) {
+    os << "serenity-select-primitives{concat=" << concatMode << modelOptions;
+    if (primitives == "select")
+      os << " budget-bytes=" << static_cast<int64_t>(options.budget)
+         << " profile=\"" << options.profile << "\"";
+    else if (primitives != "none")
+      os << " uniform=" << primitives;
+    if (!options.primitiveKernels.empty())
+      os << " kernels=\"" << options.primitiveKernels << "\"";
+    if (!options.primitiveReport.empty())
+      os << " report=\"" << options.primitiveReport << "\"";
+    os << "},";
+  }
   // Concats lowered as the model counts them: the copies become
   // tensor.concat (linear-time bufferization analysis), and operands an
   // in-place concat does not take in place stay copies under
@@ -184,7 +217,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the caller owns the output buffers.
   // On Cortex-M the requantizations' tosa.apply_scale with 32-bit shifts
   // where the shift allows (the same values).
-  os << "func.func(tosa-to-linalg-named,tosa-to-linalg,"
+  // Convolutions tagged with a primitive (serenity.primitive) are lowered
+  // first, keeping the tag on the linalg convolution.
+  os << "func.func(serenity-primitives-to-linalg,tosa-to-linalg-named,"
+        "tosa-to-linalg,"
      << (options.target == "cortex-m" ? "serenity-apply-scale-32," : "")
      << "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
         "canonicalize,";
@@ -205,6 +241,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
        << " tile-channels=" << tileChannels
        << " fuse-padding=" << (options.fusePadding ? "true" : "false")
        << "}),canonicalize,";
+  // The im2col / winograd primitives (on the row tiles just made).
+  os << "func.func(serenity-lower-primitives),";
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place (the self-copies left fold away after cse, below).
@@ -226,11 +264,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // before static allocation: a kernel fused with its accumulator tile's
   // init and requantization keeps the tile in registers, so the tile is
   // never allocated (a module pass: it adds the widened filters' globals).
-  if (dot)
-    os << ",serenity-int8-conv-kernels{target="
-       << (options.target == "cortex-m" ? "cortex-m" : "generic")
-       << " widen-budget=" << static_cast<int64_t>(options.widenBudget)
-       << "}";
+  // Without dot kernels by default, only the convolutions tagged dot.
+  os << ",serenity-int8-conv-kernels{target="
+     << (options.target == "cortex-m" ? "cortex-m" : "generic")
+     << " widen-budget=" << static_cast<int64_t>(options.widenBudget)
+     << " tagged-only=" << (dot ? "false" : "true") << "}";
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != "none")

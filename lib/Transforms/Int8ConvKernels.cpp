@@ -25,6 +25,7 @@
 
 #include "CheckedOptions.h"
 
+#include "Serenity/Dialect/Serenity/IR/SerenityAttrs.h"
 #include "Serenity/Selection/Knapsack.h"
 #include "Serenity/Transforms/Passes.h"
 
@@ -49,6 +50,8 @@ namespace serenity {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::serenity::ConvPrimitive;
+using mlir::serenity::getConvPrimitive;
 
 namespace {
 
@@ -1076,9 +1079,14 @@ struct SerenityInt8ConvKernelsPass
       if (mlir::serenity::isUnoptimized(function))
         return;
       function.walk([&](Operation *op) {
-        if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp,
-                linalg::DepthwiseConv2DNhwcHwcmQOp,
-                linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+        if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp,
+                 linalg::DepthwiseConv2DNhwcHwcmQOp,
+                 linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+          return;
+        // A primitive chosen for this conv (serenity.primitive) decides;
+        // untagged convs are lowered unless tagged-only.
+        std::optional<ConvPrimitive> primitive = getConvPrimitive(op);
+        if (primitive ? *primitive == ConvPrimitive::Dot : !taggedOnly)
           convs.push_back(op);
       });
     });

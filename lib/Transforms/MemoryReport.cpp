@@ -79,12 +79,14 @@ llvm::json::Value toJson(const FunctionReport &report, AsmState &state) {
                            {"live_bytes", report.profile.usage[step]},
                            {"new_bytes", report.profile.newBytes[step]}});
   llvm::json::Array buffers;
-  for (auto [id, value] : llvm::enumerate(report.model.bufferValues))
-    buffers.push_back(
-        llvm::json::Object{{"name", valueName(value, state)},
-                           {"bytes", report.model.graph.buffers[id].bytes},
-                           {"def", report.profile.defStep[id]},
-                           {"last", report.profile.lastStep[id]}});
+  for (auto [id, value] : llvm::enumerate(report.model.bufferValues)) {
+    bool workspace = report.model.graph.buffers[id].workspace;
+    buffers.push_back(llvm::json::Object{
+        {"name", valueName(value, state) + (workspace ? ".workspace" : "")},
+        {"bytes", report.model.graph.buffers[id].bytes},
+        {"def", report.profile.defStep[id]},
+        {"last", report.profile.lastStep[id]}});
+  }
   return llvm::json::Object{{"function", report.name},
                             {"peak_bytes", report.profile.peak},
                             {"peak_step", report.profile.peakStep},

@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "serenity.plot",
     "serenity.bench",
     "serenity.tflite",
+    "serenity.primitives",
 ]
 
 

@@ -144,7 +144,7 @@ def main():
         net = os.path.join(work, "net.mlir")
         with open(net, "w") as f:
             f.write(text)
-        reference = cl.run([f"{cl.LLVM_BIN}/mlir-opt", net, f"--pass-pipeline={cl.REFERENCE_TO_MEMREF}"])
+        reference = cl.reference_lowering(net)
         signature = cl.signature(reference, "net")
         count = len(report["inputs"])
         want = cl.execute(reference, signature[:count], signature[count:], None, args.seed, work, "reference")

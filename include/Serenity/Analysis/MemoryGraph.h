@@ -34,6 +34,9 @@ struct MemoryGraph {
     /// concat's output). The buffer is allocated by the first of `producer`
     /// and these to execute. Empty for ordinary buffers.
     std::vector<int> partialProducers;
+    /// A primitive's workspace (im2col rows, winograd tiles): no node reads
+    /// it, so it is live only during its producer's step.
+    bool workspace = false;
   };
   /// One scheduled operation.
   struct Node {

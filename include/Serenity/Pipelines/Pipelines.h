@@ -71,6 +71,36 @@ struct SerenityPipelineOptions
                      "by the most multiply-accumulates (exact knapsack). -1: "
                      "no limit, 0: no copies"),
       llvm::cl::init(-1)};
+  Option<std::string> primitives{
+      *this, "primitives",
+      llvm::cl::desc("Convolution primitives (serenity.primitive): none "
+                     "(default: conv-kernels decides), one of direct, dot, "
+                     "im2col, winograd2, winograd4 for every convolution it "
+                     "applies to, or select (serenity-select-primitives: the "
+                     "least measured time within budget, needs profile)"),
+      llvm::cl::init("none")};
+  Option<int64_t> budget{
+      *this, "budget",
+      llvm::cl::desc("Memory budget in bytes for the primitive selection "
+                     "(implies primitives=select): the fastest choice whose "
+                     "scheduled peak, workspaces included, stays within it; "
+                     "-1: no limit"),
+      llvm::cl::init(-1)};
+  Option<std::string> profile{
+      *this, "profile",
+      llvm::cl::desc("primitives=select: measured times per convolution "
+                     "shape and primitive (python3 -m serenity profile)"),
+      llvm::cl::init("")};
+  Option<std::string> primitiveKernels{
+      *this, "primitive-kernels",
+      llvm::cl::desc("Write the convolution shapes as standalone kernels "
+                     "(JSON, the profiler's input) to this file"),
+      llvm::cl::init("")};
+  Option<std::string> primitiveReport{
+      *this, "primitive-report",
+      llvm::cl::desc("primitives=select: write the selection and its "
+                     "time/peak frontier (JSON) to this file"),
+      llvm::cl::init("")};
   Option<std::string> rewrite{
       *this, "rewrite",
       llvm::cl::desc("Identity graph rewriting before scheduling: none, "

@@ -502,6 +502,114 @@ def SerenityApplyScale32Pass
   ];
 }
 
+def SerenitySelectPrimitivesPass
+    : Pass<"serenity-select-primitives", "ModuleOp"> {
+  let summary = "Choose each convolution's primitive for time under a "
+                "memory budget (an ILP), or one primitive everywhere";
+  let description = [{
+    Tags each `tosa.conv2d` / `tosa.depthwise_conv2d` with
+    `serenity.primitive` (see `#serenity.primitive`), in the function's
+    (scheduled) order:
+
+    - `uniform=P`: primitive `P` wherever it applies, `direct` elsewhere;
+    - otherwise an ILP (GLPK) over one choice per convolution: with
+      `objective=time`, the least total time (from `profile=FILE`, the
+      measured time of each convolution shape and primitive, written by
+      `python3 -m serenity profile`) whose peak stays within
+      `budget-bytes`; with `objective=memory`, the least peak whose time
+      stays within `budget-time` (ties: less time). The peak is the
+      memory model's (the same options as `serenity-schedule`) for the
+      order of the function: at each step the live activations plus the
+      workspace of the convolution computed there (im2col rows, Winograd
+      tiles; `getWorkspaceBytes`), not a per-layer sum. Convolutions
+      computed at the same step (tiled into one fused loop) are one choice
+      of their primitives' combinations.
+
+    A budget below the least achievable peak (or time) is an error that
+    names it. `kernels=FILE` writes, for every convolution shape, a
+    standalone TOSA function computing it (the input of the profiler) with
+    its applicable primitives and workspaces; `report=FILE` writes the
+    layers, the choice, the predicted time and peak and the time/peak
+    frontier as JSON. Existing `serenity.primitive` tags are replaced.
+  }];
+  let options = !listconcat([
+    Option<"objective", "objective", "std::string", /*default=*/"\"time\"",
+           "time (least time within budget-bytes) or memory (least peak "
+           "within budget-time)">,
+    Option<"budgetBytes", "budget-bytes", "int64_t", /*default=*/"-1",
+           "Largest peak (bytes) the choice may reach; -1: no limit">,
+    Option<"budgetTime", "budget-time", "double", /*default=*/"-1",
+           "Largest total convolution time (the profile's unit) the choice "
+           "may take; -1: no limit">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "JSON file of measured times per convolution shape and "
+           "primitive (python3 -m serenity profile); needed unless "
+           "uniform is set">,
+    Option<"uniform", "uniform", "std::string", /*default=*/"\"\"",
+           "One primitive for every convolution it applies to (direct, "
+           "dot, im2col, winograd2, winograd4) instead of the ILP">,
+    Option<"kernels", "kernels", "std::string", /*default=*/"\"\"",
+           "Write the convolution shapes as standalone TOSA kernels (JSON) "
+           "to this file">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the selection (layers, choice, prediction, frontier) as "
+           "JSON to this file">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"10",
+           "Seconds the ILP solver may take per function (the best choice "
+           "found is used, reported as not proven)">,
+  ], memoryModelOptions);
+  let dependentDialects = ["mlir::serenity::SerenityDialect"];
+}
+
+def SerenityPrimitivesToLinalgPass
+    : Pass<"serenity-primitives-to-linalg", "func::FuncOp"> {
+  let summary = "Lower the convolutions tagged with a primitive to linalg, "
+                "keeping the tag";
+  let description = [{
+    Lowers each `tosa.conv2d` / `tosa.depthwise_conv2d` that carries
+    `serenity.primitive` (a `#serenity.primitive<...>`) with the upstream
+    `tosa-to-linalg-named` patterns, and moves the attribute to the
+    `linalg` convolution they create (the upstream conversion drops
+    discardable attributes). A primitive that cannot compute the
+    convolution (see `isApplicable` in include/Serenity/Analysis/
+    Primitives.h: dot on a float convolution, winograd on a 5x5 filter,
+    ...) is an error at the convolution. Runs before `tosa-to-linalg-named`,
+    which lowers the untagged convolutions.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect", "mlir::math::MathDialect"
+  ];
+}
+
+def SerenityLowerPrimitivesPass
+    : Pass<"serenity-lower-primitives", "func::FuncOp"> {
+  let summary = "Rewrite linalg convolutions tagged im2col or winograd";
+  let description = [{
+    On tensors, before bufferization (after
+    `serenity-fuse-requantization`): a `linalg.conv_2d_nhwc_fhwc(_q)` tagged
+    `#serenity.primitive<im2col>` is computed one output row at a time
+    (tiled to one row unless it already is one): the row's input windows are
+    copied into a workspace `[1, 1, OW, KH, KW, C]` (a `linalg.generic`), and
+    a second generic multiplies the workspace by the filter, a matrix
+    product with the reduction over `KH x KW x C`, both operands read
+    contiguously, with the convolution's own body (zero points and
+    extensions included), so the result is the convolution's exactly (int8
+    bit-exact). `#serenity.primitive<winograd2>` / `<winograd4>` on an f32
+    `linalg.conv_2d_nhwc_fhwc` apply upstream
+    `linalg::winogradConv2D` (F(2x2,3x3) / F(4x4,3x3)) and decompose the
+    `linalg.winograd_*` ops; the results agree with the direct convolution
+    up to float rounding. Workspaces are `tensor.empty` results: after
+    bufferization, buffers the static allocator places in the arena.
+    Convolutions tagged `direct` or `dot` are left alone.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect", "mlir::scf::SCFDialect",
+    "mlir::affine::AffineDialect"
+  ];
+}
+
 def SerenityInt8ConvKernelsPass
     : Pass<"serenity-int8-conv-kernels", "ModuleOp"> {
   let summary = "Lower int8 convolutions to dot-product kernels (SMLAD on "
@@ -553,6 +661,10 @@ def SerenityInt8ConvKernelsPass
            "its filter's size): the filters widened are those reading the "
            "most multiply-accumulates within it (an exact 0/1 knapsack); -1: "
            "every eligible filter, 0: none">,
+    Option<"taggedOnly", "tagged-only", "bool", /*default=*/"false",
+           "Lower only the convolutions tagged serenity.primitive = "
+           "#serenity.primitive<dot> (by default every matching convolution "
+           "not tagged with another primitive)">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",

@@ -12,6 +12,8 @@ using namespace mlir::serenity;
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.cpp.inc"
 
+#include "Serenity/Dialect/Serenity/IR/SerenityEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "Serenity/Dialect/Serenity/IR/SerenityAttrs.cpp.inc"
 
@@ -35,6 +37,27 @@ LifetimeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "lifetime last-use step (" << last
                        << ") must be >= def step (" << def << ")";
   return success();
+}
+
+LogicalResult SerenityDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kPrimitiveAttrName)
+    return success();
+  if (!isa<ConvPrimitiveAttr>(attr.getValue()))
+    return op->emitError() << "'" << kPrimitiveAttrName
+                           << "' must be a #serenity.primitive<...> "
+                              "attribute, got "
+                           << attr.getValue();
+  if (op->getNumOperands() < 2)
+    return op->emitError() << "'" << kPrimitiveAttrName
+                           << "' belongs on a convolution";
+  return success();
+}
+
+std::optional<ConvPrimitive> mlir::serenity::getConvPrimitive(Operation *op) {
+  if (auto attr = op->getAttrOfType<ConvPrimitiveAttr>(kPrimitiveAttrName))
+    return attr.getValue();
+  return std::nullopt;
 }
 
 void mlir::serenity::registerSerenityDialect(DialectRegistry &registry) {

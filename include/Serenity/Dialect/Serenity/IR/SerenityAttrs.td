@@ -5,6 +5,7 @@
 
 include "Serenity/Dialect/Serenity/IR/SerenityDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 
 class Serenity_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Serenity_Dialect, name, traits> {
@@ -34,6 +35,47 @@ def Serenity_LifetimeAttr : Serenity_Attr<"Lifetime", "lifetime"> {
   let parameters = (ins "int64_t":$bytes, "int64_t":$def, "int64_t":$last);
   let assemblyFormat = "`<` `bytes` `=` $bytes `,` `def` `=` $def `,` `last` `=` $last `>`";
   let genVerifyDecl = 1;
+}
+
+def Serenity_ConvPrimitive : I32EnumAttr<"ConvPrimitive",
+    "How a convolution is computed", [
+      I32EnumAttrCase<"Direct", 0, "direct">,
+      I32EnumAttrCase<"Dot", 1, "dot">,
+      I32EnumAttrCase<"Im2col", 2, "im2col">,
+      I32EnumAttrCase<"Winograd2", 3, "winograd2">,
+      I32EnumAttrCase<"Winograd4", 4, "winograd4">
+    ]> {
+  let cppNamespace = "::mlir::serenity";
+  let genSpecializedAttr = 0;
+}
+
+def Serenity_ConvPrimitiveAttr
+    : EnumAttr<Serenity_Dialect, Serenity_ConvPrimitive, "primitive"> {
+  let summary = "The primitive that computes one convolution";
+  let description = [{
+    Attached as `serenity.primitive` to a `tosa.conv2d` or
+    `tosa.depthwise_conv2d` (by `serenity-select-primitives`, or by hand),
+    it chooses how the convolution is lowered; `serenity-primitives-to-linalg`
+    carries it to the `linalg` convolution and `serenity-lower-primitives`
+    (im2col, Winograd) or `serenity-int8-conv-kernels` (dot) realizes it:
+
+    - `direct`: the upstream loops (`convert-linalg-to-loops`), no workspace;
+    - `dot`: int8 only, the dot-product kernels of
+      `serenity-int8-conv-kernels` (SMLAD on Cortex-M), no workspace;
+    - `im2col`: each output row's input windows copied into a workspace of
+      `OW x KH x KW x C` elements, then one matrix product per row;
+    - `winograd2` / `winograd4`: f32 3x3 stride-1 convolutions only,
+      Winograd F(2x2,3x3) / F(4x4,3x3) with upstream `linalg.winograd_*`
+      ops; workspaces for the transformed filter, input and output.
+
+    Workspaces are ordinary buffers: the memory model counts them at the
+    convolution's step and the static allocator places them in the arena.
+
+    ```mlir
+    %y = tosa.conv2d %x, %w, %b, %zx, %zw {..., serenity.primitive = #serenity.primitive<im2col>}
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
 }
 
 #endif // SERENITY_DIALECT_SERENITY_IR_SERENITYATTRS_TD

@@ -21,6 +21,7 @@ def Serenity_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::serenity";
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // SERENITY_DIALECT_SERENITY_IR_SERENITYDIALECT_TD

@@ -1,0 +1,304 @@
+//===- Primitives.cpp - Convolution primitives (#serenity.primitive) -----===//
+//
+// serenity-primitives-to-linalg carries a convolution's primitive through
+// the TOSA -> linalg conversion; serenity-lower-primitives rewrites the
+// linalg convolutions tagged im2col or winograd (dot is
+// serenity-int8-conv-kernels', direct the upstream loops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Analysis/Primitives.h"
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYPRIMITIVESTOLINALGPASS
+#define GEN_PASS_DEF_SERENITYLOWERPRIMITIVESPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// serenity-primitives-to-linalg
+//===----------------------------------------------------------------------===//
+
+/// Records the ops a conversion inserts (pointers only: the conversion
+/// notifies after the fact, see ConversionConfig::listener).
+struct InsertedOps : public RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    ops.insert(op);
+  }
+  llvm::SmallPtrSet<Operation *, 8> ops;
+};
+
+struct SerenityPrimitivesToLinalgPass
+    : public mlir::serenity::impl::SerenityPrimitivesToLinalgPassBase<
+          SerenityPrimitivesToLinalgPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (isUnoptimized(function))
+      return;
+    SmallVector<Operation *> tagged;
+    bool failedCheck = false;
+    function.walk([&](Operation *op) {
+      std::optional<ConvPrimitive> primitive = getConvPrimitive(op);
+      if (!primitive)
+        return;
+      std::string reason;
+      if (!isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(op)) {
+        // Already lowered (a linalg convolution keeps its tag).
+        if (isa<linalg::ConvolutionOpInterface>(op))
+          return;
+        op->emitError() << "serenity.primitive belongs on a tosa.conv2d or "
+                           "tosa.depthwise_conv2d";
+        failedCheck = true;
+        return;
+      }
+      if (!isApplicable(op, *primitive, &reason)) {
+        op->emitError() << "primitive '" << stringifyConvPrimitive(*primitive)
+                        << "' cannot compute this convolution: " << reason;
+        failedCheck = true;
+        return;
+      }
+      tagged.push_back(op);
+    });
+    if (failedCheck)
+      return signalPassFailure();
+    if (tagged.empty())
+      return;
+
+    MLIRContext *context = &getContext();
+    TypeConverter converter;
+    tosa::populateTosaTypeConversion(converter);
+    RewritePatternSet patterns(context);
+    tosa::populateTosaToLinalgNamedConversionPatterns(converter, &patterns,
+                                                       {});
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    ConversionTarget target(*context);
+    target.addIllegalOp<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    for (Operation *conv : tagged) {
+      Attribute primitive = conv->getAttr(kPrimitiveAttrName);
+      Location loc = conv->getLoc();
+      InsertedOps inserted;
+      ConversionConfig config;
+      config.listener = &inserted;
+      if (failed(applyPartialConversion(conv, target, frozen, config))) {
+        emitError(loc) << "serenity-primitives-to-linalg: the convolution "
+                          "could not be lowered to linalg";
+        return signalPassFailure();
+      }
+      function.walk([&](linalg::ConvolutionOpInterface op) {
+        if (inserted.ops.contains(op))
+          op->setAttr(kPrimitiveAttrName, primitive);
+      });
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// serenity-lower-primitives
+//===----------------------------------------------------------------------===//
+
+/// A static upper bound of dimension `dim` of `value`: its size, or the
+/// bound of the source of the tensor.extract_slice (not rank-reducing) it is
+/// a tile of.
+FailureOr<int64_t> staticBound(Value value, int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(dim))
+    return type.getDimSize(dim);
+  auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSourceType().getRank() != type.getRank())
+    return failure();
+  return staticBound(slice.getSource(), dim);
+}
+
+/// im2col for one output row of a linalg.conv_2d_nhwc_fhwc(_q) on tensors
+/// (output [1, 1, OW, F]).
+LogicalResult lowerIm2colRow(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  MLIRContext *context = rewriter.getContext();
+  Location loc = conv.getLoc();
+  Value input = conv.getDpsInputs()[0];
+  Value filter = conv.getDpsInputs()[1];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto outputType = cast<RankedTensorType>(conv->getResult(0).getType());
+  auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
+  auto value = [](DenseIntElementsAttr attr, int i) {
+    return attr ? attr.getValues<int64_t>()[i] : int64_t(1);
+  };
+  int64_t sh = value(strides, 0), sw = value(strides, 1);
+  int64_t dh = value(dilations, 0), dw = value(dilations, 1);
+
+  rewriter.setInsertionPoint(conv);
+  // Gather: workspace[n, oh, ow, kh, kw, c] = input[n, oh*sh + kh*dh,
+  // ow*sw + kw*dw, c].
+  // Sizes of a tile may be dynamic (clipped windows at the borders): the
+  // workspace has their static upper bounds (one static buffer the static
+  // allocator places), the gather writes a slice of it.
+  SmallVector<std::pair<Value, int64_t>> dims = {
+      {conv.getDpsInits()[0], 2}, {filter, 1}, {filter, 2}, {filter, 3}};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                     rewriter.getIndexAttr(1)};
+  SmallVector<int64_t> bounds = {1, 1};
+  for (auto [value, dim] : dims) {
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, value, dim));
+    FailureOr<int64_t> bound = staticBound(value, dim);
+    if (failed(bound))
+      return conv->emitError("serenity-lower-primitives: no static bound on "
+                             "the im2col workspace of this convolution tile");
+    bounds.push_back(*bound);
+  }
+  Value workspace = tensor::EmptyOp::create(rewriter, loc, bounds,
+                                            inputType.getElementType());
+  SmallVector<OpFoldResult> zeros(6, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(6, rewriter.getIndexAttr(1));
+  workspace = tensor::ExtractSliceOp::create(rewriter, loc, workspace, zeros,
+                                             sizes, ones);
+  AffineExpr n, oh, w, fh, fw, ch, f;
+  bindDims(context, n, oh, w, fh, fw, ch);
+  AffineMap gatherInput = AffineMap::get(
+      6, 0, {n, oh * sh + fh * dh, w * sw + fw * dw, ch}, context);
+  AffineMap identity6 = AffineMap::getMultiDimIdentityMap(6, context);
+  SmallVector<utils::IteratorType> parallel6(6,
+                                             utils::IteratorType::parallel);
+  auto gather = linalg::GenericOp::create(
+      rewriter, loc, workspace.getType(), ValueRange{input},
+      ValueRange{workspace}, ArrayRef<AffineMap>{gatherInput, identity6},
+      parallel6, [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+
+  // Product: out[n, oh, ow, f] (+)= workspace[n, oh, ow, kh, kw, c] *
+  // filter[f, kh, kw, c], with the convolution's own body.
+  bindDims(context, n, oh, w, f, fh, fw, ch);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(7, 0, {n, oh, w, fh, fw, ch}, context),
+      AffineMap::get(7, 0, {f, fh, fw, ch}, context)};
+  SmallVector<Value> inputs = {gather.getResult(0), filter};
+  SmallVector<Value> convInputs = conv.getDpsInputs();
+  for (Value zeroPoint : llvm::drop_begin(convInputs, 2)) {
+    inputs.push_back(zeroPoint);
+    maps.push_back(AffineMap::get(7, 0, {}, context));
+  }
+  maps.push_back(AffineMap::get(7, 0, {n, oh, w, f}, context));
+  SmallVector<utils::IteratorType> iterators(4,
+                                             utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{outputType}, inputs, conv.getDpsInits(), maps,
+      iterators);
+  rewriter.cloneRegionBefore(conv->getRegion(0), product.getRegion(),
+                             product.getRegion().end());
+  rewriter.replaceOp(conv, product.getResults());
+  return success();
+}
+
+LogicalResult lowerIm2col(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  auto outputType = cast<RankedTensorType>(conv->getResult(0).getType());
+  if (outputType.getDimSize(0) == 1 && outputType.getDimSize(1) == 1)
+    return lowerIm2colRow(rewriter, conv);
+  // One output row (and batch) at a time: the workspace holds one row's
+  // windows.
+  scf::SCFTilingOptions options;
+  options.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), ArrayRef<int64_t>{1, 1}));
+  rewriter.setInsertionPoint(conv);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(conv.getOperation()),
+                        options);
+  if (failed(tiled))
+    return conv->emitError("serenity-lower-primitives: cannot tile the "
+                           "convolution into output rows for im2col");
+  rewriter.replaceOp(conv, tiled->replacements);
+  for (Operation *op : tiled->tiledOps)
+    if (failed(lowerIm2colRow(rewriter, cast<linalg::LinalgOp>(op))))
+      return failure();
+  return success();
+}
+
+LogicalResult lowerWinograd(RewriterBase &rewriter, linalg::LinalgOp conv,
+                            ConvPrimitive primitive) {
+  auto op = dyn_cast<linalg::Conv2DNhwcFhwcOp>(conv.getOperation());
+  if (!op)
+    return conv->emitError("serenity-lower-primitives: winograd needs an f32 "
+                           "linalg.conv_2d_nhwc_fhwc");
+  rewriter.setInsertionPoint(op);
+  FailureOr<Operation *> result = linalg::winogradConv2D(
+      rewriter, op,
+      primitive == ConvPrimitive::Winograd2 ? linalg::WinogradConv2DFmr::F_2_3
+                                            : linalg::WinogradConv2DFmr::F_4_3);
+  if (failed(result))
+    return conv->emitError("serenity-lower-primitives: upstream "
+                           "winogradConv2D does not apply to this "
+                           "convolution");
+  return success();
+}
+
+struct SerenityLowerPrimitivesPass
+    : public mlir::serenity::impl::SerenityLowerPrimitivesPassBase<
+          SerenityLowerPrimitivesPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (isUnoptimized(function))
+      return;
+    SmallVector<std::pair<linalg::LinalgOp, ConvPrimitive>> convs;
+    function.walk([&](linalg::LinalgOp op) {
+      std::optional<ConvPrimitive> primitive = getConvPrimitive(op);
+      if (primitive && *primitive != ConvPrimitive::Direct &&
+          *primitive != ConvPrimitive::Dot)
+        convs.emplace_back(op, *primitive);
+    });
+    if (convs.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    bool winograd = false;
+    for (auto [conv, primitive] : convs) {
+      if (!conv.hasPureTensorSemantics() ||
+          !isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp>(
+              conv.getOperation())) {
+        conv->emitError() << "serenity-lower-primitives: primitive '"
+                          << stringifyConvPrimitive(primitive)
+                          << "' needs a linalg.conv_2d_nhwc_fhwc(_q) on "
+                             "tensors";
+        return signalPassFailure();
+      }
+      LogicalResult lowered =
+          primitive == ConvPrimitive::Im2col
+              ? lowerIm2col(rewriter, conv)
+              : lowerWinograd(rewriter, conv, primitive);
+      if (failed(lowered))
+        return signalPassFailure();
+      winograd |= primitive != ConvPrimitive::Im2col;
+    }
+    if (!winograd)
+      return;
+    RewritePatternSet patterns(&getContext());
+    linalg::populateDecomposeWinogradOpsPatterns(patterns);
+    if (failed(applyPatternsGreedily(function, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,450 @@
+//===- SelectPrimitives.cpp - Per-convolution primitive selection --------===//
+//
+// Adapter from a scheduled function to the plain selection problem of
+// include/Serenity/Selection/PrimitiveSelection.h: one layer per step that
+// computes convolutions (a fused loop may compute several: one choice per
+// combination of their primitives), the step's live bytes from the memory
+// model, each primitive's measured time from a profile file and its
+// workspace from getWorkspaceBytes; the ILP's choice becomes the
+// convolutions' serenity.primitive tags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CheckedOptions.h"
+#include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Analysis/Primitives.h"
+#include "Serenity/Selection/PrimitiveSelection.h"
+#include "Serenity/Support/OutputFile.h"
+#include "Serenity/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYSELECTPRIMITIVESPASS
+#include "Serenity/Transforms/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+namespace {
+
+/// The steps that compute convolutions, in order, with the combinations of
+/// their primitives.
+struct Layer {
+  int step = -1;
+  SmallVector<Operation *> convs;
+  SmallVector<SmallVector<ConvPrimitive>> combinations;
+};
+
+/// Measured times: shape key -> primitive name -> time.
+using Profile = llvm::StringMap<llvm::StringMap<double>>;
+
+FailureOr<Profile> readProfile(StringRef path, std::string &unit,
+                               std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read profile '" + path.str() +
+            "': " + buffer.getError().message();
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    error = "profile '" + path.str() +
+            "' is not JSON: " + llvm::toString(json.takeError());
+    return failure();
+  }
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Object *times = root ? root->getObject("times") : nullptr;
+  if (!times) {
+    error = "profile '" + path.str() +
+            "' has no \"times\" object (expected {\"unit\": ..., \"times\": "
+            "{shape key: {primitive: time}}})";
+    return failure();
+  }
+  if (std::optional<StringRef> u = root->getString("unit"))
+    unit = u->str();
+  Profile profile;
+  for (const auto &[key, value] : *times) {
+    const llvm::json::Object *entry = value.getAsObject();
+    if (!entry) {
+      error = "profile '" + path.str() + "': the entry of '" + key.str() +
+              "' is not an object";
+      return failure();
+    }
+    for (const auto &[primitive, time] : *entry) {
+      std::optional<double> t = time.getAsNumber();
+      if (!t || !std::isfinite(*t) || *t < 0) {
+        error = "profile '" + path.str() + "': the time of '" + key.str() +
+                "' / " + primitive.str() + " is not a number >= 0";
+        return failure();
+      }
+      profile[key][primitive] = *t;
+    }
+  }
+  return profile;
+}
+
+/// A function computing `conv` alone: its constant operands cloned, the
+/// others arguments.
+std::string kernelText(Operation *conv) {
+  OpBuilder builder(conv->getContext());
+  Location loc = conv->getLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  SmallVector<Value> arguments;
+  for (Value operand : conv->getOperands()) {
+    Operation *def = operand.getDefiningOp();
+    if ((!def || !isConstantLike(def)) &&
+        !llvm::is_contained(arguments, operand))
+      arguments.push_back(operand);
+  }
+  auto function = func::FuncOp::create(
+      builder, loc, "kernel",
+      builder.getFunctionType(ValueRange(arguments).getTypes(),
+                              conv->getResultTypes()));
+  Block *entry = function.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  for (auto [argument, value] : llvm::zip(entry->getArguments(), arguments))
+    mapping.map(value, argument);
+  for (Value operand : conv->getOperands())
+    if (!mapping.contains(operand))
+      mapping.map(operand, builder.clone(*operand.getDefiningOp())->getResult(0));
+  Operation *clone = builder.clone(*conv, mapping);
+  clone->removeAttr(kPrimitiveAttrName);
+  func::ReturnOp::create(builder, loc, clone->getResults());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// Multiply-accumulates of a convolution (output elements x window).
+int64_t multiplyAccumulates(Operation *conv) {
+  auto output = cast<RankedTensorType>(conv->getResult(0).getType());
+  auto weight = cast<RankedTensorType>(conv->getOperand(1).getType());
+  int64_t window = isa<tosa::DepthwiseConv2DOp>(conv)
+                       ? weight.getDimSize(0) * weight.getDimSize(1)
+                       : weight.getDimSize(1) * weight.getDimSize(2) *
+                             weight.getDimSize(3);
+  return output.getNumElements() * window;
+}
+
+std::string combinationName(ArrayRef<ConvPrimitive> combination) {
+  return llvm::join(llvm::map_range(combination,
+                                    [](ConvPrimitive p) {
+                                      return stringifyConvPrimitive(p).str();
+                                    }),
+                    "+");
+}
+
+struct SerenitySelectPrimitivesPass
+    : public CheckedOptions<SerenitySelectPrimitivesPass,
+                            mlir::serenity::impl::SerenitySelectPrimitivesPassBase> {
+  using CheckedOptions::CheckedOptions;
+
+  std::optional<std::string> optionError() const {
+    if (objective != "time" && objective != "memory")
+      return "serenity-select-primitives: invalid objective='" + objective +
+             "' (expected one of: time, memory)";
+    if (!uniform.empty() && !symbolizeConvPrimitive(uniform))
+      return "serenity-select-primitives: invalid uniform='" + uniform +
+             "' (expected one of: direct, dot, im2col, winograd2, winograd4)";
+    if (budgetBytes < -1)
+      return std::string("serenity-select-primitives: budget-bytes must be "
+                         ">= 0, or -1 (no limit)");
+    if (!(budgetTime >= 0 || budgetTime == -1))
+      return std::string("serenity-select-primitives: budget-time must be "
+                         ">= 0, or -1 (no limit)");
+    if (!(timeLimit > 0))
+      return std::string("serenity-select-primitives: time-limit must be > 0 "
+                         "seconds");
+    return std::nullopt;
+  }
+
+  void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
+    ModuleOp module = getOperation();
+    Profile profileTimes;
+    std::string unit;
+    if (!profile.empty()) {
+      std::string error;
+      FailureOr<Profile> read = readProfile(profile, unit, error);
+      if (failed(read)) {
+        module.emitError() << "serenity-select-primitives: " << error;
+        return signalPassFailure();
+      }
+      profileTimes = std::move(*read);
+    }
+    bool select = uniform.empty() && !profile.empty();
+    if (uniform.empty() && profile.empty() && kernels.empty()) {
+      module.emitError()
+          << "serenity-select-primitives: the selection needs profile=FILE "
+             "(measured times: python3 -m serenity profile), or uniform=P";
+      return signalPassFailure();
+    }
+
+    llvm::json::Array reportFunctions;
+    llvm::json::Array kernelEntries;
+    llvm::StringSet<> kernelKeys;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isExternal() || isUnoptimized(function))
+        continue;
+      SmallVector<Operation *> convs;
+      function.walk([&](Operation *op) {
+        if (isPrimitiveConv(op))
+          convs.push_back(op);
+      });
+      if (!uniform.empty() || select)
+        for (Operation *conv : convs)
+          conv->removeAttr(kPrimitiveAttrName);
+      if (!uniform.empty()) {
+        ConvPrimitive primitive = *symbolizeConvPrimitive(uniform);
+        for (Operation *conv : convs)
+          if (isApplicable(conv, primitive))
+            conv->setAttr(kPrimitiveAttrName,
+                          ConvPrimitiveAttr::get(&getContext(), primitive));
+        continue;
+      }
+      for (Operation *conv : convs)
+        addKernel(conv, kernelKeys, kernelEntries);
+      if (!select)
+        continue;
+      FailureOr<llvm::json::Object> report =
+          selectFunction(function, profileTimes, unit);
+      if (failed(report))
+        return signalPassFailure();
+      reportFunctions.push_back(std::move(*report));
+    }
+    if (!kernels.empty()) {
+      if (failed(writeJson(kernels, llvm::json::Object{{"kernels",
+                                                        std::move(
+                                                            kernelEntries)}})))
+        return signalPassFailure();
+    }
+    if (!report.empty() &&
+        failed(writeJson(report, llvm::json::Object{
+                                     {"unit", unit},
+                                     {"functions",
+                                      std::move(reportFunctions)}})))
+      return signalPassFailure();
+  }
+
+  void addKernel(Operation *conv, llvm::StringSet<> &keys,
+                 llvm::json::Array &entries) {
+    std::string key = getConvShapeKey(conv);
+    if (!keys.insert(key).second)
+      return;
+    llvm::json::Array primitives;
+    llvm::json::Object workspace;
+    for (ConvPrimitive primitive : applicablePrimitives(conv)) {
+      primitives.push_back(stringifyConvPrimitive(primitive));
+      workspace[stringifyConvPrimitive(primitive)] =
+          getWorkspaceBytes(conv, primitive);
+    }
+    entries.push_back(llvm::json::Object{{"key", key},
+                                      {"mlir", kernelText(conv)},
+                                      {"primitives", std::move(primitives)},
+                                      {"workspace", std::move(workspace)},
+                                      {"macs", multiplyAccumulates(conv)}});
+  }
+
+  LogicalResult writeJson(StringRef path, llvm::json::Value value) {
+    std::string error;
+    auto file = mlir::openOutputFile(path, &error);
+    if (!file)
+      return getOperation().emitError()
+             << "serenity-select-primitives: cannot write '" << path
+             << "': " << error;
+    file->os() << llvm::formatv("{0:2}", value) << "\n";
+    if (std::optional<std::string> failure = ::serenity::closeOutputFile(*file))
+      return getOperation().emitError()
+             << "serenity-select-primitives: cannot write '" << path
+             << "': " << *failure;
+    return success();
+  }
+
+  /// Chooses the primitives of `function`'s convolutions; returns the
+  /// function's report.
+  FailureOr<llvm::json::Object> selectFunction(func::FuncOp function,
+                                               const Profile &times,
+                                               StringRef unit) {
+    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
+        function, "serenity-select-primitives", concat, accumulateInPlace,
+        fuseRequantization);
+    if (failed(modelOptions))
+      return failure();
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, *modelOptions);
+    if (failed(model))
+      return failure();
+    ::serenity::MemoryProfile usage = ::serenity::simulate(
+        model->graph, ::serenity::programOrder(model->graph));
+
+    // The step computing each convolution: its own, or its fused group's.
+    DenseMap<Operation *, Operation *> computedAt;
+    if (modelOptions->fuseRequantization && function.getBody().hasOneBlock())
+      for (auto &[last, group] : findFusedGroups(function.getBody().front()))
+        for (Operation *conv : group.tiledConvs)
+          computedAt[conv] = last;
+    std::map<int, Layer> byStep;
+    function.walk([&](Operation *op) {
+      if (!isPrimitiveConv(op))
+        return;
+      Operation *at = computedAt.lookup(op);
+      int step = model->getStep(at ? at : op);
+      if (step < 0)
+        return;
+      byStep[step].step = step;
+      byStep[step].convs.push_back(op);
+    });
+
+    ::serenity::SelectionProblem problem;
+    SmallVector<Layer> layers;
+    for (auto &[step, layer] : byStep) {
+      // Every combination of the convolutions' applicable primitives.
+      layer.combinations = {{}};
+      for (Operation *conv : layer.convs) {
+        SmallVector<SmallVector<ConvPrimitive>> next;
+        for (const auto &prefix : layer.combinations)
+          for (ConvPrimitive primitive : applicablePrimitives(conv)) {
+            next.push_back(prefix);
+            next.back().push_back(primitive);
+          }
+        layer.combinations = std::move(next);
+      }
+      ::serenity::SelectionLayer selectionLayer;
+      selectionLayer.base = usage.usage[step];
+      bool any = false;
+      for (const auto &combination : layer.combinations) {
+        ::serenity::PrimitiveChoice choice;
+        for (auto [conv, primitive] : llvm::zip(layer.convs, combination)) {
+          choice.workspace += getWorkspaceBytes(conv, primitive);
+          auto entry = times.find(getConvShapeKey(conv));
+          auto time = entry == times.end()
+                          ? nullptr
+                          : &*entry->second.find(
+                                stringifyConvPrimitive(primitive));
+          if (!time || time == &*entry->second.end()) {
+            choice.available = false;
+            continue;
+          }
+          choice.time += time->second;
+        }
+        any |= choice.available;
+        selectionLayer.choices.push_back(choice);
+      }
+      if (!any)
+        return layer.convs.front()->emitError()
+               << "serenity-select-primitives: the profile has no time for "
+                  "this convolution's shape '"
+               << getConvShapeKey(layer.convs.front())
+               << "' (profile it with python3 -m serenity profile)";
+      problem.layers.push_back(std::move(selectionLayer));
+      layers.push_back(std::move(layer));
+    }
+    for (auto [step, bytes] : llvm::enumerate(usage.usage))
+      if (!byStep.count(static_cast<int>(step)))
+        problem.otherPeak = std::max(problem.otherPeak, bytes);
+
+    ::serenity::SelectionBudgets budgets;
+    if (budgetBytes >= 0)
+      budgets.bytes = static_cast<int64_t>(budgetBytes);
+    if (budgetTime >= 0)
+      budgets.time = static_cast<double>(budgetTime);
+    ::serenity::SelectionResult result = ::serenity::selectPrimitives(
+        problem,
+        objective == "time" ? ::serenity::SelectionObjective::Time
+                            : ::serenity::SelectionObjective::Memory,
+        budgets, timeLimit);
+    if (!result.error.empty())
+      return function.emitError()
+             << "serenity-select-primitives: " << result.error;
+    if (!result.feasible) {
+      if (budgets.bytes && *budgets.bytes < result.leastPeak)
+        return function.emitError()
+               << "serenity-select-primitives: budget-bytes="
+               << *budgets.bytes
+               << " is below the least achievable peak, "
+               << result.leastPeak << " bytes";
+      return function.emitError()
+             << "serenity-select-primitives: budget-time="
+             << static_cast<double>(budgetTime)
+             << " is below the least achievable time, " << result.leastTime
+             << (unit.empty() ? "" : " ") << unit
+             << (budgets.bytes ? " (within budget-bytes)" : "");
+    }
+    if (!result.optimal)
+      function.emitWarning()
+          << "serenity-select-primitives: the choice is not proven optimal "
+             "within time-limit="
+          << static_cast<double>(timeLimit) << " s";
+
+    llvm::json::Array layerReports;
+    for (auto [index, layer] : llvm::enumerate(layers)) {
+      const auto &combination = layer.combinations[result.choice[index]];
+      for (auto [conv, primitive] : llvm::zip(layer.convs, combination))
+        conv->setAttr(kPrimitiveAttrName,
+                      ConvPrimitiveAttr::get(&getContext(), primitive));
+      llvm::json::Array choices;
+      for (auto [combo, choice] :
+           llvm::zip(layer.combinations, problem.layers[index].choices))
+        choices.push_back(llvm::json::Object{
+            {"primitives", combinationName(combo)},
+            {"time", choice.available ? llvm::json::Value(choice.time)
+                                      : llvm::json::Value(nullptr)},
+            {"workspace", choice.workspace}});
+      llvm::json::Array keys;
+      for (Operation *conv : layer.convs)
+        keys.push_back(getConvShapeKey(conv));
+      layerReports.push_back(llvm::json::Object{
+          {"step", layer.step},
+          {"convs", std::move(keys)},
+          {"base", problem.layers[index].base},
+          {"choices", std::move(choices)},
+          {"chosen", combinationName(combination)}});
+    }
+    // The time/peak frontier, for the report only.
+    llvm::json::Array frontier;
+    ::serenity::SelectionFrontier points;
+    if (!report.empty())
+      points = ::serenity::paretoFrontier(problem, timeLimit);
+    for (const ::serenity::SelectionResult &point : points.points) {
+      llvm::json::Array chosen;
+      for (auto [index, layer] : llvm::enumerate(layers))
+        chosen.push_back(
+            combinationName(layer.combinations[point.choice[index]]));
+      frontier.push_back(llvm::json::Object{{"peak", point.peak},
+                                            {"time", point.time},
+                                            {"choice", std::move(chosen)}});
+    }
+    return llvm::json::Object{
+        {"function", function.getSymName()},
+        {"objective", objective},
+        {"optimal", result.optimal},
+        {"time", result.time},
+        {"peak", result.peak},
+        {"least_peak", result.leastPeak},
+        {"least_time", result.leastTime},
+        {"other_peak", problem.otherPeak},
+        {"layers", std::move(layerReports)},
+        {"frontier", std::move(frontier)}};
+  }
+};
+
+} // namespace

@@ -1,0 +1,215 @@
+"""Networks compiled by serenity-compile, run as a C developer runs them.
+
+The host runs the program directly; Cortex-M4 runs on QEMU's mps2-an386 with
+``-icount shift=0`` (one instruction per nanosecond of virtual time), where
+the board's CMSDK APB timer 0 (25 MHz) read around a call gives
+instructions = 40 x ticks. Shared by ``examples/deploy/measure.py``,
+``examples/deploy/host_time.py`` and the ``profile`` / ``pareto`` commands.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
+ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
+INSTRUCTIONS_PER_TICK = 40
+TARGETS = ("host", "cortex-m4")
+UNITS = {"host": "ns", "cortex-m4": "instructions"}
+
+CMSDK_TIMER = r"""
+/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz). */
+#define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
+#define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
+#define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+"""
+
+
+class CommandError(RuntimeError):
+    """A tool exited with a non-zero status."""
+
+
+def check_output(cmd, **kw):
+    """stdout of `cmd`; CommandError with the ends of its output when it fails."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        raise CommandError("%s failed:\n%s%s" % (" ".join(cmd[:3]), proc.stdout[-2000:], proc.stderr[-2000:]))
+    return proc.stdout
+
+
+def run(cmd, **kw):
+    """stdout of `cmd`; exits the script with its output when it fails."""
+    try:
+        return check_output(cmd, **kw)
+    except CommandError as e:
+        sys.exit("error: %s" % e)
+
+
+def find_compiler():
+    """serenity-compile on PATH, else the one in the build directory."""
+    return shutil.which("serenity-compile") or os.path.join(
+        os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin", "serenity-compile")
+
+
+def host_cc():
+    """A C compiler for host programs."""
+    return shutil.which("clang") or shutil.which("clang-14") or shutil.which("cc")
+
+
+def arm_link_command(include_dir, sources, elf):
+    """arm-none-eabi-gcc linking `sources` (C files, objects) for mps2-an386."""
+    return ["arm-none-eabi-gcc", *ARM_CFLAGS, "--specs=rdimon.specs", "-I", include_dir, "-T",
+            os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"), *sources, "-o", elf]
+
+
+def qemu_command(elf):
+    """QEMU running `elf` on mps2-an386, counting instructions."""
+    return ["qemu-system-arm", "-M", "mps2-an386", "-icount", "shift=0", "-nographic",
+            "-semihosting-config", "enable=on,target=native", "-kernel", elf]
+
+
+def has_cortex_m_tools():
+    """Whether the Cortex-M4 toolchain and QEMU are installed."""
+    return bool(shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"))
+
+
+def compile_network(source, out, target, pipeline="", name="net", function="main", io="caller", compiler=None):
+    """serenity-compile `source` into directory `out`; its JSON report."""
+    import json
+
+    cmd = [compiler or find_compiler(), source, "--target", target, "--name", name, "--io", io, "-o", out]
+    if function != "main":
+        cmd += ["--function", function]
+    if pipeline.strip():
+        cmd += ["--pipeline", pipeline.strip()]
+    check_output(cmd, timeout=900)
+    with open(os.path.join(out, name + ".json")) as f:
+        return json.load(f)
+
+
+def timing_program(name, report, target, print_outputs=True, seed=1):
+    """A C main for a compiled network: inputs filled from a seeded LCG
+    (floats in [-1, 1), integers over their low byte), one call (its outputs
+    printed, ``output I`` then the values), then the time of NAME_run: on the
+    host the median of ``argv[1]`` calls timed one by one with
+    CLOCK_MONOTONIC (``time NS``); on Cortex-M4 one more call between two
+    timer reads (``ticks N``). With ``--io arena`` the inputs are copied into
+    the arena before every call (outside the timed region: the network may
+    overwrite them)."""
+    upper = name.upper()
+    host = target == "host"
+    in_arena = report.get("io") == "arena"
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>"]
+    lines += ["#include <time.h>"] if host else [CMSDK_TIMER]
+    lines += ['#include "%s.h"' % name,
+              "static uint8_t arena[%s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1] "
+              "__attribute__((aligned(%s_ARENA_ALIGNMENT)));" % (upper, upper, upper),
+              "static uint32_t state = %du;" % (seed * 2654435761 % 2**32),
+              "static uint32_t next(void) { state = state * 1664525u + 1013904223u; return state; }"]
+    args = []
+    for i, operand in enumerate(report["inputs"]):
+        lines.append("static %s input%d[%s_INPUT%d_ELEMENTS];" % (operand["type"], i, upper, i))
+        args.append("input%d" % i)
+    for i, operand in enumerate(report["outputs"]):
+        if in_arena:
+            lines.append("static %s *output%d;" % (operand["type"], i))
+        else:
+            lines.append("static %s output%d[%s_OUTPUT%d_ELEMENTS];" % (operand["type"], i, upper, i))
+            args.append("output%d" % i)
+    lines += ["", "static void load(void) {"]
+    lines += ["  memcpy(%s_input%d(arena), input%d, sizeof input%d);" % (name, i, i, i)
+              for i in range(len(report["inputs"])) if in_arena]
+    lines += ["}", "", "static int cmp(const void *a, const void *b) {",
+              "  long long x = *(const long long *)a, y = *(const long long *)b;",
+              "  return x < y ? -1 : x > y;", "}", "",
+              "int main(int argc, char **argv) {", "  (void)argc; (void)argv; (void)cmp;"]
+    for i, operand in enumerate(report["inputs"]):
+        value = ("(float)(next() >> 8) / 8388608.0f - 1.0f" if operand["type"] in ("float", "double")
+                 else "(%s)((int)(next() >> 24) - 128)" % operand["type"])
+        lines.append("  for (int k = 0; k < %s_INPUT%d_ELEMENTS; ++k) input%d[k] = %s;" % (upper, i, i, value))
+    lines += ["  output%d = %s_output%d(arena);" % (i, name, i) for i in range(len(report["outputs"])) if in_arena]
+    call = "%s_run(%s)" % (name, "arena" if in_arena else ", ".join(args + ["arena"]))
+    lines += ["  load();", '  if (%s != 0) { printf("misaligned arena\\n"); return 1; }' % call]
+    if print_outputs:
+        for i, operand in enumerate(report["outputs"]):
+            fmt = ('"%.9g\\n", (double)' if operand["type"] in ("float", "double") else '"%ld\\n", (long)')
+            lines += ['  printf("output %d\\n");' % i,
+                      "  for (int k = 0; k < %s_OUTPUT%d_ELEMENTS; ++k) printf(%soutput%d[k]);" % (upper, i, fmt, i)]
+    if host:
+        lines += ["  int reps = argc > 1 ? atoi(argv[1]) : 50;",
+                  "  if (reps < 1) reps = 1;",
+                  "  long long *ns = malloc(sizeof *ns * reps);",
+                  "  for (int r = 0; r < reps; ++r) {",
+                  "    struct timespec start, end;",
+                  "    load();",
+                  "    clock_gettime(CLOCK_MONOTONIC, &start);",
+                  "    %s;" % call,
+                  "    clock_gettime(CLOCK_MONOTONIC, &end);",
+                  "    ns[r] = (end.tv_sec - start.tv_sec) * 1000000000ll + (end.tv_nsec - start.tv_nsec);",
+                  "  }",
+                  "  qsort(ns, reps, sizeof *ns, cmp);",
+                  '  printf("time %lld\\n", ns[reps / 2]);']
+    else:
+        lines += ["  load();",
+                  "  TIMER_RELOAD = 0xFFFFFFFFu;", "  TIMER_VALUE = 0xFFFFFFFFu;", "  TIMER_CTRL = 1;",
+                  "  uint32_t start = TIMER_VALUE;",
+                  "  int status = %s;" % call,
+                  "  uint32_t end = TIMER_VALUE;",
+                  '  printf("status %d ticks %lu\\n", status, (unsigned long)(start - end));']
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def build_timed(source, out, target, pipeline="", name="net", function="main", io="caller", print_outputs=True,
+                compiler=None):
+    """Compiles `source` and links it with :func:`timing_program` in `out`;
+    (the serenity-compile report, the executable: a host program or an ELF)."""
+    report = compile_network(source, out, target, pipeline, name, function, io, compiler)
+    main_c = os.path.join(out, "main.c")
+    with open(main_c, "w") as f:
+        f.write(timing_program(name, report, target, print_outputs))
+    obj = os.path.join(out, name + ".o")
+    if target == "host":
+        exe = os.path.join(out, name + ".exe")
+        check_output([host_cc(), "-O2", "-I", out, main_c, obj, "-o", exe, "-lm"])
+    else:
+        exe = os.path.join(out, name + ".elf")
+        check_output(arm_link_command(out, [main_c, obj], exe))
+    return report, exe
+
+
+def run_timed(exe, target, reps=50):
+    """Runs a :func:`build_timed` program; (time: median ns on the host,
+    instructions on Cortex-M4; the printed outputs, lists of floats)."""
+    if target == "host":
+        printed = check_output([exe, str(reps)], timeout=900)
+        m = re.search(r"^time (\d+)$", printed, re.M)
+        if not m:
+            raise CommandError("unexpected output of %s: %s" % (exe, printed[-500:]))
+        time = int(m.group(1))
+    else:
+        printed = check_output(qemu_command(exe), timeout=900)
+        m = re.search(r"status (-?\d+) ticks (\d+)", printed)
+        if not m or m.group(1) != "0":
+            raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
+        time = int(m.group(2)) * INSTRUCTIONS_PER_TICK
+    body = printed[:m.start()]
+    outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
+    return time, outputs
+
+
+def outputs_equal(got, want, exact, rtol=1e-4, atol=1e-5):
+    """Whether two runs' outputs match: bit-exact (`exact`, integer outputs)
+    or |got - want| <= atol + rtol |want| elementwise."""
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x != y and (exact or not abs(x - y) <= atol + rtol * abs(y)):
+                return False
+    return True
