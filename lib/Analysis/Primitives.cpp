@@ -164,10 +164,21 @@ int64_t mlir::serenity::getWorkspaceBytes(Operation *conv,
   case ConvPrimitive::Direct:
   case ConvPrimitive::Dot:
     return 0;
-  case ConvPrimitive::Im2col:
-    return shape->output.getDimSize(2) * shape->weight.getDimSize(1) *
-           shape->weight.getDimSize(2) * shape->input.getDimSize(3) *
-           elementBytes(shape->input.getElementType());
+  case ConvPrimitive::Im2col: {
+    // One output row: its windows, its accumulators (a fused row tile),
+    // and the padded rows of input it reads when the input is padded.
+    int64_t ow = shape->output.getDimSize(2), f = shape->output.getDimSize(3);
+    int64_t kh = shape->weight.getDimSize(1), kw = shape->weight.getDimSize(2);
+    int64_t c = shape->input.getDimSize(3);
+    int64_t inBytes = elementBytes(shape->input.getElementType());
+    int64_t bytes = ow * kh * kw * c * inBytes +
+                    ow * f * elementBytes(shape->output.getElementType());
+    auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
+    if (pad && llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p; }))
+      bytes += kh * (shape->input.getDimSize(2) + pad[2] + pad[3]) * c *
+               inBytes;
+    return bytes;
+  }
   case ConvPrimitive::Winograd2:
     return winogradBytes(*shape, 2);
   case ConvPrimitive::Winograd4:

@@ -575,6 +575,15 @@ struct SerenityFuseRequantizationPass
     int64_t tc = tileCols == 0 ? cols : std::min<int64_t>(tileCols, cols);
     int64_t tf = tileChannels == 0 ? channels
                                    : std::min<int64_t>(tileChannels, channels);
+    // A conv computed by im2col gathers each window once for all channels
+    // of a whole output row (serenity-lower-primitives): row tiles.
+    for (Value input : consumer.getDpsInputs())
+      if (isConvChained(input) &&
+          mlir::serenity::getChosenPrimitive(chainRoot(input)) ==
+              mlir::serenity::ConvPrimitive::Im2col) {
+        tc = cols;
+        tf = channels;
+      }
     // At most tile-channels channels: the largest divisor of the count.
     while (channels % tf != 0)
       --tf;

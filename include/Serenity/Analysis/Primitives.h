@@ -45,9 +45,10 @@ SmallVector<ConvPrimitive> applicablePrimitives(Operation *conv);
 /// Bytes of workspace `primitive`'s lowering of `conv` allocates (live while
 /// the convolution runs), for an applicable primitive:
 /// - direct, dot: 0;
-/// - im2col: one output row's windows, OW x KH x KW x C input elements (the
-///   lowering computes one output row at a time; a tile narrower than the
-///   row, tile-cols > 0, or with clipped windows allocates less);
+/// - im2col: the lowering computes one output row at a time: the row's
+///   windows (OW x KH x KW x C input elements), its accumulators (OW x F)
+///   and, for a padded input, its KH padded input rows; an upper bound
+///   (the border rows' windows are clipped);
 /// - winograd: the transformed filter, input tiles and products of
 ///   upstream linalg.winograd_* (see lib/Analysis/Primitives.cpp).
 int64_t getWorkspaceBytes(Operation *conv, ConvPrimitive primitive);
