@@ -4,7 +4,7 @@
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -28,17 +28,17 @@ struct ConvShape {
 std::optional<ConvShape> getConvShape(Operation *op) {
   ConvShape shape;
   Value input, weight;
+  auto read = [&](auto conv) {
+    input = conv.getInput();
+    weight = conv.getWeight();
+    shape.stride = conv.getStride();
+    shape.dilation = conv.getDilation();
+  };
   if (auto conv = dyn_cast<tosa::Conv2DOp>(op)) {
-    input = conv.getInput();
-    weight = conv.getWeight();
-    shape.stride = conv.getStride();
-    shape.dilation = conv.getDilation();
+    read(conv);
   } else if (auto conv = dyn_cast<tosa::DepthwiseConv2DOp>(op)) {
+    read(conv);
     shape.depthwise = true;
-    input = conv.getInput();
-    weight = conv.getWeight();
-    shape.stride = conv.getStride();
-    shape.dilation = conv.getDilation();
   } else {
     return std::nullopt;
   }
@@ -204,18 +204,13 @@ std::string mlir::serenity::getConvShapeKey(Operation *conv) {
   type(shape->weight);
   os << " ";
   type(shape->output);
-  os << " s" << llvm::join(llvm::map_range(shape->stride,
-                                           [](int64_t v) { return std::to_string(v); }),
-                           "x");
-  os << " d" << llvm::join(llvm::map_range(shape->dilation,
-                                           [](int64_t v) { return std::to_string(v); }),
-                           "x");
-  auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
+  os << " s";
+  llvm::interleave(shape->stride, os, "x");
+  os << " d";
+  llvm::interleave(shape->dilation, os, "x");
   os << " p";
-  if (pad)
-    os << llvm::join(llvm::map_range(pad.asArrayRef(),
-                                     [](int64_t v) { return std::to_string(v); }),
-                     ",");
+  if (auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad"))
+    llvm::interleave(pad.asArrayRef(), os, ",");
   return key;
 }
 

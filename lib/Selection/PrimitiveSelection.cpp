@@ -45,8 +45,13 @@ std::vector<int64_t> candidatePeaks(const SelectionProblem &problem) {
   return peaks;
 }
 
-std::string validateArguments(const SelectionBudgets &budgets,
+/// The problem's error (validateSelectionProblem), else the budgets' and
+/// the time limit's, else "".
+std::string validateArguments(const SelectionProblem &problem,
+                              const SelectionBudgets &budgets,
                               double timeLimitSeconds) {
+  if (std::string error = validateSelectionProblem(problem); !error.empty())
+    return error;
   if (budgets.time && std::isnan(*budgets.time))
     return "time budget is NaN";
   if (!(timeLimitSeconds > 0))
@@ -349,9 +354,7 @@ SelectionResult selectPrimitives(const SelectionProblem &problem,
                                  const SelectionBudgets &budgets,
                                  double timeLimitSeconds) {
   SelectionResult result;
-  result.error = validateSelectionProblem(problem);
-  if (result.error.empty())
-    result.error = validateArguments(budgets, timeLimitSeconds);
+  result.error = validateArguments(problem, budgets, timeLimitSeconds);
   if (!result.error.empty())
     return result;
 
@@ -402,9 +405,7 @@ SelectionResult enumerateSelection(const SelectionProblem &problem,
                                    const SelectionBudgets &budgets,
                                    uint64_t maxCombinations) {
   SelectionResult result;
-  result.error = validateSelectionProblem(problem);
-  if (result.error.empty())
-    result.error = validateArguments(budgets, 1);
+  result.error = validateArguments(problem, budgets, 1);
   if (!result.error.empty())
     return result;
 
@@ -460,9 +461,7 @@ SelectionResult enumerateSelection(const SelectionProblem &problem,
 SelectionFrontier paretoFrontier(const SelectionProblem &problem,
                                  double timeLimitSeconds) {
   SelectionFrontier frontier;
-  frontier.error = validateSelectionProblem(problem);
-  if (frontier.error.empty())
-    frontier.error = validateArguments({}, timeLimitSeconds);
+  frontier.error = validateArguments(problem, {}, timeLimitSeconds);
   if (!frontier.error.empty())
     return frontier;
 

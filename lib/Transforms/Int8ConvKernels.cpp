@@ -533,16 +533,24 @@ void forEachOutputBlock(
 }
 
 /// The taps of one output block, by window: `taps(rows, cols, folded,
-/// accs)` with constant bounds `whole` (and `fold`) where the window is the
-/// whole filter, and the window's own bounds `size` (not folded) where it is
-/// clipped at the border; `staticSize`: the view's static sizes, which may
-/// settle it at compile time.
+/// accs)` with constant bounds (the window dimensions `spatial`, `spatial` +
+/// 1 of the filter's constant global `root`, and `fold`) where the window is
+/// the whole filter, and the window's own bounds `size` (not folded) where
+/// it is clipped at the border; the static sizes of the view `filter` may
+/// settle it at compile time. Without a `root`: the window's own bounds.
 using TapsFn =
     function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>;
 SmallVector<Value> byWindow(KernelBuilder &k, std::array<Value, 2> size,
-                            std::array<int64_t, 2> staticSize,
-                            std::array<int64_t, 2> whole, bool fold,
-                            ValueRange accs, TapsFn taps) {
+                            Value filter, memref::GlobalOp root,
+                            unsigned spatial, bool fold, ValueRange accs,
+                            TapsFn taps) {
+  if (!root)
+    return taps(size[0], size[1], false, accs);
+  auto filterType = cast<MemRefType>(filter.getType());
+  std::array<int64_t, 2> staticSize = {filterType.getDimSize(spatial),
+                                       filterType.getDimSize(spatial + 1)};
+  std::array<int64_t, 2> whole = {root.getType().getDimSize(spatial),
+                                  root.getType().getDimSize(spatial + 1)};
   Value rows = k.index(whole[0]), cols = k.index(whole[1]);
   if (staticSize == whole)
     return taps(rows, cols, fold, accs);
@@ -888,13 +896,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
                 });
           });
         };
-        if (!root)
-          return taps(kh, kw, false, accs);
-        auto filterType = cast<MemRefType>(operands->filter.getType());
-        return byWindow(k, {kh, kw},
-                        {filterType.getDimSize(1), filterType.getDimSize(2)},
-                        {root.getType().getDimSize(1),
-                         root.getType().getDimSize(2)},
+        return byWindow(k, {kh, kw}, operands->filter, root, /*spatial=*/1,
                         fold, accs, taps);
       });
   eraseLowered(conv, fusion);
@@ -1002,14 +1004,8 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
             });
           });
         };
-        if (!source)
-          return taps(kh, kw, false, accs);
-        auto filterType = cast<MemRefType>(operands->filter.getType());
-        return byWindow(k, {kh, kw},
-                        {filterType.getDimSize(0), filterType.getDimSize(1)},
-                        {source.getType().getDimSize(0),
-                         source.getType().getDimSize(1)},
-                        fold, accs, taps);
+        return byWindow(k, {kh, kw}, operands->filter, source,
+                        /*spatial=*/0, fold, accs, taps);
       });
   eraseLowered(conv, fusion);
   return success();

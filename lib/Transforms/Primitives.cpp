@@ -23,7 +23,6 @@
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
 namespace serenity {
@@ -41,16 +40,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // serenity-primitives-to-linalg
 //===----------------------------------------------------------------------===//
-
-/// Records the ops a conversion inserts (pointers only: the conversion
-/// notifies after the fact, see ConversionConfig::listener).
-struct InsertedOps : public RewriterBase::Listener {
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
-    ops.insert(op);
-  }
-  llvm::SmallPtrSet<Operation *, 8> ops;
-};
 
 struct SerenityPrimitivesToLinalgPass
     : public mlir::serenity::impl::SerenityPrimitivesToLinalgPassBase<
@@ -101,18 +90,21 @@ struct SerenityPrimitivesToLinalgPass
     for (Operation *conv : tagged) {
       Attribute primitive = conv->getAttr(kPrimitiveAttrName);
       Location loc = conv->getLoc();
-      InsertedOps inserted;
-      ConversionConfig config;
-      config.listener = &inserted;
-      if (failed(applyPartialConversion(conv, target, frozen, config))) {
+      // The conversion replaces the conv by ops at its place: between its
+      // neighbours, which stay.
+      Block *block = conv->getBlock();
+      Operation *prev = conv->getPrevNode(), *next = conv->getNextNode();
+      if (failed(applyPartialConversion(conv, target, frozen))) {
         emitError(loc) << "serenity-primitives-to-linalg: the convolution "
                           "could not be lowered to linalg";
         return signalPassFailure();
       }
-      function.walk([&](linalg::ConvolutionOpInterface op) {
-        if (inserted.ops.contains(op))
-          op->setAttr(kPrimitiveAttrName, primitive);
-      });
+      for (Operation &op : llvm::make_range(
+               prev ? std::next(prev->getIterator()) : block->begin(),
+               next ? next->getIterator() : block->end()))
+        op.walk([&](linalg::ConvolutionOpInterface replacement) {
+          replacement->setAttr(kPrimitiveAttrName, primitive);
+        });
     }
   }
 };

@@ -98,6 +98,18 @@ FailureOr<Profile> readProfile(StringRef path, std::string &unit,
   return profile;
 }
 
+/// The profile's time of `conv`'s shape computed by `primitive`, if any.
+std::optional<double> profileTime(const Profile &profile, Operation *conv,
+                                  ConvPrimitive primitive) {
+  auto entry = profile.find(getConvShapeKey(conv));
+  if (entry == profile.end())
+    return std::nullopt;
+  auto time = entry->second.find(stringifyConvPrimitive(primitive));
+  if (time == entry->second.end())
+    return std::nullopt;
+  return time->second;
+}
+
 /// A function computing `conv` alone: its constant operands cloned, the
 /// others arguments.
 std::string kernelText(Operation *conv) {
@@ -210,6 +222,10 @@ struct SerenitySelectPrimitivesPass
         if (isPrimitiveConv(op))
           convs.push_back(op);
       });
+      // The profiler's input: the shapes as the pipeline computes them.
+      if (!kernels.empty())
+        for (Operation *conv : convs)
+          addKernel(conv, kernelKeys, kernelEntries);
       if (!uniform.empty() || select)
         for (Operation *conv : convs)
           conv->removeAttr(kPrimitiveAttrName);
@@ -221,8 +237,6 @@ struct SerenitySelectPrimitivesPass
                           ConvPrimitiveAttr::get(&getContext(), primitive));
         continue;
       }
-      for (Operation *conv : convs)
-        addKernel(conv, kernelKeys, kernelEntries);
       if (!select)
         continue;
       FailureOr<llvm::json::Object> report =
@@ -335,16 +349,12 @@ struct SerenitySelectPrimitivesPass
         ::serenity::PrimitiveChoice choice;
         for (auto [conv, primitive] : llvm::zip(layer.convs, combination)) {
           choice.workspace += getWorkspaceBytes(conv, primitive);
-          auto entry = times.find(getConvShapeKey(conv));
-          auto time = entry == times.end()
-                          ? nullptr
-                          : &*entry->second.find(
-                                stringifyConvPrimitive(primitive));
-          if (!time || time == &*entry->second.end()) {
+          std::optional<double> time = profileTime(times, conv, primitive);
+          if (!time) {
             choice.available = false;
             continue;
           }
-          choice.time += time->second;
+          choice.time += *time;
         }
         any |= choice.available;
         selectionLayer.choices.push_back(choice);

@@ -26,10 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lowering as cl  # noqa: E402
-
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
-ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
+from serenity.deploy import arm_link_command, qemu_command  # noqa: E402
 
 
 def int8_file(path):
@@ -117,12 +114,9 @@ def main():
             undefined = cl.run(["arm-none-eabi-nm", "-u", obj]).split()
             print("undefined symbols of the object:", " ".join(s for s in undefined if s != "U") or "none")
             elf = os.path.join(work, "net.elf")
-            cl.run(["arm-none-eabi-gcc", *ARM_CFLAGS, "--specs=rdimon.specs", "-I", out, "-T",
-                    os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"),
-                    main_c, obj, "-o", elf])
-            qemu = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic",
-                                   "-semihosting-config", "enable=on,target=native", "-kernel", elf],
-                                  capture_output=True, text=True, timeout=300)
+            cl.run(arm_link_command(out, [main_c, obj], elf))
+            qemu = subprocess.run(qemu_command(elf, icount=False), capture_output=True, text=True,
+                                  timeout=300)
             if qemu.returncode != 0:
                 print(f"FAIL: QEMU exit code {qemu.returncode}\n{qemu.stdout[-2000:]}{qemu.stderr[-2000:]}")
                 return 1

@@ -17,12 +17,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lowering as cl  # noqa: E402
+from serenity.deploy import CORTEX_M, arm_link_command, qemu_command  # noqa: E402
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
 C_TYPES = {"f32": "float", "f64": "double", "i8": "int8_t", "i16": "int16_t",
            "i32": "int32_t", "i64": "int64_t"}
-CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
 
 
 def expanded(name, memref_type):
@@ -121,13 +119,10 @@ def main():
         with open(os.path.join(work, "main.c"), "w") as f:
             f.write(harness(inputs, outputs, arena_bytes, args.seed))
         elf = os.path.join(work, "net.elf")
-        cl.run(["arm-none-eabi-gcc", *CFLAGS, "--specs=rdimon.specs", "-T",
-                os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"),
-                os.path.join(work, "main.c"), obj, "-lm", "-o", elf])
+        cl.run(arm_link_command(work, [os.path.join(work, "main.c"), obj, "-lm"], elf))
         try:
-            qemu = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic",
-                                   "-semihosting-config", "enable=on,target=native", "-kernel", elf],
-                                  capture_output=True, text=True, timeout=300)
+            qemu = subprocess.run(qemu_command(elf, icount=False), capture_output=True, text=True,
+                                  timeout=300)
         except subprocess.TimeoutExpired:
             print("FAIL: QEMU did not finish within 300 s")
             return 1
