@@ -175,8 +175,8 @@ int64_t mlir::serenity::getWorkspaceBytes(Operation *conv,
                     ow * f * elementBytes(shape->output.getElementType());
     auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
     if (pad && llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p; }))
-      bytes += kh * (shape->input.getDimSize(2) + pad[2] + pad[3]) * c *
-               inBytes;
+      bytes +=
+          kh * (shape->input.getDimSize(2) + pad[2] + pad[3]) * c * inBytes;
     return bytes;
   }
   case ConvPrimitive::Winograd2:

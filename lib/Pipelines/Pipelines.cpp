@@ -45,7 +45,8 @@ addPipeline(OpPassManager &pm, StringRef text,
 /// Whether `convKernels` (auto, loops or dot) means the dot-product kernels
 /// of serenity-int8-conv-kernels for `target`.
 static bool dotKernels(StringRef convKernels, StringRef target) {
-  return convKernels == "dot" || (convKernels == "auto" && target == "cortex-m");
+  return convKernels == "dot" ||
+         (convKernels == "auto" && target == "cortex-m");
 }
 
 /// The passes from memrefs (after static allocation) to the LLVM dialect.
@@ -110,7 +111,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("rewrite", options.rewrite,
                          {"none", "profitable", "all"}, errorHandler)) ||
-      failed(checkChoice("tile", options.tile, {"none", "ffmt", "fdt", "both"}, errorHandler)))
+      failed(checkChoice("tile", options.tile, {"none", "ffmt", "fdt", "both"},
+                         errorHandler)))
     return failure();
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
@@ -142,7 +144,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     primitives = "select";
   if (options.budget >= 0 && primitives != "select")
     return errorHandler("serenity-pipeline: budget needs primitives=select "
-                        "(got primitives=" + primitives + ")");
+                        "(got primitives=" +
+                        primitives + ")");
   if (primitives == "select" && options.profile.empty())
     return errorHandler("serenity-pipeline: primitives=select needs "
                         "profile=FILE (measured times: python3 -m serenity "

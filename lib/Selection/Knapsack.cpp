@@ -55,8 +55,7 @@ KnapsackResult solveKnapsack(const std::vector<KnapsackItem> &items,
   }
   // unit > 0 here: some weight is positive, or total <= capacity.
   const int64_t cells = capacity / unit;
-  if (static_cast<__int128>(cells + 1) * static_cast<__int128>(n) >
-      maxCells) {
+  if (static_cast<__int128>(cells + 1) * static_cast<__int128>(n) > maxCells) {
     result = greedy(items, capacity);
     result.optimal = false;
     return result;

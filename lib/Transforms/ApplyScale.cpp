@@ -24,8 +24,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir {
 namespace serenity {
@@ -43,7 +43,8 @@ namespace {
 std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
   Value shift = op.getShift();
   if (auto arg = dyn_cast<BlockArgument>(shift))
-    if (auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp()))
+    if (auto generic =
+            dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp()))
       if (arg.getArgNumber() < generic.getNumDpsInputs())
         shift = generic.getDpsInputs()[arg.getArgNumber()];
   Attribute constant;
@@ -78,20 +79,20 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
       op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
   Value value = op.getValue(), multiplier = op.getMultiplier();
   Value shift = arith::ExtUIOp::create(b, loc, i32, op.getShift());
-  Value product = arith::MulIOp::create(
-      b, loc, arith::ExtSIOp::create(b, loc, i64, value),
-      arith::ExtSIOp::create(b, loc, i64, multiplier));
+  Value product =
+      arith::MulIOp::create(b, loc, arith::ExtSIOp::create(b, loc, i64, value),
+                            arith::ExtSIOp::create(b, loc, i64, multiplier));
   // d, for DOUBLE_ROUND when s > 31.
   Value adjust;
   if (doubleRound) {
-    Value nonNegative = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sge, value, c32(0));
+    Value nonNegative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, value, c32(0));
     adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
                                      c64(-(int64_t(1) << 30)));
   }
   auto fastPath = [&]() -> Value {
-    Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
-                          : product;
+    Value u =
+        doubleRound ? arith::AddIOp::create(b, loc, product, adjust) : product;
     Value high = arith::TruncIOp::create(
         b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
     Value q = arith::ShRSIOp::create(
@@ -110,8 +111,8 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
       sum = arith::SelectOp::create(
           b, loc, wide, arith::AddIOp::create(b, loc, sum, adjust), sum);
     }
-    return arith::TruncIOp::create(b, loc, i32,
-                                   arith::ShRSIOp::create(b, loc, sum, shift64));
+    return arith::TruncIOp::create(
+        b, loc, i32, arith::ShRSIOp::create(b, loc, sum, shift64));
   };
   // Shifts known at compile time (a constant, or a generic's constant
   // per-channel table) take one path, without a branch.
@@ -122,8 +123,8 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
   } else if (range && range->second <= 32) {
     result = slowPath();
   } else {
-    Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       shift, c32(33));
+    Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, shift,
+                                       c32(33));
     auto branch = [&](function_ref<Value()> path) {
       return [&, path](OpBuilder &nested, Location) {
         OpBuilder::InsertionGuard guard(b);
@@ -132,8 +133,7 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
         scf::YieldOp::create(b, loc, path());
       };
     };
-    result = scf::IfOp::create(b, loc, fast, branch(fastPath),
-                               branch(slowPath))
+    result = scf::IfOp::create(b, loc, fast, branch(fastPath), branch(slowPath))
                  .getResult(0);
   }
   op.getResult().replaceAllUsesWith(result);
@@ -155,8 +155,7 @@ struct SerenityApplyScale32Pass
         return;
       if (op.getValue().getType().isInteger(32) &&
           op.getMultiplier().getType().isInteger(32) &&
-          op.getShift().getType().isInteger(8) &&
-          op.getType().isInteger(32))
+          op.getShift().getType().isInteger(8) && op.getType().isInteger(32))
         ops.push_back(op);
     });
     for (tosa::ApplyScaleOp op : ops)

@@ -94,8 +94,8 @@ public:
   Value pointer(Value memref, Value offsetBytes) {
     Value aligned =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value asInt = arith::IndexCastUIOp::create(b, loc, ptrInt,
-                                               add(aligned, offsetBytes));
+    Value asInt =
+        arith::IndexCastUIOp::create(b, loc, ptrInt, add(aligned, offsetBytes));
     return LLVM::IntToPtrOp::create(b, loc, ptr, asInt);
   }
   /// The address of the element at offset 0 of `memref` (aligned pointer
@@ -175,8 +175,8 @@ public:
   /// time (WidenedFilters): int16 (w0, w2) at `address`, (w1, w3) 4 bytes on.
   Value dot4Widened(const Widened &x, Value zero, Value address, Value acc) {
     Value even = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
-    Value odd = LLVM::LoadOp::create(
-        b, loc, i32, at(address, index(4)), /*alignment=*/4);
+    Value odd = LLVM::LoadOp::create(b, loc, i32, at(address, index(4)),
+                                     /*alignment=*/4);
     if (dsp) {
       acc = intrinsic("llvm.arm.smlad", {x.even, even, acc});
       return intrinsic("llvm.arm.smlad", {x.odd, odd, acc});
@@ -200,8 +200,8 @@ public:
   Value lane(const Widened &x, Value zero, Value weights, int k, Value acc) {
     if (dsp) {
       // even lanes hold bytes 0 and 2, odd lanes bytes 1 and 3.
-      Value w = intrinsic("llvm.arm.sxtb16",
-                          k % 2 ? rotate8(weights) : weights);
+      Value w =
+          intrinsic("llvm.arm.sxtb16", k % 2 ? rotate8(weights) : weights);
       return intrinsic(k < 2 ? "llvm.arm.smlabb" : "llvm.arm.smlatt",
                        {k % 2 ? x.odd : x.even, w, acc});
     }
@@ -213,8 +213,7 @@ public:
   void subtractZeroTimesSums(SmallVectorImpl<Value> &accs, Value zero,
                              Value sums, Value first) {
     for (int64_t i = 0, e = accs.size(); i < e; ++i) {
-      Value sum =
-          memref::LoadOp::create(b, loc, sums, add(first, index(i)));
+      Value sum = memref::LoadOp::create(b, loc, sums, add(first, index(i)));
       accs[i] = arith::SubIOp::create(b, loc, accs[i], mul(zero, sum));
     }
   }
@@ -368,11 +367,11 @@ Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
       mapping.map(arg, value);
       continue;
     }
-    mapping.map(arg, memref::LoadOp::create(
-                         b, loc, value,
-                         constantIndices(b, loc,
-                                         generic.getMatchingIndexingMap(operand),
-                                         point)));
+    mapping.map(
+        arg, memref::LoadOp::create(
+                 b, loc, value,
+                 constantIndices(
+                     b, loc, generic.getMatchingIndexingMap(operand), point)));
   }
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
@@ -482,8 +481,7 @@ void forEachOutputBlock(
   Value n = dim(0), oh = dim(1), ow = dim(2), oc = dim(3);
   // Element i of the block (fused: a constant point of the tile).
   auto indexOf = [&](ValueRange ivs, int64_t i) {
-    SmallVector<Value> index{ivs[0], ivs[1], ivs[2],
-                             k.add(ivs[3], k.index(i))};
+    SmallVector<Value> index{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))};
     if (rank == 5)
       index.push_back(zero);
     return index;
@@ -503,8 +501,8 @@ void forEachOutputBlock(
         SmallVector<Value> accs;
         for (int64_t i = 0; i < block; ++i) {
           if (!fusion) {
-            accs.push_back(memref::LoadOp::create(b, loc, output,
-                                                  indexOf(ivs, i)));
+            accs.push_back(
+                memref::LoadOp::create(b, loc, output, indexOf(ivs, i)));
           } else if (auto fill = dyn_cast<linalg::FillOp>(fusion->init)) {
             accs.push_back(fill.getInputs()[0]);
           } else {
@@ -538,8 +536,7 @@ void forEachOutputBlock(
 /// the whole filter, and the window's own bounds `size` (not folded) where
 /// it is clipped at the border; the static sizes of the view `filter` may
 /// settle it at compile time. Without a `root`: the window's own bounds.
-using TapsFn =
-    function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>;
+using TapsFn = function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>;
 SmallVector<Value> byWindow(KernelBuilder &k, std::array<Value, 2> size,
                             Value filter, memref::GlobalOp root,
                             unsigned spatial, bool fold, ValueRange accs,
@@ -662,11 +659,12 @@ public:
     for (size_t g = 0; g + 3 < bytes.size(); g += 4)
       for (int k : {0, 2, 1, 3})
         wide.push_back(bytes[g + k]);
-    auto type = RankedTensorType::get({static_cast<int64_t>(wide.size())},
-                                      IntegerType::get(global.getContext(), 16));
-    return copies[global] = addGlobal(global, "_smlad",
-                                      DenseElementsAttr::get(type, ArrayRef(wide)),
-                                      /*alignment=*/8);
+    auto type =
+        RankedTensorType::get({static_cast<int64_t>(wide.size())},
+                              IntegerType::get(global.getContext(), 16));
+    return copies[global] = addGlobal(
+               global, "_smlad", DenseElementsAttr::get(type, ArrayRef(wide)),
+               /*alignment=*/8);
   }
 
   /// A global of the sums of `global`'s weights per channel of its
@@ -687,8 +685,8 @@ public:
     SmallVector<int32_t> sums(channels, 0);
     for (int64_t e = 0, n = static_cast<int64_t>(bytes.size()); e < n; ++e)
       sums[(e / inner) % channels] += bytes[e];
-    auto type = RankedTensorType::get({channels},
-                                      IntegerType::get(global.getContext(), 32));
+    auto type = RankedTensorType::get(
+        {channels}, IntegerType::get(global.getContext(), 32));
     return sumCopies[key] = addGlobal(
                global, channelDim == 0 ? "_sums" : "_channel_sums",
                DenseElementsAttr::get(type, ArrayRef(sums)), /*alignment=*/4);
@@ -763,10 +761,10 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
     return failure();
   const SmallVector<int64_t> &is = operands->inStrides,
                              &fs = operands->filterStrides;
-  bool merged = operands->dilations[1] == 1 && is[2] == channels &&
-                fs[2] == channels;
-  int64_t block = channelBlock(
-      cast<MemRefType>(operands->output.getType()).getDimSize(3));
+  bool merged =
+      operands->dilations[1] == 1 && is[2] == channels && fs[2] == channels;
+  int64_t block =
+      channelBlock(cast<MemRefType>(operands->output.getType()).getDimSize(3));
   // The filter's constant global, if it is a view of one: whole windows
   // (its [KH, KW]) get loops with constant bounds and, with a non-zero
   // input zero point, the zero point folded into the start values; runs of
@@ -793,13 +791,12 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   Value filterData = operands->filter;
   if (source) {
     memref::GlobalOp copy = filters.widened(source);
-    filterData = memref::GetGlobalOp::create(b, loc, copy.getType(),
-                                             copy.getSymName());
+    filterData =
+        memref::GetGlobalOp::create(b, loc, copy.getType(), copy.getSymName());
   }
-  Value filterBase = k.pointer(
-      filterData, k.mul(filterMetadata.getOffset(), source ? 2 : 1));
-  Value zeroPoint =
-      operands->inputZero ? operands->inputZero : k.int32(0);
+  Value filterBase =
+      k.pointer(filterData, k.mul(filterMetadata.getOffset(), source ? 2 : 1));
+  Value zeroPoint = operands->inputZero ? operands->inputZero : k.int32(0);
   // In a whole window sum (x - z) w = sum x w - z sum w: the accumulators
   // start at bias - z * (sum of the channel's weights). The view of a whole
   // window starts at [f0, 0, 0, 0], so its offset / stride is f0.
@@ -849,8 +846,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
             return k.loop(
                 zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
-                  Value col =
-                      k.add(colBase, k.mul(c, operands->dilations[1]));
+                  Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
                   Value inRun = k.add(inRow, k.mul(col, is[2]));
                   Value filterRun = k.add(k.mul(r, fs[1]), k.mul(c, fs[2]));
                   SmallVector<Value> filterRuns;
@@ -864,14 +860,14 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
                         for (int64_t i = 0; i < block; ++i) {
                           Value offset = k.add(filterRuns[i], j);
                           next.push_back(
-                              source ? k.dot4Widened(
-                                           x, z,
-                                           k.at(filterBase, k.mul(offset, 2)),
-                                           accs[i])
-                                     : k.dot4(x, z,
-                                              k.loadWord(
-                                                  k.at(filterBase, offset)),
-                                              accs[i]));
+                              source
+                                  ? k.dot4Widened(
+                                        x, z,
+                                        k.at(filterBase, k.mul(offset, 2)),
+                                        accs[i])
+                                  : k.dot4(x, z,
+                                           k.loadWord(k.at(filterBase, offset)),
+                                           accs[i]));
                         }
                         return next;
                       });
@@ -882,15 +878,15 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
                       words, runLength, one, updated,
                       [&](Value j, ValueRange accs) {
                         Value x = arith::SubIOp::create(
-                            b, loc,
-                            k.loadByte(k.at(inBase, k.add(inRun, j))), z);
+                            b, loc, k.loadByte(k.at(inBase, k.add(inRun, j))),
+                            z);
                         SmallVector<Value> next;
                         for (int64_t i = 0; i < block; ++i)
-                          next.push_back(k.add(
-                              accs[i],
-                              k.mul(x, k.loadByte(k.at(
-                                           filterBase,
-                                           k.add(filterRuns[i], j))))));
+                          next.push_back(
+                              k.add(accs[i],
+                                    k.mul(x, k.loadByte(k.at(
+                                                 filterBase,
+                                                 k.add(filterRuns[i], j))))));
                         return next;
                       });
                 });
@@ -916,7 +912,8 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   auto filterType = cast<MemRefType>(operands->filter.getType());
   auto outType = cast<MemRefType>(operands->output.getType());
   if (filterType.getDimSize(3) != 1 || outType.getRank() != 5 ||
-      outType.getDimSize(4) != 1 || ShapedType::isDynamic(outType.getDimSize(3)))
+      outType.getDimSize(4) != 1 ||
+      ShapedType::isDynamic(outType.getDimSize(3)))
     return failure();
   int64_t channels = outType.getDimSize(3);
   // The filter's [c, m] dimensions: c has stride 1 when m = 1.
@@ -933,8 +930,8 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   // the clipped bounds, whole ones constant bounds (fully unrolled) and the
   // input zero point folded into the start values.
   memref::GlobalOp source = filters.sourceOf(operands->filter);
-  if (source && (source.getType().getRank() != 4 ||
-                 source.getType().getDimSize(3) != 1))
+  if (source &&
+      (source.getType().getRank() != 4 || source.getType().getDimSize(3) != 1))
     source = {};
 
   // Fused: emitted where the consumer is (its operands are defined by then).
@@ -945,8 +942,7 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
   Value filterBase = k.basePointer(operands->filter);
-  Value zeroPoint =
-      operands->inputZero ? operands->inputZero : k.int32(0);
+  Value zeroPoint = operands->inputZero ? operands->inputZero : k.int32(0);
   Value zeroPair = k.zeroPair(zeroPoint);
   Value zero = k.index(0), one = k.index(1);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
@@ -972,8 +968,7 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
         Value pixelOffset = k.add(k.mul(pixel[0], is[0]), channel);
         // The taps of a window of rows x cols, the zero point subtracted
         // per tap or (folded) taken out.
-        auto taps = [&](Value rows, Value cols, bool folded,
-                        ValueRange start) {
+        auto taps = [&](Value rows, Value cols, bool folded, ValueRange start) {
           Value z = folded ? noZero : zeroPoint;
           Value pair = folded ? Value() : zeroPair;
           SmallVector<Value> accs(start);

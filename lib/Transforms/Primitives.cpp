@@ -81,8 +81,7 @@ struct SerenityPrimitivesToLinalgPass
     TypeConverter converter;
     tosa::populateTosaTypeConversion(converter);
     RewritePatternSet patterns(context);
-    tosa::populateTosaToLinalgNamedConversionPatterns(converter, &patterns,
-                                                       {});
+    tosa::populateTosaToLinalgNamedConversionPatterns(converter, &patterns, {});
     FrozenRewritePatternSet frozen(std::move(patterns));
     ConversionTarget target(*context);
     target.addIllegalOp<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>();
@@ -173,8 +172,7 @@ LogicalResult lowerIm2colRow(RewriterBase &rewriter, linalg::LinalgOp conv) {
   AffineMap gatherInput = AffineMap::get(
       6, 0, {n, oh * sh + fh * dh, w * sw + fw * dw, ch}, context);
   AffineMap identity6 = AffineMap::getMultiDimIdentityMap(6, context);
-  SmallVector<utils::IteratorType> parallel6(6,
-                                             utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> parallel6(6, utils::IteratorType::parallel);
   auto gather = linalg::GenericOp::create(
       rewriter, loc, workspace.getType(), ValueRange{input},
       ValueRange{workspace}, ArrayRef<AffineMap>{gatherInput, identity6},
@@ -195,12 +193,11 @@ LogicalResult lowerIm2colRow(RewriterBase &rewriter, linalg::LinalgOp conv) {
     maps.push_back(AffineMap::get(7, 0, {}, context));
   }
   maps.push_back(AffineMap::get(7, 0, {n, oh, w, f}, context));
-  SmallVector<utils::IteratorType> iterators(4,
-                                             utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(3, utils::IteratorType::reduction);
-  auto product = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{outputType}, inputs, conv.getDpsInits(), maps,
-      iterators);
+  auto product =
+      linalg::GenericOp::create(rewriter, loc, TypeRange{outputType}, inputs,
+                                conv.getDpsInits(), maps, iterators);
   rewriter.cloneRegionBefore(conv->getRegion(0), product.getRegion(),
                              product.getRegion().end());
   rewriter.replaceOp(conv, product.getResults());
@@ -217,9 +214,8 @@ LogicalResult lowerIm2col(RewriterBase &rewriter, linalg::LinalgOp conv) {
   options.setTileSizes(
       getAsIndexOpFoldResult(rewriter.getContext(), ArrayRef<int64_t>{1, 1}));
   rewriter.setInsertionPoint(conv);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(conv.getOperation()),
-                        options);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(conv.getOperation()), options);
   if (failed(tiled))
     return conv->emitError("serenity-lower-primitives: cannot tile the "
                            "convolution into output rows for im2col");
@@ -276,10 +272,9 @@ struct SerenityLowerPrimitivesPass
                              "tensors";
         return signalPassFailure();
       }
-      LogicalResult lowered =
-          primitive == ConvPrimitive::Im2col
-              ? lowerIm2col(rewriter, conv)
-              : lowerWinograd(rewriter, conv, primitive);
+      LogicalResult lowered = primitive == ConvPrimitive::Im2col
+                                  ? lowerIm2col(rewriter, conv)
+                                  : lowerWinograd(rewriter, conv, primitive);
       if (failed(lowered))
         return signalPassFailure();
       winograd |= primitive != ConvPrimitive::Im2col;

@@ -135,7 +135,8 @@ std::string kernelText(Operation *conv) {
     mapping.map(value, argument);
   for (Value operand : conv->getOperands())
     if (!mapping.contains(operand))
-      mapping.map(operand, builder.clone(*operand.getDefiningOp())->getResult(0));
+      mapping.map(operand,
+                  builder.clone(*operand.getDefiningOp())->getResult(0));
   Operation *clone = builder.clone(*conv, mapping);
   clone->removeAttr(kPrimitiveAttrName);
   func::ReturnOp::create(builder, loc, clone->getResults());
@@ -149,10 +150,10 @@ std::string kernelText(Operation *conv) {
 int64_t multiplyAccumulates(Operation *conv) {
   auto output = cast<RankedTensorType>(conv->getResult(0).getType());
   auto weight = cast<RankedTensorType>(conv->getOperand(1).getType());
-  int64_t window = isa<tosa::DepthwiseConv2DOp>(conv)
-                       ? weight.getDimSize(0) * weight.getDimSize(1)
-                       : weight.getDimSize(1) * weight.getDimSize(2) *
-                             weight.getDimSize(3);
+  int64_t window =
+      isa<tosa::DepthwiseConv2DOp>(conv)
+          ? weight.getDimSize(0) * weight.getDimSize(1)
+          : weight.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
   return output.getNumElements() * window;
 }
 
@@ -165,8 +166,9 @@ std::string combinationName(ArrayRef<ConvPrimitive> combination) {
 }
 
 struct SerenitySelectPrimitivesPass
-    : public CheckedOptions<SerenitySelectPrimitivesPass,
-                            mlir::serenity::impl::SerenitySelectPrimitivesPassBase> {
+    : public CheckedOptions<
+          SerenitySelectPrimitivesPass,
+          mlir::serenity::impl::SerenitySelectPrimitivesPassBase> {
   using CheckedOptions::CheckedOptions;
 
   std::optional<std::string> optionError() const {
@@ -246,16 +248,16 @@ struct SerenitySelectPrimitivesPass
       reportFunctions.push_back(std::move(*report));
     }
     if (!kernels.empty()) {
-      if (failed(writeJson(kernels, llvm::json::Object{{"kernels",
-                                                        std::move(
-                                                            kernelEntries)}})))
+      if (failed(writeJson(
+              kernels,
+              llvm::json::Object{{"kernels", std::move(kernelEntries)}})))
         return signalPassFailure();
     }
     if (!report.empty() &&
-        failed(writeJson(report, llvm::json::Object{
-                                     {"unit", unit},
-                                     {"functions",
-                                      std::move(reportFunctions)}})))
+        failed(writeJson(
+            report,
+            llvm::json::Object{{"unit", unit},
+                               {"functions", std::move(reportFunctions)}})))
       return signalPassFailure();
   }
 
@@ -272,10 +274,10 @@ struct SerenitySelectPrimitivesPass
           getWorkspaceBytes(conv, primitive);
     }
     entries.push_back(llvm::json::Object{{"key", key},
-                                      {"mlir", kernelText(conv)},
-                                      {"primitives", std::move(primitives)},
-                                      {"workspace", std::move(workspace)},
-                                      {"macs", multiplyAccumulates(conv)}});
+                                         {"mlir", kernelText(conv)},
+                                         {"primitives", std::move(primitives)},
+                                         {"workspace", std::move(workspace)},
+                                         {"macs", multiplyAccumulates(conv)}});
   }
 
   LogicalResult writeJson(StringRef path, llvm::json::Value value) {
@@ -295,12 +297,11 @@ struct SerenitySelectPrimitivesPass
 
   /// Chooses the primitives of `function`'s convolutions; returns the
   /// function's report.
-  FailureOr<llvm::json::Object> selectFunction(func::FuncOp function,
-                                               const Profile &times,
-                                               StringRef unit) {
-    FailureOr<MemoryModelOptions> modelOptions = getMemoryModelOptions(
-        function, "serenity-select-primitives", concat, accumulateInPlace,
-        fuseRequantization);
+  FailureOr<llvm::json::Object>
+  selectFunction(func::FuncOp function, const Profile &times, StringRef unit) {
+    FailureOr<MemoryModelOptions> modelOptions =
+        getMemoryModelOptions(function, "serenity-select-primitives", concat,
+                              accumulateInPlace, fuseRequantization);
     if (failed(modelOptions))
       return failure();
     FailureOr<FunctionMemoryModel> model =
@@ -388,10 +389,9 @@ struct SerenitySelectPrimitivesPass
     if (!result.feasible) {
       if (budgets.bytes && *budgets.bytes < result.leastPeak)
         return function.emitError()
-               << "serenity-select-primitives: budget-bytes="
-               << *budgets.bytes
-               << " is below the least achievable peak, "
-               << result.leastPeak << " bytes";
+               << "serenity-select-primitives: budget-bytes=" << *budgets.bytes
+               << " is below the least achievable peak, " << result.leastPeak
+               << " bytes";
       return function.emitError()
              << "serenity-select-primitives: budget-time="
              << static_cast<double>(budgetTime)
@@ -422,12 +422,12 @@ struct SerenitySelectPrimitivesPass
       llvm::json::Array keys;
       for (Operation *conv : layer.convs)
         keys.push_back(getConvShapeKey(conv));
-      layerReports.push_back(llvm::json::Object{
-          {"step", layer.step},
-          {"convs", std::move(keys)},
-          {"base", problem.layers[index].base},
-          {"choices", std::move(choices)},
-          {"chosen", combinationName(combination)}});
+      layerReports.push_back(
+          llvm::json::Object{{"step", layer.step},
+                             {"convs", std::move(keys)},
+                             {"base", problem.layers[index].base},
+                             {"choices", std::move(choices)},
+                             {"chosen", combinationName(combination)}});
     }
     // The time/peak frontier, for the report only.
     llvm::json::Array frontier;
@@ -443,17 +443,16 @@ struct SerenitySelectPrimitivesPass
                                             {"time", point.time},
                                             {"choice", std::move(chosen)}});
     }
-    return llvm::json::Object{
-        {"function", function.getSymName()},
-        {"objective", objective},
-        {"optimal", result.optimal},
-        {"time", result.time},
-        {"peak", result.peak},
-        {"least_peak", result.leastPeak},
-        {"least_time", result.leastTime},
-        {"other_peak", problem.otherPeak},
-        {"layers", std::move(layerReports)},
-        {"frontier", std::move(frontier)}};
+    return llvm::json::Object{{"function", function.getSymName()},
+                              {"objective", objective},
+                              {"optimal", result.optimal},
+                              {"time", result.time},
+                              {"peak", result.peak},
+                              {"least_peak", result.leastPeak},
+                              {"least_time", result.leastTime},
+                              {"other_peak", problem.otherPeak},
+                              {"layers", std::move(layerReports)},
+                              {"frontier", std::move(frontier)}};
   }
 };
 

@@ -1,4 +1,5 @@
-//===- Primitives.h - Convolution primitives: applicability, workspace -*- C++ -*-===//
+//===- Primitives.h - Convolution primitives: applicability, workspace -*- C++
+//-*-===//
 //
 // Which primitives (#serenity.primitive) can compute a TOSA convolution and
 // the workspace bytes each one's lowering allocates: shared by the memory

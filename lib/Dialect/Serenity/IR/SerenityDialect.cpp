@@ -40,7 +40,7 @@ LifetimeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult SerenityDialect::verifyOperationAttribute(Operation *op,
-                                                      NamedAttribute attr) {
+                                                        NamedAttribute attr) {
   if (attr.getName() != kPrimitiveAttrName)
     return success();
   if (!isa<ConvPrimitiveAttr>(attr.getValue()))
