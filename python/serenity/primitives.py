@@ -111,15 +111,7 @@ def measure_all(built, target, reps):
     (instruction counts do not depend on load)."""
     def one(exe):
         return deploy.run_timed(exe, target, reps) if exe else None
-    if target == "host":
-        results = []
-        for exe in built:
-            try:
-                results.append((one(exe), None))
-            except (OSError, ValueError, RuntimeError) as e:
-                results.append((None, e))
-        return results
-    return parallel(one, built)
+    return parallel(one, built, jobs=1 if target == "host" else JOBS)
 
 
 def exact_outputs(report):
