@@ -95,7 +95,7 @@ mlir::serenity::findFusedGroups(Block &block) {
     if (!conv || conv->getBlock() != &block ||
         !isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(conv) ||
         !value.hasOneUse() || !isPointwise(*value.user_begin()) ||
-        isWinograd(getChosenPrimitive(conv)))
+        computesConvWhole(getChosenPrimitive(conv)))
       return false;
     if (reachesNarrowerResult(value, elementBits(value)))
       return true;

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -12,8 +13,9 @@ using namespace mlir::serenity;
 
 ArrayRef<ConvPrimitive> mlir::serenity::allConvPrimitives() {
   static const ConvPrimitive all[] = {
-      ConvPrimitive::Direct, ConvPrimitive::Dot, ConvPrimitive::Im2col,
-      ConvPrimitive::Winograd2, ConvPrimitive::Winograd4};
+      ConvPrimitive::Direct,    ConvPrimitive::Dot,
+      ConvPrimitive::Im2col,    ConvPrimitive::Winograd2,
+      ConvPrimitive::Winograd4, ConvPrimitive::Vector};
   return all;
 }
 
@@ -82,7 +84,7 @@ bool mlir::serenity::isPrimitiveConv(Operation *op) {
 }
 
 bool mlir::serenity::isApplicable(Operation *conv, ConvPrimitive primitive,
-                                  std::string *reason) {
+                                  std::string *reason, bool vectorUnit) {
   std::string why;
   auto fail = [&](const Twine &text) {
     if (reason)
@@ -129,15 +131,25 @@ bool mlir::serenity::isApplicable(Operation *conv, ConvPrimitive primitive,
         llvm::any_of(shape->dilation, [](int64_t d) { return d != 1; }))
       return fail("winograd needs stride 1 and dilation 1");
     return true;
+  case ConvPrimitive::Vector:
+    if (shape->depthwise || !inputType.isF32() || !weightType.isF32() ||
+        !outputType.isF32())
+      return fail("vector computes f32 tosa.conv2d only");
+    if (!matchPattern(cast<tosa::Conv2DOp>(conv).getWeight(), m_Constant()))
+      return fail("vector needs a constant filter (transposed at compile "
+                  "time)");
+    if (!vectorUnit)
+      return fail("vector needs a target with a vector unit (the host)");
+    return true;
   }
   return fail("unknown primitive");
 }
 
 SmallVector<ConvPrimitive>
-mlir::serenity::applicablePrimitives(Operation *conv) {
+mlir::serenity::applicablePrimitives(Operation *conv, bool vectorUnit) {
   SmallVector<ConvPrimitive> result;
   for (ConvPrimitive primitive : allConvPrimitives())
-    if (isApplicable(conv, primitive))
+    if (isApplicable(conv, primitive, nullptr, vectorUnit))
       result.push_back(primitive);
   return result;
 }
@@ -155,6 +167,21 @@ static int64_t winogradBytes(const ConvShape &shape, int64_t m) {
   return 4 * alpha * alpha * (f * c + tiles * c + tiles * f);
 }
 
+/// Bytes of the padded copy of the input that the vector lowering of a
+/// padded convolution reads (tosa-to-linalg-named's tensor.pad, a buffer
+/// live while the convolution runs); 0 without padding. (Winograd's input
+/// transform reads the padded tiles without one: measured equal arenas.)
+static int64_t paddedInputBytes(const ConvShape &shape, Operation *conv) {
+  auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
+  if (!pad || pad.size() != 4 ||
+      llvm::none_of(pad.asArrayRef(), [](int64_t p) { return p != 0; }))
+    return 0;
+  return shape.input.getDimSize(0) *
+         (shape.input.getDimSize(1) + pad[0] + pad[1]) *
+         (shape.input.getDimSize(2) + pad[2] + pad[3]) *
+         shape.input.getDimSize(3) * elementBytes(shape.input.getElementType());
+}
+
 int64_t mlir::serenity::getWorkspaceBytes(Operation *conv,
                                           ConvPrimitive primitive) {
   std::optional<ConvShape> shape = getConvShape(conv);
@@ -164,6 +191,8 @@ int64_t mlir::serenity::getWorkspaceBytes(Operation *conv,
   case ConvPrimitive::Direct:
   case ConvPrimitive::Dot:
     return 0;
+  case ConvPrimitive::Vector:
+    return paddedInputBytes(*shape, conv);
   case ConvPrimitive::Im2col: {
     // One output row: its windows, its accumulators (a fused row tile),
     // and the padded rows of input it reads when the input is padded.

@@ -64,12 +64,19 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
     os << "math-expand-ops{ops=roundeven},";
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
+  // Vector ops (the vector primitive's blocks): transfers unrolled into
+  // 1-D ones, contractions into outer products (fused multiply-adds along
+  // the output channels). Host only: these passes have no 32-bit index.
+  if (!cortexM)
+    os << "convert-vector-to-scf{full-unroll=true},";
   os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
-        "expand-strided-metadata,lower-affine),"
-        "finalize-memref-to-llvm"
-     << index << ",func.func(convert-math-to-llvm,convert-arith-to-llvm"
-     << index << "),convert-cf-to-llvm" << index << ",convert-func-to-llvm"
-     << index << ",llvm.func(convert-ub-to-llvm" << index
+        "expand-strided-metadata,lower-affine),";
+  if (!cortexM)
+    os << "convert-vector-to-llvm{vector-contract-lowering=outerproduct},";
+  os << "finalize-memref-to-llvm" << index
+     << ",func.func(convert-math-to-llvm,convert-arith-to-llvm" << index
+     << "),convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
+     << ",llvm.func(convert-ub-to-llvm" << index
      << ",reconcile-unrealized-casts)";
   return text;
 }
@@ -105,7 +112,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          {"auto", "loops", "dot"}, errorHandler)) ||
       failed(checkChoice("primitives", options.primitives,
                          {"none", "direct", "dot", "im2col", "winograd2",
-                          "winograd4", "select"},
+                          "winograd4", "vector", "select"},
                          errorHandler)) ||
       failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
@@ -142,6 +149,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   std::string primitives = options.primitives;
   if (options.budget >= 0 && primitives == "none")
     primitives = "select";
+  if (primitives == "vector" && options.target == "cortex-m")
+    return errorHandler("serenity-pipeline: primitives=vector needs a vector "
+                        "unit: target=host only");
   if (options.budget >= 0 && primitives != "select")
     return errorHandler("serenity-pipeline: budget needs primitives=select "
                         "(got primitives=" +
@@ -199,7 +209,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // everywhere, or the fastest within the budget (the scheduled peak with
   // the workspaces); primitive-kernels alone writes the profiler's input.
   if (primitives != "none" || !options.primitiveKernels.empty()) {
-    os << "serenity-select-primitives{concat=" << concatMode << modelOptions;
+    os << "serenity-select-primitives{concat=" << concatMode << modelOptions
+       << " vector-unit=" << (options.target == "cortex-m" ? "false" : "true");
     if (primitives == "select")
       os << " budget-bytes=" << static_cast<int64_t>(options.budget)
          << " profile=\"" << options.profile << "\"";

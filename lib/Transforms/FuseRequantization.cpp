@@ -39,10 +39,11 @@ namespace {
 
 /// The named 2-D convolutions tosa-to-linalg-named produces (and their
 /// layout variants): NHWC output, so dimension 1 is the output row.
-/// A convolution tagged winograd is left whole: its tiles are m x m output
-/// pixels, not rows (serenity-lower-primitives).
+/// A convolution tagged winograd or vector is left whole: its tiles are
+/// m x m output pixels or register blocks, not rows
+/// (serenity-lower-primitives).
 bool isRowTileableConv(Operation *op) {
-  if (mlir::serenity::isWinograd(mlir::serenity::getChosenPrimitive(op)))
+  if (mlir::serenity::computesConvWhole(mlir::serenity::getChosenPrimitive(op)))
     return false;
   return isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp,
              linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcHwcfQOp,

@@ -21,8 +21,13 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cstring>
 
 namespace mlir {
 namespace serenity {
@@ -244,6 +249,145 @@ LogicalResult lowerWinograd(RewriterBase &rewriter, linalg::LinalgOp conv,
   return success();
 }
 
+/// A constant of shape `shape` whose element at each index is `source`'s
+/// element at `sourceIndex(index)`; the bytes are moved, not converted.
+DenseElementsAttr
+remapConstant(DenseElementsAttr source, ArrayRef<int64_t> shape,
+              function_ref<void(ArrayRef<int64_t>, SmallVectorImpl<int64_t> &)>
+                  sourceIndex) {
+  auto type = RankedTensorType::get(shape, source.getElementType());
+  if (source.isSplat())
+    return source.resizeSplat(type);
+  ArrayRef<int64_t> sourceShape = source.getType().getShape();
+  SmallVector<int64_t> sourceStrides = computeStrides(sourceShape);
+  size_t bytes = source.getRawData().size() / source.getNumElements();
+  ArrayRef<char> raw = source.getRawData();
+  std::vector<char> data(type.getNumElements() * bytes);
+  SmallVector<int64_t> strides = computeStrides(shape);
+  SmallVector<int64_t> at;
+  for (int64_t linear = 0, e = type.getNumElements(); linear < e; ++linear) {
+    SmallVector<int64_t> index = delinearize(linear, strides);
+    at.clear();
+    sourceIndex(index, at);
+    int64_t offset = linearize(at, sourceStrides);
+    std::memcpy(&data[linear * bytes], &raw[offset * bytes], bytes);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, data);
+}
+
+/// The value of a constant tensor: an arith.constant, or a
+/// tensor.extract_slice (static, unit strides, not rank-reducing) of one.
+FailureOr<DenseElementsAttr> constantTensor(Value value) {
+  DenseElementsAttr attr;
+  if (matchPattern(value, m_Constant(&attr)))
+    return attr;
+  auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.hasUnitStride() ||
+      slice.getType().getRank() != slice.getSourceType().getRank() ||
+      !slice.getType().hasStaticShape() ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()))
+    return failure();
+  FailureOr<DenseElementsAttr> source = constantTensor(slice.getSource());
+  if (failed(source))
+    return failure();
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  return remapConstant(
+      *source, slice.getType().getShape(),
+      [&](ArrayRef<int64_t> index, SmallVectorImpl<int64_t> &at) {
+        for (auto [i, o] : llvm::zip(index, offsets))
+          at.push_back(i + o);
+      });
+}
+
+/// The largest of `candidates` (descending) that divides `size`.
+int64_t largestDivisor(int64_t size, ArrayRef<int64_t> candidates) {
+  for (int64_t c : candidates)
+    if (size % c == 0)
+      return c;
+  return 1;
+}
+
+/// The vector primitive: an f32 linalg.conv_2d_nhwc_fhwc becomes a
+/// linalg.conv_2d_nhwc_hwcf with the filter transposed at compile time,
+/// tiled into blocks of [OWt output pixels x Ft channels] accumulated over
+/// each window position and Ct input channels, each block a 1-D convolution
+/// that the upstream vectorizer turns into vector contractions (outer
+/// products along the output channels, contiguous in HWCF).
+LogicalResult lowerVector(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  auto op = dyn_cast<linalg::Conv2DNhwcFhwcOp>(conv.getOperation());
+  if (!op || !cast<RankedTensorType>(op->getResult(0).getType())
+                  .getElementType()
+                  .isF32())
+    return conv->emitError("serenity-lower-primitives: vector needs an f32 "
+                           "linalg.conv_2d_nhwc_fhwc");
+  Location loc = op.getLoc();
+  Value filter = op.getDpsInputs()[1];
+  FailureOr<DenseElementsAttr> fhwc = constantTensor(filter);
+  if (failed(fhwc))
+    return conv->emitError("serenity-lower-primitives: vector needs a "
+                           "constant filter");
+  ArrayRef<int64_t> f = fhwc->getType().getShape();
+  DenseElementsAttr hwcf =
+      remapConstant(*fhwc, {f[1], f[2], f[3], f[0]},
+                    [](ArrayRef<int64_t> i, SmallVectorImpl<int64_t> &at) {
+                      at.append({i[3], i[0], i[1], i[2]});
+                    });
+  rewriter.setInsertionPoint(op);
+  Value transposed = arith::ConstantOp::create(rewriter, loc, hwcf);
+  auto output = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute attr = op->getAttr(name))
+      attrs.emplace_back(rewriter.getStringAttr(name), attr);
+  auto hwcfConv = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, TypeRange{output},
+      ValueRange{op.getDpsInputs()[0], transposed}, op.getDpsInits(), attrs);
+  rewriter.replaceOp(op, hwcfConv->getResults());
+
+  // Loops (n, oh, ow, f, kh, kw, c): one output row, OWt pixels, Ft
+  // channels, one window position and Ct input channels per block (sizes
+  // that divide the dimensions, so every block is static).
+  int64_t ow = output.getDimSize(2), channels = output.getDimSize(3);
+  int64_t inputChannels = f[3];
+  SmallVector<int64_t> sizes = {1,
+                                1,
+                                largestDivisor(ow, {4, 3, 2}),
+                                largestDivisor(channels, {8, 4, 2}),
+                                1,
+                                1,
+                                largestDivisor(inputChannels, {16, 8, 4, 2})};
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(hwcfConv);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(hwcfConv.getOperation()), options);
+  if (failed(tiled))
+    return conv->emitError("serenity-lower-primitives: cannot tile the "
+                           "convolution into vector blocks");
+  rewriter.replaceOp(hwcfConv, tiled->replacements);
+  for (Operation *block : tiled->tiledOps) {
+    PatternRewriter patternRewriter(rewriter.getContext());
+    patternRewriter.setInsertionPoint(block);
+    FailureOr<linalg::Conv1DNwcWcfOp> conv1d =
+        linalg::DownscaleSizeOneWindowed2DConvolution<linalg::Conv2DNhwcHwcfOp,
+                                                      linalg::Conv1DNwcWcfOp>(
+            rewriter.getContext())
+            .returningMatchAndRewrite(cast<linalg::Conv2DNhwcHwcfOp>(block),
+                                      patternRewriter);
+    if (failed(conv1d))
+      return conv->emitError("serenity-lower-primitives: a vector block is "
+                             "not a 1-D convolution");
+    rewriter.setInsertionPoint(*conv1d);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, *conv1d);
+    if (failed(vectorized))
+      return conv->emitError("serenity-lower-primitives: the upstream "
+                             "vectorizer does not apply to a vector block");
+    rewriter.replaceOp(*conv1d, vectorized->replacements);
+  }
+  return success();
+}
+
 struct SerenityLowerPrimitivesPass
     : public mlir::serenity::impl::SerenityLowerPrimitivesPassBase<
           SerenityLowerPrimitivesPass> {
@@ -274,10 +418,12 @@ struct SerenityLowerPrimitivesPass
       }
       LogicalResult lowered = primitive == ConvPrimitive::Im2col
                                   ? lowerIm2col(rewriter, conv)
+                              : primitive == ConvPrimitive::Vector
+                                  ? lowerVector(rewriter, conv)
                                   : lowerWinograd(rewriter, conv, primitive);
       if (failed(lowered))
         return signalPassFailure();
-      winograd |= primitive != ConvPrimitive::Im2col;
+      winograd |= isWinograd(primitive);
     }
     if (!winograd)
       return;

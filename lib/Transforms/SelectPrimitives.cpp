@@ -26,6 +26,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <climits>
 #include <cmath>
 
 namespace mlir {
@@ -177,7 +178,11 @@ struct SerenitySelectPrimitivesPass
              "' (expected one of: time, memory)";
     if (!uniform.empty() && !symbolizeConvPrimitive(uniform))
       return "serenity-select-primitives: invalid uniform='" + uniform +
-             "' (expected one of: direct, dot, im2col, winograd2, winograd4)";
+             "' (expected one of: direct, dot, im2col, winograd2, winograd4, "
+             "vector)";
+    if (uniform == "vector" && !vectorUnit)
+      return std::string("serenity-select-primitives: uniform=vector needs a "
+                         "target with a vector unit (vector-unit=true)");
     if (budgetBytes < -1)
       return std::string("serenity-select-primitives: budget-bytes must be "
                          ">= 0, or -1 (no limit)");
@@ -234,7 +239,7 @@ struct SerenitySelectPrimitivesPass
       if (!uniform.empty()) {
         ConvPrimitive primitive = *symbolizeConvPrimitive(uniform);
         for (Operation *conv : convs)
-          if (isApplicable(conv, primitive))
+          if (isApplicable(conv, primitive, nullptr, vectorUnit))
             conv->setAttr(kPrimitiveAttrName,
                           ConvPrimitiveAttr::get(&getContext(), primitive));
         continue;
@@ -268,7 +273,7 @@ struct SerenitySelectPrimitivesPass
       return;
     llvm::json::Array primitives;
     llvm::json::Object workspace;
-    for (ConvPrimitive primitive : applicablePrimitives(conv)) {
+    for (ConvPrimitive primitive : applicablePrimitives(conv, vectorUnit)) {
       primitives.push_back(stringifyConvPrimitive(primitive));
       workspace[stringifyConvPrimitive(primitive)] =
           getWorkspaceBytes(conv, primitive);
@@ -295,6 +300,51 @@ struct SerenitySelectPrimitivesPass
     return success();
   }
 
+  /// The most bytes live at the steps of `layer` with its convolutions
+  /// computed by `combination`: `simple` (the step's live bytes plus the
+  /// workspaces) unless a convolution of a fused group is computed whole
+  /// (winograd, vector), which splits the group: its result becomes a
+  /// buffer. Then the memory model is rebuilt with the combination tagged
+  /// and the largest live bytes over the group's ops' steps taken.
+  FailureOr<int64_t>
+  layerPeak(func::FuncOp function, const MemoryModelOptions &options,
+            const Layer &layer, ArrayRef<ConvPrimitive> combination,
+            const DenseMap<Operation *, FusedGroup> &groups, int64_t simple) {
+    Operation *last = nullptr;
+    for (auto &[op, group] : groups)
+      if (llvm::is_contained(group.tiledConvs, layer.convs.front()))
+        last = op;
+    if (!last || llvm::none_of(combination, computesConvWhole))
+      return simple;
+    for (auto [conv, primitive] : llvm::zip(layer.convs, combination))
+      conv->setAttr(kPrimitiveAttrName,
+                    ConvPrimitiveAttr::get(&getContext(), primitive));
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, options);
+    for (Operation *conv : layer.convs)
+      conv->removeAttr(kPrimitiveAttrName);
+    if (failed(model))
+      return failure();
+    ::serenity::MemoryProfile usage = ::serenity::simulate(
+        model->graph, ::serenity::programOrder(model->graph));
+    const FusedGroup &group = groups.find(last)->second;
+    int first = INT_MAX, end = -1;
+    auto span = [&](Operation *op) {
+      int step = model->getStep(op);
+      if (step < 0)
+        return;
+      first = std::min(first, step);
+      end = std::max(end, step);
+    };
+    span(last);
+    llvm::for_each(group.inner, span);
+    llvm::for_each(group.tiledConvs, span);
+    int64_t peak = 0;
+    for (int step = first; step <= end; ++step)
+      peak = std::max(peak, usage.usage[step]);
+    return peak;
+  }
+
   /// Chooses the primitives of `function`'s convolutions; returns the
   /// function's report.
   FailureOr<llvm::json::Object>
@@ -313,10 +363,12 @@ struct SerenitySelectPrimitivesPass
 
     // The step computing each convolution: its own, or its fused group's.
     DenseMap<Operation *, Operation *> computedAt;
+    DenseMap<Operation *, FusedGroup> groups;
     if (modelOptions->fuseRequantization && function.getBody().hasOneBlock())
-      for (auto &[last, group] : findFusedGroups(function.getBody().front()))
-        for (Operation *conv : group.tiledConvs)
-          computedAt[conv] = last;
+      groups = findFusedGroups(function.getBody().front());
+    for (auto &[last, group] : groups)
+      for (Operation *conv : group.tiledConvs)
+        computedAt[conv] = last;
     std::map<int, Layer> byStep;
     function.walk([&](Operation *op) {
       if (!isPrimitiveConv(op))
@@ -337,15 +389,16 @@ struct SerenitySelectPrimitivesPass
       for (Operation *conv : layer.convs) {
         SmallVector<SmallVector<ConvPrimitive>> next;
         for (const auto &prefix : layer.combinations)
-          for (ConvPrimitive primitive : applicablePrimitives(conv)) {
+          for (ConvPrimitive primitive :
+               applicablePrimitives(conv, vectorUnit)) {
             next.push_back(prefix);
             next.back().push_back(primitive);
           }
         layer.combinations = std::move(next);
       }
       ::serenity::SelectionLayer selectionLayer;
-      selectionLayer.base = usage.usage[step];
       bool any = false;
+      SmallVector<int64_t> peaks;
       for (const auto &combination : layer.combinations) {
         ::serenity::PrimitiveChoice choice;
         for (auto [conv, primitive] : llvm::zip(layer.convs, combination)) {
@@ -357,9 +410,20 @@ struct SerenitySelectPrimitivesPass
           }
           choice.time += *time;
         }
+        FailureOr<int64_t> peak =
+            layerPeak(function, *modelOptions, layer, combination, groups,
+                      usage.usage[step] + choice.workspace);
+        if (failed(peak))
+          return failure();
+        peaks.push_back(*peak);
         any |= choice.available;
         selectionLayer.choices.push_back(choice);
       }
+      // The selection's model is base + bytes per choice: the least peak
+      // of the layer's choices is its base.
+      selectionLayer.base = *llvm::min_element(peaks);
+      for (auto [choice, peak] : llvm::zip(selectionLayer.choices, peaks))
+        choice.workspace = peak - selectionLayer.base;
       if (!any)
         return layer.convs.front()->emitError()
                << "serenity-select-primitives: the profile has no time for "
@@ -413,12 +477,19 @@ struct SerenitySelectPrimitivesPass
                       ConvPrimitiveAttr::get(&getContext(), primitive));
       llvm::json::Array choices;
       for (auto [combo, choice] :
-           llvm::zip(layer.combinations, problem.layers[index].choices))
+           llvm::zip(layer.combinations, problem.layers[index].choices)) {
+        int64_t workspace = 0;
+        for (auto [conv, primitive] : llvm::zip(layer.convs, combo))
+          workspace += getWorkspaceBytes(conv, primitive);
+        // bytes: above the layer's base (the workspace, plus a result a
+        // convolution computed whole no longer fuses away).
         choices.push_back(llvm::json::Object{
             {"primitives", combinationName(combo)},
             {"time", choice.available ? llvm::json::Value(choice.time)
                                       : llvm::json::Value(nullptr)},
-            {"workspace", choice.workspace}});
+            {"workspace", workspace},
+            {"bytes", choice.workspace}});
+      }
       llvm::json::Array keys;
       for (Operation *conv : layer.convs)
         keys.push_back(getConvShapeKey(conv));

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from . import deploy
 from .driver import SerenityOpt
 
-PRIMITIVES = ("direct", "dot", "im2col", "winograd2", "winograd4")
+PRIMITIVES = ("direct", "dot", "im2col", "winograd2", "winograd4", "vector")
 # serenity-pipeline options that choose primitives: the profiler and the
 # pareto configurations set them themselves.
 SELECTION_OPTIONS = ("primitives", "budget", "profile", "primitive-kernels", "primitive-report")
@@ -239,7 +239,7 @@ def uniform_prediction(function, applicable, primitive):
         if choice is None or choice.get("time") is None:
             return None, None
         time += choice["time"]
-        peak = max(peak, layer["base"] + choice["workspace"])
+        peak = max(peak, layer["base"] + choice["bytes"])
     return time, peak
 
 

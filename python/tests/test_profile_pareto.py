@@ -34,15 +34,15 @@ def test_tag_primitive_adds_the_attribute_to_the_one_convolution():
 
 
 def test_uniform_prediction_follows_the_selection_model():
-    """peak = max(other_peak, base + workspace) over the layers; time sums
+    """peak = max(other_peak, base + bytes) over the layers; time sums
     the layers' times; a primitive that does not apply to a conv is direct."""
     function = {"other_peak": 500, "layers": [
-        {"convs": ["a"], "base": 400, "choices": [{"primitives": "direct", "time": 10, "workspace": 0},
-                                                  {"primitives": "im2col", "time": 4, "workspace": 300}]},
+        {"convs": ["a"], "base": 400, "choices": [{"primitives": "direct", "time": 10, "bytes": 0},
+                                                  {"primitives": "im2col", "time": 4, "bytes": 300}]},
         {"convs": ["b", "c"], "base": 100, "choices": [
-            {"primitives": "direct+direct", "time": 7, "workspace": 0},
-            {"primitives": "im2col+direct", "time": 5, "workspace": 50},
-            {"primitives": "direct+im2col", "time": None, "workspace": 60}]}]}
+            {"primitives": "direct+direct", "time": 7, "bytes": 0},
+            {"primitives": "im2col+direct", "time": 5, "bytes": 50},
+            {"primitives": "direct+im2col", "time": None, "bytes": 60}]}]}
     applicable = {"a": ["direct", "im2col"], "b": ["direct", "im2col"], "c": ["direct"]}
     assert primitives.uniform_prediction(function, applicable, "direct") == (17, 500)
     assert primitives.uniform_prediction(function, applicable, "im2col") == (9, 700)
@@ -83,7 +83,7 @@ NETWORKS = {"f32": ("resnet8", dict(dtype="f32", weights="random", channels=4, r
             "i8": ("kws-dscnn", dict(dtype="i8", weights="random", channels=4), "")}
 # Per multiply-accumulate, for a profile that does not depend on the machine:
 # the faster primitives need more workspace, so the frontier has several points.
-SYNTHETIC = {"direct": 1.0, "im2col": 0.8, "dot": 0.6, "winograd2": 0.5, "winograd4": 0.4}
+SYNTHETIC = {"direct": 1.0, "im2col": 0.8, "dot": 0.6, "winograd2": 0.5, "winograd4": 0.4, "vector": 0.45}
 
 
 @pytest.fixture(scope="module", params=sorted(NETWORKS))

@@ -129,6 +129,30 @@ INT8_SUM = (
     + _RESCALE.format(r="q", x="d", t="1x8x8x4")
     + "  return %q : tensor<1x8x8x4xi8>\n}\n")
 
+# (e) f32 with fuse-requantization: a padded 3x3 conv tiled per pixel into
+# its cast to int8; computed whole (Winograd, vector) its f32 result is a
+# buffer (the group splits): the choice's bytes come from the model rebuilt
+# with the choice.
+CONV_CAST = (
+    "func.func @conv_cast(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xi8> {\n"
+    + _const("w", "0.25", "4x3x3x4xf32") + _const("b", "0.5", "4xf32") + _const("z", "0.0", "1xf32")
+    + _conv("a", "conv2d", "x", "w", "b", "1x8x8x4xf32", "4x3x3x4xf32", "4xf32", "1x8x8x4xf32")
+    + "  %r = tosa.cast %a : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xi8>\n"
+    + "  return %r : tensor<1x8x8x4xi8>\n}\n")
+
+# (f) f32 with fuse-requantization: two padded 3x3 convs summed (one fused
+# layer of two convs), then a 1x1 conv.
+CONV_SUM = (
+    "func.func @conv_sum(%x: tensor<1x8x8x4xf32>, %y: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {\n"
+    + _const("w", "0.25", "4x3x3x4xf32") + _const("w1", "0.5", "4x1x1x4xf32") + _const("b", "0.5", "4xf32")
+    + _const("z", "0.0", "1xf32")
+    + _conv("a", "conv2d", "x", "w", "b", "1x8x8x4xf32", "4x3x3x4xf32", "4xf32", "1x8x8x4xf32")
+    + _conv("c", "conv2d", "y", "w", "b", "1x8x8x4xf32", "4x3x3x4xf32", "4xf32", "1x8x8x4xf32")
+    + "  %s = tosa.add %a, %c : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>\n"
+    + _conv("d", "conv2d", "s", "w1", "b", "1x8x8x4xf32", "4x1x1x4xf32", "4xf32", "1x8x8x4xf32",
+            pad="0, 0, 0, 0")
+    + "  return %d : tensor<1x8x8x4xf32>\n}\n")
+
 # name -> (network, memory-model options given to both the memory report
 # and the selection, the number of layers the selection should see).
 CASES = {
@@ -137,6 +161,9 @@ CASES = {
     "int8": (INT8, "", 3),
     "int8-fused": (INT8, "fuse-requantization=true", 3),
     "int8-sum-fused": (INT8_SUM, "fuse-requantization=true", 2),
+    "residual-fused": (RESIDUAL, "fuse-requantization=true", 4),
+    "conv-cast-fused": (CONV_CAST, "fuse-requantization=true", 1),
+    "conv-sum-fused": (CONV_SUM, "fuse-requantization=true", 2),
 }
 
 # (seed, times, drop). Times are integers (sums are exact; different sums
@@ -172,7 +199,7 @@ def shape_keys(text):
 
 # The primitives expected_primitives knows; kernels may list newer ones (they
 # are enumerated like the others).
-KNOWN = ("direct", "dot", "im2col", "winograd2", "winograd4")
+KNOWN = ("direct", "dot", "im2col", "winograd2", "winograd4", "vector")
 
 
 def expected_primitives(key):
@@ -189,6 +216,8 @@ def expected_primitives(key):
         primitives.append("im2col")
         if f32 and window == ["3", "3"] and stride == "s1x1" and dilation == "d1x1":
             primitives += ["winograd2", "winograd4"]
+        if f32:
+            primitives.append("vector")
     return primitives
 
 
@@ -389,7 +418,7 @@ def test_report_predicts_every_combination(case):
                 part = "+".join(combination[at:at + len(layer["convs"])])
                 at += len(layer["convs"])
                 (choice,) = [c for c in layer["choices"] if c["primitives"] == part]
-                peak = max(peak, layer["base"] + choice["workspace"])
+                peak = max(peak, layer["base"] + choice["bytes"])
                 time = None if time is None or choice["time"] is None else time + choice["time"]
             assert peak == case.peaks[combination], (seed, combination)
             expected = data["available"].get(combination)

@@ -12,6 +12,7 @@
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=fdt tile-max-mac-overhead=-1" 2>&1 | FileCheck %s --check-prefix=TILEMAC
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="outline-min-ops=-1" 2>&1 | FileCheck %s --check-prefix=OUTLINE
 // RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="functions=mian" 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// RUN: not serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="primitives=vector target=cortex-m" 2>&1 | FileCheck %s --check-prefix=VECTORM
 // Tiling without a concat option uses concat=auto (the tiles are written in
 // place into the region's output).
 // RUN: serenity-opt %serenity_src/examples/residual_block.mlir --serenity-pipeline="tile=both lower-to-llvm=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILEAUTO
@@ -42,4 +43,5 @@
 // OUTLINE: serenity-pipeline: outline-min-ops must be >= 0
 // NOFUNC: error: serenity-pipeline: functions= names @mian, which is not a function defined in this module (defined: @main)
 // TILEAUTO: serenity-tile: ffmt
+// VECTORM: serenity-pipeline: primitives=vector needs a vector unit: target=host only
 // BADALLOC: serenity-pipeline: invalid alloc='first-fit' (expected one of: exact, best-fit, greedy-size, none)

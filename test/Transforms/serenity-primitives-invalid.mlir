@@ -47,3 +47,24 @@ func.func @on_abs(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = tosa.abs %x {serenity.primitive = #serenity.primitive<im2col>} : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @vector_depthwise(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
+  %w = "tosa.const"() {values = dense<0.25> : tensor<3x3x4x1xf32>} : () -> tensor<3x3x4x1xf32>
+  %b = "tosa.const"() {values = dense<0.5> : tensor<4xf32>} : () -> tensor<4xf32>
+  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-error @+1 {{primitive 'vector' cannot compute this convolution: vector computes f32 tosa.conv2d only}}
+  %y = tosa.depthwise_conv2d %x, %w, %b, %z, %z {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, serenity.primitive = #serenity.primitive<vector>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x4xf32>
+  return %y : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+func.func @vector_filter_argument(%x: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %b = "tosa.const"() {values = dense<0.5> : tensor<4xf32>} : () -> tensor<4xf32>
+  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-error @+1 {{primitive 'vector' cannot compute this convolution: vector needs a constant filter}}
+  %y = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, serenity.primitive = #serenity.primitive<vector>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x4xf32>
+  return %y : tensor<1x8x8x4xf32>
+}

@@ -36,16 +36,22 @@ bool isPrimitiveConv(Operation *op);
 ///   one channel per group (serenity-int8-conv-kernels);
 /// - im2col: tosa.conv2d;
 /// - winograd2 / winograd4: f32 tosa.conv2d with a 3x3 filter, stride 1,
-///   dilation 1.
+///   dilation 1;
+/// - vector: f32 tosa.conv2d with a constant filter, on a target with a
+///   vector unit (`vectorUnit`: the host; the LLVM lowering of vector ops
+///   is host only).
 bool isApplicable(Operation *conv, ConvPrimitive primitive,
-                  std::string *reason = nullptr);
+                  std::string *reason = nullptr, bool vectorUnit = true);
 
 /// The primitives that can compute `conv`, in enum order.
-SmallVector<ConvPrimitive> applicablePrimitives(Operation *conv);
+SmallVector<ConvPrimitive> applicablePrimitives(Operation *conv,
+                                                bool vectorUnit = true);
 
 /// Bytes of workspace `primitive`'s lowering of `conv` allocates (live while
 /// the convolution runs), for an applicable primitive:
 /// - direct, dot: 0;
+/// - vector: the padded copy of the input when the convolution pads (its
+///   blocks live in registers, its transposed filter is a constant);
 /// - im2col: the lowering computes one output row at a time: the row's
 ///   windows (OW x KH x KW x C input elements), its accumulators (OW x F)
 ///   and, for a padded input, its KH padded input rows; an upper bound
@@ -63,6 +69,13 @@ std::string getConvShapeKey(Operation *conv);
 inline bool isWinograd(ConvPrimitive primitive) {
   return primitive == ConvPrimitive::Winograd2 ||
          primitive == ConvPrimitive::Winograd4;
+}
+
+/// True for the primitives whose lowering computes the convolution whole
+/// (winograd: m x m tiles; vector: its own register blocks), so
+/// serenity-fuse-requantization does not tile it into its consumer.
+inline bool computesConvWhole(ConvPrimitive primitive) {
+  return isWinograd(primitive) || primitive == ConvPrimitive::Vector;
 }
 
 /// The primitive tagged on `conv` (serenity.primitive), else direct.

@@ -73,11 +73,12 @@ struct SerenityPipelineOptions
       llvm::cl::init(-1)};
   Option<std::string> primitives{
       *this, "primitives",
-      llvm::cl::desc("Convolution primitives (serenity.primitive): none "
-                     "(default: conv-kernels decides), one of direct, dot, "
-                     "im2col, winograd2, winograd4 for every convolution it "
-                     "applies to, or select (serenity-select-primitives: the "
-                     "least measured time within budget, needs profile)"),
+      llvm::cl::desc(
+          "Convolution primitives (serenity.primitive): none "
+          "(default: conv-kernels decides), one of direct, dot, "
+          "im2col, winograd2, winograd4, vector for every convolution it "
+          "applies to, or select (serenity-select-primitives: the "
+          "least measured time within budget, needs profile)"),
       llvm::cl::init("none")};
   Option<int64_t> budget{
       *this, "budget",

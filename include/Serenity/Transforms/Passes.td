@@ -547,7 +547,7 @@ def SerenitySelectPrimitivesPass
            "uniform is set">,
     Option<"uniform", "uniform", "std::string", /*default=*/"\"\"",
            "One primitive for every convolution it applies to (direct, "
-           "dot, im2col, winograd2, winograd4) instead of the ILP">,
+           "dot, im2col, winograd2, winograd4, vector) instead of the ILP">,
     Option<"kernels", "kernels", "std::string", /*default=*/"\"\"",
            "Write the convolution shapes as standalone TOSA kernels (JSON) "
            "to this file">,
@@ -557,6 +557,9 @@ def SerenitySelectPrimitivesPass
     Option<"timeLimit", "time-limit", "double", /*default=*/"10",
            "Seconds the ILP solver may take per function (the best choice "
            "found is used, reported as not proven)">,
+    Option<"vectorUnit", "vector-unit", "bool", /*default=*/"true",
+           "The target has a vector unit: the vector primitive applies "
+           "(serenity-pipeline sets false for target=cortex-m)">,
   ], memoryModelOptions);
   let dependentDialects = ["mlir::serenity::SerenityDialect"];
 }
@@ -599,14 +602,22 @@ def SerenityLowerPrimitivesPass
     `linalg.conv_2d_nhwc_fhwc` apply upstream
     `linalg::winogradConv2D` (F(2x2,3x3) / F(4x4,3x3)) and decompose the
     `linalg.winograd_*` ops; the results agree with the direct convolution
-    up to float rounding. Workspaces are `tensor.empty` results: after
+    up to float rounding. `#serenity.primitive<vector>` on an f32
+    `linalg.conv_2d_nhwc_fhwc` with a constant filter: the filter is
+    transposed at compile time to HWCF, the convolution tiled into blocks of
+    up to 4 output pixels x 8 output channels, accumulated per window
+    position over up to 16 input channels (sizes that divide the
+    dimensions), and each block, a 1-D convolution
+    (`DownscaleSizeOneWindowed2DConvolution`), vectorized by the upstream
+    linalg vectorizer (no workspace: the tile is in vector registers).
+    Workspaces are `tensor.empty` results: after
     bufferization, buffers the static allocator places in the arena.
     Convolutions tagged `direct` or `dot` are left alone.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::tensor::TensorDialect", "mlir::scf::SCFDialect",
-    "mlir::affine::AffineDialect"
+    "mlir::affine::AffineDialect", "mlir::vector::VectorDialect"
   ];
 }
 

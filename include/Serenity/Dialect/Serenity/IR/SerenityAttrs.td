@@ -43,7 +43,8 @@ def Serenity_ConvPrimitive : I32EnumAttr<"ConvPrimitive",
       I32EnumAttrCase<"Dot", 1, "dot">,
       I32EnumAttrCase<"Im2col", 2, "im2col">,
       I32EnumAttrCase<"Winograd2", 3, "winograd2">,
-      I32EnumAttrCase<"Winograd4", 4, "winograd4">
+      I32EnumAttrCase<"Winograd4", 4, "winograd4">,
+      I32EnumAttrCase<"Vector", 5, "vector">
     ]> {
   let cppNamespace = "::mlir::serenity";
   let genSpecializedAttr = 0;
@@ -66,7 +67,11 @@ def Serenity_ConvPrimitiveAttr
       `OW x KH x KW x C` elements, then one matrix product per row;
     - `winograd2` / `winograd4`: f32 3x3 stride-1 convolutions only,
       Winograd F(2x2,3x3) / F(4x4,3x3) with upstream `linalg.winograd_*`
-      ops; workspaces for the transformed filter, input and output.
+      ops; workspaces for the transformed filter, input and output;
+    - `vector`: f32 `tosa.conv2d` with a constant filter, tiled into
+      register blocks of output pixels x output channels (the filter
+      transposed at compile time to KH x KW x C x F) and vectorized with the
+      upstream linalg vectorizer; no workspace.
 
     Workspaces are ordinary buffers: the memory model counts them at the
     convolution's step and the static allocator places them in the arena.
