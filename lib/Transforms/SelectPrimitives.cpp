@@ -99,48 +99,108 @@ FailureOr<Profile> readProfile(StringRef path, std::string &unit,
   return profile;
 }
 
-/// The profile's time of `conv`'s shape computed by `primitive`, if any.
-std::optional<double> profileTime(const Profile &profile, Operation *conv,
-                                  ConvPrimitive primitive) {
-  auto entry = profile.find(getConvShapeKey(conv));
-  if (entry == profile.end())
-    return std::nullopt;
-  auto time = entry->second.find(stringifyConvPrimitive(primitive));
-  if (time == entry->second.end())
-    return std::nullopt;
-  return time->second;
+/// A convolution as the profile knows it: its shape key, and when
+/// serenity-fuse-requantization computes it in one loop with pointwise
+/// consumers (a fused group with this one convolution), those ops: the
+/// kernel the profiler measures is the convolution with them, as the
+/// network runs it.
+struct ProfiledConv {
+  Operation *conv = nullptr;
+  /// The group's pointwise ops in block order (empty: the conv alone).
+  SmallVector<Operation *> epilogue;
+
+  /// getConvShapeKey, plus " + op, op" for the epilogue's op names.
+  std::string key() const {
+    std::string key = getConvShapeKey(conv);
+    if (!epilogue.empty()) {
+      key += " + ";
+      key += llvm::join(
+          llvm::map_range(
+              epilogue,
+              [](Operation *op) { return op->getName().getStringRef().str(); }),
+          ", ");
+    }
+    return key;
+  }
+};
+
+/// Each convolution of `block` with its epilogue (see ProfiledConv).
+DenseMap<Operation *, ProfiledConv>
+profiledConvs(Block &block, const DenseMap<Operation *, FusedGroup> &groups) {
+  DenseMap<Operation *, ProfiledConv> result;
+  for (Operation &op : block)
+    if (isPrimitiveConv(&op))
+      result[&op].conv = &op;
+  for (auto &[last, group] : groups) {
+    if (group.tiledConvs.size() != 1 || !result.count(group.tiledConvs[0]))
+      continue;
+    SmallVector<Operation *> ops(group.inner.begin(), group.inner.end());
+    ops.push_back(last);
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    result[group.tiledConvs[0]].epilogue = std::move(ops);
+  }
+  return result;
 }
 
-/// A function computing `conv` alone: its constant operands cloned, the
-/// others arguments.
-std::string kernelText(Operation *conv) {
+/// The profile's time of `conv` computed by `primitive`, if any: under its
+/// key with the epilogue, else (a profile of bare convolutions) its shape
+/// key.
+std::optional<double> profileTime(const Profile &profile,
+                                  const ProfiledConv &conv,
+                                  ConvPrimitive primitive) {
+  for (const std::string &key : {conv.key(), getConvShapeKey(conv.conv)}) {
+    auto entry = profile.find(key);
+    if (entry == profile.end())
+      continue;
+    auto time = entry->second.find(stringifyConvPrimitive(primitive));
+    if (time != entry->second.end())
+      return time->second;
+  }
+  return std::nullopt;
+}
+
+/// A function computing `profiled`'s convolution and its epilogue: constant
+/// operands cloned, the others arguments; it returns the last op's result.
+std::string kernelText(const ProfiledConv &profiled) {
+  Operation *conv = profiled.conv;
+  SmallVector<Operation *> ops = {conv};
+  llvm::append_range(ops, profiled.epilogue);
   OpBuilder builder(conv->getContext());
   Location loc = conv->getLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
   SmallVector<Value> arguments;
-  for (Value operand : conv->getOperands()) {
-    Operation *def = operand.getDefiningOp();
-    if ((!def || !isConstantLike(def)) &&
-        !llvm::is_contained(arguments, operand))
-      arguments.push_back(operand);
-  }
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if ((!def || !isConstantLike(def)) && !llvm::is_contained(ops, def) &&
+          !llvm::is_contained(arguments, operand))
+        arguments.push_back(operand);
+    }
   auto function = func::FuncOp::create(
       builder, loc, "kernel",
       builder.getFunctionType(ValueRange(arguments).getTypes(),
-                              conv->getResultTypes()));
+                              ops.back()->getResultTypes()));
   Block *entry = function.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   IRMapping mapping;
   for (auto [argument, value] : llvm::zip(entry->getArguments(), arguments))
     mapping.map(value, argument);
-  for (Value operand : conv->getOperands())
-    if (!mapping.contains(operand))
-      mapping.map(operand,
-                  builder.clone(*operand.getDefiningOp())->getResult(0));
-  Operation *clone = builder.clone(*conv, mapping);
-  clone->removeAttr(kPrimitiveAttrName);
-  func::ReturnOp::create(builder, loc, clone->getResults());
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!mapping.contains(operand))
+        mapping.map(operand,
+                    builder.clone(*operand.getDefiningOp())->getResult(0));
+    builder.clone(*op, mapping);
+  }
+  mapping.lookup(conv->getResult(0))
+      .getDefiningOp()
+      ->removeAttr(kPrimitiveAttrName);
+  func::ReturnOp::create(
+      builder, loc, llvm::map_to_vector(ops.back()->getResults(), [&](Value v) {
+        return mapping.lookup(v);
+      }));
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
@@ -229,19 +289,30 @@ struct SerenitySelectPrimitivesPass
         if (isPrimitiveConv(op))
           convs.push_back(op);
       });
-      // The profiler's input: the shapes as the pipeline computes them.
-      if (!kernels.empty())
-        for (Operation *conv : convs)
-          addKernel(conv, kernelKeys, kernelEntries);
       if (!uniform.empty() || select)
         for (Operation *conv : convs)
           conv->removeAttr(kPrimitiveAttrName);
+      // The profiler's input: the convolutions (with their epilogues) as
+      // the pipeline computes them.
+      if (!kernels.empty()) {
+        FailureOr<DenseMap<Operation *, ProfiledConv>> profiled =
+            profiledConvsOf(function);
+        if (failed(profiled))
+          return signalPassFailure();
+        for (Operation *conv : convs)
+          addKernel(lookupProfiled(*profiled, conv), kernelKeys, kernelEntries);
+      }
       if (!uniform.empty()) {
         ConvPrimitive primitive = *symbolizeConvPrimitive(uniform);
+        // direct elsewhere, tagged: an untagged int8 conv would get the
+        // pipeline's default (dot on Cortex-M).
         for (Operation *conv : convs)
-          if (isApplicable(conv, primitive, nullptr, vectorUnit))
-            conv->setAttr(kPrimitiveAttrName,
-                          ConvPrimitiveAttr::get(&getContext(), primitive));
+          conv->setAttr(kPrimitiveAttrName,
+                        ConvPrimitiveAttr::get(
+                            &getContext(),
+                            isApplicable(conv, primitive, nullptr, vectorUnit)
+                                ? primitive
+                                : ConvPrimitive::Direct));
         continue;
       }
       if (!select)
@@ -266,9 +337,39 @@ struct SerenitySelectPrimitivesPass
       return signalPassFailure();
   }
 
-  void addKernel(Operation *conv, llvm::StringSet<> &keys,
+  /// The fused groups of `function` under `options` (none without
+  /// fuse-requantization).
+  static DenseMap<Operation *, FusedGroup>
+  fusedGroupsOf(func::FuncOp function, const MemoryModelOptions &options) {
+    if (!options.fuseRequantization || !function.getBody().hasOneBlock())
+      return DenseMap<Operation *, FusedGroup>();
+    return findFusedGroups(function.getBody().front());
+  }
+
+  FailureOr<DenseMap<Operation *, ProfiledConv>>
+  profiledConvsOf(func::FuncOp function) {
+    FailureOr<MemoryModelOptions> options =
+        getMemoryModelOptions(function, "serenity-select-primitives", concat,
+                              accumulateInPlace, fuseRequantization);
+    if (failed(options))
+      return failure();
+    if (!function.getBody().hasOneBlock())
+      return DenseMap<Operation *, ProfiledConv>();
+    return profiledConvs(function.getBody().front(),
+                         fusedGroupsOf(function, *options));
+  }
+
+  static ProfiledConv
+  lookupProfiled(const DenseMap<Operation *, ProfiledConv> &profiled,
+                 Operation *conv) {
+    auto it = profiled.find(conv);
+    return it != profiled.end() ? it->second : ProfiledConv{conv, {}};
+  }
+
+  void addKernel(const ProfiledConv &profiled, llvm::StringSet<> &keys,
                  llvm::json::Array &entries) {
-    std::string key = getConvShapeKey(conv);
+    Operation *conv = profiled.conv;
+    std::string key = profiled.key();
     if (!keys.insert(key).second)
       return;
     llvm::json::Array primitives;
@@ -279,7 +380,7 @@ struct SerenitySelectPrimitivesPass
           getWorkspaceBytes(conv, primitive);
     }
     entries.push_back(llvm::json::Object{{"key", key},
-                                         {"mlir", kernelText(conv)},
+                                         {"mlir", kernelText(profiled)},
                                          {"primitives", std::move(primitives)},
                                          {"workspace", std::move(workspace)},
                                          {"macs", multiplyAccumulates(conv)}});
@@ -363,9 +464,11 @@ struct SerenitySelectPrimitivesPass
 
     // The step computing each convolution: its own, or its fused group's.
     DenseMap<Operation *, Operation *> computedAt;
-    DenseMap<Operation *, FusedGroup> groups;
-    if (modelOptions->fuseRequantization && function.getBody().hasOneBlock())
-      groups = findFusedGroups(function.getBody().front());
+    DenseMap<Operation *, FusedGroup> groups =
+        fusedGroupsOf(function, *modelOptions);
+    DenseMap<Operation *, ProfiledConv> profiled;
+    if (function.getBody().hasOneBlock())
+      profiled = profiledConvs(function.getBody().front(), groups);
     for (auto &[last, group] : groups)
       for (Operation *conv : group.tiledConvs)
         computedAt[conv] = last;
@@ -403,7 +506,8 @@ struct SerenitySelectPrimitivesPass
         ::serenity::PrimitiveChoice choice;
         for (auto [conv, primitive] : llvm::zip(layer.convs, combination)) {
           choice.workspace += getWorkspaceBytes(conv, primitive);
-          std::optional<double> time = profileTime(times, conv, primitive);
+          std::optional<double> time =
+              profileTime(times, lookupProfiled(profiled, conv), primitive);
           if (!time) {
             choice.available = false;
             continue;
@@ -428,7 +532,7 @@ struct SerenitySelectPrimitivesPass
         return layer.convs.front()->emitError()
                << "serenity-select-primitives: the profile has no time for "
                   "this convolution's shape '"
-               << getConvShapeKey(layer.convs.front())
+               << lookupProfiled(profiled, layer.convs.front()).key()
                << "' (profile it with python3 -m serenity profile)";
       problem.layers.push_back(std::move(selectionLayer));
       layers.push_back(std::move(layer));
@@ -492,7 +596,7 @@ struct SerenitySelectPrimitivesPass
       }
       llvm::json::Array keys;
       for (Operation *conv : layer.convs)
-        keys.push_back(getConvShapeKey(conv));
+        keys.push_back(lookupProfiled(profiled, conv).key());
       layerReports.push_back(
           llvm::json::Object{{"step", layer.step},
                              {"convs", std::move(keys)},

@@ -50,6 +50,15 @@ def without_selection(pipeline):
     return " ".join(t for t in option_tokens(pipeline) if t.split("=", 1)[0] not in SELECTION_OPTIONS)
 
 
+def kernel_pipeline(pipeline):
+    """`pipeline` for compiling one profiled kernel: without the graph
+    rewrites (tile, rewrite), which already ran on the network before the
+    kernels were taken from it; on the kernel they would split its
+    convolution into new, untagged ones."""
+    kept = [t for t in option_tokens(pipeline) if t.split("=", 1)[0] not in ("tile", "rewrite")]
+    return " ".join(kept + ["tile=none", "rewrite=none"])
+
+
 def join_options(*parts):
     return " ".join(p.strip() for p in parts if p and p.strip())
 
@@ -166,7 +175,8 @@ def profile_network(network, target="host", pipeline="", reps=50, only=None, wor
                 f.write(tag_primitive(kernel["mlir"], primitive))
             # io=arena: a kernel without workspace has no intermediate
             # buffer, and with io=caller serenity-compile gives it no arena.
-            return deploy.build_timed(source, out, target, base, name="kernel", function="kernel", io="arena")
+            return deploy.build_timed(source, out, target, kernel_pipeline(base), name="kernel", function="kernel",
+                                      io="arena")
 
         built = parallel(build, jobs)
         for (_, kernel, primitive), (_, error) in zip(jobs, built):
@@ -266,6 +276,7 @@ class Config:
         return {"config": self.label, "kind": self.kind, "pipeline": self.pipeline,
                 "predicted_time": self.predicted_time, "predicted_peak": self.predicted_peak,
                 "choice": self.choice, "chosen": self.chosen, "arena_bytes": self.arena, "time": self.time,
+                "measured_vs_predicted": prediction_error(self),
                 "outputs_equal_default": self.matches_default, "error": self.error}
 
 
@@ -359,6 +370,16 @@ def pareto_network(network, profile_path, target="host", pipeline="", reps=50, m
     return function, unit, configs
 
 
+def prediction_error(config):
+    """(measured - predicted) / measured, or None: the prediction is the sum
+    of the profiled kernels (each convolution with the pointwise ops fused
+    into its loop), so the rest of the network (pooling, reshapes, other
+    pointwise ops) is what it leaves out, the same for every choice."""
+    if config.time is None or config.predicted_time is None or not config.time:
+        return None
+    return (config.time - config.predicted_time) / config.time
+
+
 def pareto_rows(configs):
     """Table rows; the fastest measured configuration marked."""
     times = [c.time for c in configs if c.time is not None]
@@ -367,7 +388,9 @@ def pareto_rows(configs):
     for c in configs:
         time = "failed" if c.time is None else number(c.time) + (" *" if c.time == fastest else "")
         outputs = ("n/a" if c.matches_default is None else "= default" if c.matches_default else "DIFFER")
-        rows.append((c.label, number(c.predicted_time), number(c.predicted_peak), number(c.arena), time, outputs))
+        error = prediction_error(c)
+        rows.append((c.label, number(c.predicted_time), number(c.predicted_peak), number(c.arena), time,
+                     "n/a" if error is None else "%+.1f %%" % (100 * error), outputs))
     return rows
 
 
@@ -405,8 +428,8 @@ def run_pareto(args):
     print("selection of @%s: least peak %s bytes, least conv time %s %s, %d frontier points%s"
           % (function.get("function"), function.get("least_peak"), number(function.get("least_time")), unit,
              len(function.get("frontier", [])), "" if function.get("optimal", True) else " (not proven optimal)"))
-    print(markdown_table(["config", "predicted conv time (%s)" % unit, "predicted peak (bytes)",
-                          "arena (bytes)", "time (%s)" % unit, "outputs"], pareto_rows(configs)))
+    print(markdown_table(["config", "predicted conv time (%s)" % unit, "predicted peak (bytes)", "arena (bytes)",
+                          "time (%s)" % unit, "measured vs predicted", "outputs"], pareto_rows(configs)))
     print("* fastest measured")
     if args.json:
         with open(args.json, "w") as f:

@@ -136,7 +136,8 @@ def test_pareto_configurations_compute_what_the_default_does(network, tmp_path, 
                  "--plot", plot])
     printed = capsys.readouterr().out
     assert code == 0, printed
-    assert "| config | predicted conv time (ns) | predicted peak (bytes) | arena (bytes) | time (ns) | outputs |" \
+    assert ("| config | predicted conv time (ns) | predicted peak (bytes) | arena (bytes) | time (ns) "
+            "| measured vs predicted | outputs |") \
         in printed
     with open(out_json) as f:
         data = json.load(f)
@@ -175,3 +176,33 @@ def test_profile_on_cortex_m4_counts_instructions(tools, tmp_path):
     assert profile["unit"] == "instructions" and profile["target"] == "cortex-m4"
     assert profile["times"] and all(set(t) == {"direct"} and t["direct"] > 0 for t in profile["times"].values())
     assert all(row[1] == "direct" for row in rows)
+
+
+# How far the measured instructions of a whole network may be from the sum
+# of its profiled kernels (the rest of the network is not in the model).
+PREDICTION_TOLERANCE = 0.05
+
+
+@pytest.mark.skipif(not deploy.has_cortex_m_tools(), reason="needs arm-none-eabi-gcc and qemu-system-arm")
+def test_cortex_m4_measured_instructions_follow_the_prediction(tools, tmp_path):
+    """QEMU's instruction counts are deterministic, so the model's prediction
+    (the profiled kernels, each convolution with its fused requantization)
+    can be checked against the compiled network: every single primitive and
+    every frontier point within PREDICTION_TOLERANCE."""
+    path = str(tmp_path / "net.mlir")
+    with open(path, "w") as f:
+        f.write(generate("kws-dscnn", dtype="i8", weights="random", channels=8))
+    os.makedirs(str(tmp_path / "profile"))
+    profile, _ = primitives.profile_network(path, "cortex-m4", work=str(tmp_path / "profile"))
+    profile_path = str(tmp_path / "profile.json")
+    with open(profile_path, "w") as f:
+        json.dump(profile, f)
+    os.makedirs(str(tmp_path / "pareto"))
+    _, unit, configs = primitives.pareto_network(path, profile_path, "cortex-m4", work=str(tmp_path / "pareto"))
+    assert unit == "instructions"
+    checked = [c for c in configs if c.predicted_time is not None]
+    assert {c.label for c in checked} >= {"primitives=direct", "primitives=dot", "primitives=im2col"}
+    for c in checked:
+        assert c.matches_default is True, c.label
+        error = primitives.prediction_error(c)
+        assert error is not None and abs(error) <= PREDICTION_TOLERANCE, (c.label, c.time, c.predicted_time)

@@ -205,7 +205,7 @@ KNOWN = ("direct", "dot", "im2col", "winograd2", "winograd4", "vector")
 def expected_primitives(key):
     """isApplicable of the KNOWN primitives, restated for these networks'
     convolutions."""
-    kind, x, w, y, stride, dilation, _ = key.split(" ")
+    kind, x, w, y, stride, dilation, _ = key.split(" + ")[0].split(" ")
     int8 = x.endswith("xi8") and w.endswith("xi8") and y.endswith("xi32")
     f32 = x.endswith("xf32") and w.endswith("xf32") and y.endswith("xf32")
     window = w.split("x")[1:3]
@@ -289,13 +289,18 @@ class Case:
         self.path = os.path.join(work, "net.mlir")
         with open(self.path, "w") as f:
             f.write(self.text)
-        self.keys = shape_keys(self.text)
         kernels_path = os.path.join(work, "kernels.json")
-        code, _, err = run(tool, [self.path, "--serenity-select-primitives=kernels=" + kernels_path,
+        code, _, err = run(tool, [self.path, "--serenity-select-primitives=kernels=%s %s" % (kernels_path, self.model),
                                   "-o", os.devnull])
         assert code == 0, err
         with open(kernels_path) as f:
             self.kernels = {k["key"]: k for k in json.load(f)["kernels"]}
+        # A kernel's key is its shape key, plus " + ops" for the pointwise
+        # ops fused into its loop under fuse-requantization.
+        self.keys = []
+        for shape in shape_keys(self.text):
+            (key,) = [k for k in self.kernels if k == shape or k.startswith(shape + " + ")]
+            self.keys.append(key)
         self.combinations = list(itertools.product(
             *[self.kernels[key]["primitives"] if key in self.kernels else ["direct"] for key in self.keys]))
         # Every combination's peak: one serenity-opt run over all of them.
