@@ -132,10 +132,11 @@ bool mlir::serenity::isApplicable(Operation *conv, ConvPrimitive primitive,
       return fail("winograd needs stride 1 and dilation 1");
     return true;
   case ConvPrimitive::Vector:
-    if (shape->depthwise || !inputType.isF32() || !weightType.isF32() ||
-        !outputType.isF32())
-      return fail("vector computes f32 tosa.conv2d only");
-    if (!matchPattern(cast<tosa::Conv2DOp>(conv).getWeight(), m_Constant()))
+    if (!inputType.isF32() || !weightType.isF32() || !outputType.isF32())
+      return fail("vector computes f32 convolutions only");
+    if (shape->depthwise && shape->weight.getDimSize(3) != 1)
+      return fail("vector needs a depthwise multiplier of 1");
+    if (!matchPattern(conv->getOperand(1), m_Constant()))
       return fail("vector needs a constant filter (transposed at compile "
                   "time)");
     if (!vectorUnit)
@@ -192,7 +193,12 @@ int64_t mlir::serenity::getWorkspaceBytes(Operation *conv,
   case ConvPrimitive::Dot:
     return 0;
   case ConvPrimitive::Vector:
-    return paddedInputBytes(*shape, conv);
+    // A depthwise convolution's result is accumulated in a buffer of its
+    // own before the bias is added (tosa-to-linalg-named).
+    return paddedInputBytes(*shape, conv) +
+           (shape->depthwise ? shape->output.getNumElements() *
+                                   elementBytes(shape->output.getElementType())
+                             : 0);
   case ConvPrimitive::Im2col: {
     // One output row: its windows, its accumulators (a fused row tile),
     // and the padded rows of input it reads when the input is padded.

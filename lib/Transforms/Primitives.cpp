@@ -307,13 +307,26 @@ int64_t largestDivisor(int64_t size, ArrayRef<int64_t> candidates) {
   return 1;
 }
 
+/// Replaces `block` (a 1-D convolution) by the upstream vectorizer's
+/// vector ops.
+LogicalResult vectorizeBlock(RewriterBase &rewriter, linalg::LinalgOp block) {
+  rewriter.setInsertionPoint(block);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, block);
+  if (failed(vectorized))
+    return block->emitError("serenity-lower-primitives: the upstream "
+                            "vectorizer does not apply to a vector block");
+  rewriter.replaceOp(block, vectorized->replacements);
+  return success();
+}
+
 /// The vector primitive: an f32 linalg.conv_2d_nhwc_fhwc becomes a
 /// linalg.conv_2d_nhwc_hwcf with the filter transposed at compile time,
 /// tiled into blocks of [OWt output pixels x Ft channels] accumulated over
 /// each window position and Ct input channels, each block a 1-D convolution
 /// that the upstream vectorizer turns into vector contractions (outer
 /// products along the output channels, contiguous in HWCF).
-LogicalResult lowerVector(RewriterBase &rewriter, linalg::LinalgOp conv) {
+LogicalResult lowerVectorConv(RewriterBase &rewriter, linalg::LinalgOp conv) {
   auto op = dyn_cast<linalg::Conv2DNhwcFhwcOp>(conv.getOperation());
   if (!op || !cast<RankedTensorType>(op->getResult(0).getType())
                   .getElementType()
@@ -377,15 +390,86 @@ LogicalResult lowerVector(RewriterBase &rewriter, linalg::LinalgOp conv) {
     if (failed(conv1d))
       return conv->emitError("serenity-lower-primitives: a vector block is "
                              "not a 1-D convolution");
-    rewriter.setInsertionPoint(*conv1d);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, *conv1d);
-    if (failed(vectorized))
-      return conv->emitError("serenity-lower-primitives: the upstream "
-                             "vectorizer does not apply to a vector block");
-    rewriter.replaceOp(*conv1d, vectorized->replacements);
+    if (failed(vectorizeBlock(rewriter, *conv1d)))
+      return failure();
   }
   return success();
+}
+
+/// The vector primitive of an f32 depthwise convolution with one channel
+/// per group: linalg.depthwise_conv_2d_nhwc_hwcm (M = 1) becomes a
+/// linalg.depthwise_conv_2d_nhwc_hwc (the filter reshaped at compile time),
+/// tiled into blocks of [OWt output pixels x Ct channels] per window
+/// position, each block a 1-D depthwise convolution the upstream vectorizer
+/// turns into multiply-adds along the channels.
+LogicalResult lowerVectorDepthwise(RewriterBase &rewriter,
+                                   linalg::DepthwiseConv2DNhwcHwcmOp op) {
+  auto output = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!output.getElementType().isF32() || output.getDimSize(4) != 1)
+    return op->emitError("serenity-lower-primitives: vector needs an f32 "
+                         "depthwise convolution with one channel per group");
+  FailureOr<DenseElementsAttr> hwcm = constantTensor(op.getDpsInputs()[1]);
+  if (failed(hwcm))
+    return op->emitError("serenity-lower-primitives: vector needs a "
+                         "constant filter");
+  ArrayRef<int64_t> f = hwcm->getType().getShape();
+  DenseElementsAttr hwc = hwcm->reshape(RankedTensorType::get(
+      {f[0], f[1], f[2]}, hwcm->getType().getElementType()));
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value filter = arith::ConstantOp::create(rewriter, loc, hwc);
+  SmallVector<ReassociationIndices> lastTwo = {{0}, {1}, {2}, {3, 4}};
+  Value init = tensor::CollapseShapeOp::create(rewriter, loc,
+                                               op.getDpsInits()[0], lastTwo);
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute attr = op->getAttr(name))
+      attrs.emplace_back(rewriter.getStringAttr(name), attr);
+  auto hwcConv = linalg::DepthwiseConv2DNhwcHwcOp::create(
+      rewriter, loc, TypeRange{init.getType()},
+      ValueRange{op.getDpsInputs()[0], filter}, ValueRange{init}, attrs);
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, output, hwcConv->getResult(0), lastTwo);
+  rewriter.replaceOp(op, expanded);
+
+  // Loops (n, oh, ow, c, kh, kw).
+  SmallVector<int64_t> sizes = {
+      1,
+      1,
+      largestDivisor(output.getDimSize(2), {4, 3, 2}),
+      largestDivisor(output.getDimSize(3), {16, 8, 4, 2}),
+      1,
+      1};
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(hwcConv);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(hwcConv.getOperation()), options);
+  if (failed(tiled))
+    return hwcConv->emitError("serenity-lower-primitives: cannot tile the "
+                              "depthwise convolution into vector blocks");
+  rewriter.replaceOp(hwcConv, tiled->replacements);
+  for (Operation *block : tiled->tiledOps) {
+    PatternRewriter patternRewriter(rewriter.getContext());
+    patternRewriter.setInsertionPoint(block);
+    FailureOr<linalg::DepthwiseConv1DNwcWcOp> conv1d =
+        linalg::DownscaleDepthwiseConv2DNhwcHwcOp(rewriter.getContext())
+            .returningMatchAndRewrite(
+                cast<linalg::DepthwiseConv2DNhwcHwcOp>(block), patternRewriter);
+    if (failed(conv1d))
+      return block->emitError("serenity-lower-primitives: a vector block is "
+                              "not a 1-D depthwise convolution");
+    if (failed(vectorizeBlock(rewriter, *conv1d)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult lowerVector(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  if (auto depthwise =
+          dyn_cast<linalg::DepthwiseConv2DNhwcHwcmOp>(conv.getOperation()))
+    return lowerVectorDepthwise(rewriter, depthwise);
+  return lowerVectorConv(rewriter, conv);
 }
 
 struct SerenityLowerPrimitivesPass
@@ -407,9 +491,13 @@ struct SerenityLowerPrimitivesPass
     IRRewriter rewriter(&getContext());
     bool winograd = false;
     for (auto [conv, primitive] : convs) {
+      bool vectorDepthwise =
+          primitive == ConvPrimitive::Vector &&
+          isa<linalg::DepthwiseConv2DNhwcHwcmOp>(conv.getOperation());
       if (!conv.hasPureTensorSemantics() ||
-          !isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp>(
-              conv.getOperation())) {
+          (!vectorDepthwise &&
+           !isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcFhwcQOp>(
+               conv.getOperation()))) {
         conv->emitError() << "serenity-lower-primitives: primitive '"
                           << stringifyConvPrimitive(primitive)
                           << "' needs a linalg.conv_2d_nhwc_fhwc(_q) on "

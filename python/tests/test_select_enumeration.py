@@ -216,8 +216,10 @@ def expected_primitives(key):
         primitives.append("im2col")
         if f32 and window == ["3", "3"] and stride == "s1x1" and dilation == "d1x1":
             primitives += ["winograd2", "winograd4"]
-        if f32:
-            primitives.append("vector")
+    # vector: f32, depthwise with one channel per group (these networks'
+    # filters are constants).
+    if f32 and (kind == "conv2d" or w.split("x")[3].startswith("1")):
+        primitives.append("vector")
     return primitives
 
 

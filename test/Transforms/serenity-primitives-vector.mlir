@@ -2,8 +2,8 @@
 // realizes it and its workspace in the memory model (run on the host:
 // test/Tools/serenity-compile/primitives.mlir; chosen under
 // fuse-requantization: python/tests/test_select_enumeration.py).
-// RUN: serenity-opt %s --pass-pipeline='builtin.module(func.func(serenity-primitives-to-linalg,serenity-lower-primitives))' | FileCheck %s --check-prefix=LOWER
-// RUN: serenity-opt %s --serenity-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=MODEL
+// RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(serenity-primitives-to-linalg,serenity-lower-primitives))' | FileCheck %s --check-prefix=LOWER
+// RUN: serenity-opt %s --split-input-file --serenity-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=MODEL
 // The vector primitive: the filter (F x KH x KW x C = 8x3x3x4, values
 // f*100 + kh*10 + kw + c/10) transposed at compile time to KH x KW x C x F;
 // the 8x8x8 output in blocks of 4 pixels x 8 channels, accumulated per
@@ -39,6 +39,32 @@ func.func @vec(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x8xf32> {
 
 // The padded input (1x10x10x4 f32) is the vector primitive's workspace.
 // MODEL: "bytes": 1600,
+// MODEL-NEXT: "def": 0,
+// MODEL-NEXT: "last": 0,
+// MODEL-NEXT: "name": "{{.*}}.workspace"
+
+// -----
+
+// Depthwise (one channel per group): the 3x3x16x1 filter reshaped to
+// 3x3x16, blocks of 4 pixels x 16 channels, each a vector multiply-add
+// along the channels; the workspace is the padded input (10x10x16 f32,
+// 6400 bytes) and the unbiased result (8x8x16 f32, 4096 bytes).
+func.func @vec_depthwise(%x: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %w = "tosa.const"() {values = dense<0.25> : tensor<3x3x16x1xf32>} : () -> tensor<3x3x16x1xf32>
+  %b = "tosa.const"() {values = dense<0.5> : tensor<16xf32>} : () -> tensor<16xf32>
+  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.depthwise_conv2d %x, %w, %b, %z, %z {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, serenity.primitive = #serenity.primitive<vector>} : (tensor<1x8x8x16xf32>, tensor<3x3x16x1xf32>, tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x16xf32>
+  return %y : tensor<1x8x8x16xf32>
+}
+
+// LOWER-LABEL: func.func @vec_depthwise
+// LOWER: arith.constant dense<2.500000e-01> : tensor<3x3x16xf32>
+// LOWER: scf.for
+// LOWER: vector.transfer_read {{.*}} : tensor<1x4x16xf32>, vector<1x4x16xf32>
+// LOWER: vector.fma
+// LOWER: vector.transfer_write
+// LOWER-NOT: linalg.depthwise_conv_2d
+// MODEL: "bytes": 10496,
 // MODEL-NEXT: "def": 0,
 // MODEL-NEXT: "last": 0,
 // MODEL-NEXT: "name": "{{.*}}.workspace"
