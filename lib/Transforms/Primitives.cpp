@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -320,6 +321,103 @@ LogicalResult vectorizeBlock(RewriterBase &rewriter, linalg::LinalgOp block) {
   return success();
 }
 
+/// The part of an NHWC convolution `conv` (on tensors: input, filter,
+/// init) computing output columns [start, start + width): the same op on
+/// the input columns it reads, written into its slice of `into`.
+Value convColumns(RewriterBase &rewriter, linalg::LinalgOp conv, Value into,
+                  int64_t start, int64_t width, int64_t windowWidth) {
+  Location loc = conv.getLoc();
+  auto dims = [](DenseIntElementsAttr attr) {
+    return attr ? attr.getValues<int64_t>()[1] : int64_t(1);
+  };
+  int64_t sw = dims(conv->getAttrOfType<DenseIntElementsAttr>("strides"));
+  int64_t dw = dims(conv->getAttrOfType<DenseIntElementsAttr>("dilations"));
+  Value input = conv.getDpsInputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto outputType = cast<RankedTensorType>(into.getType());
+  auto slice = [&](Value source, RankedTensorType type, int64_t offset,
+                   int64_t size) {
+    SmallVector<int64_t> sizes(type.getShape());
+    sizes[2] = size;
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    offsets[2] = offset;
+    return std::make_pair(offsets, sizes);
+  };
+  auto [inOffsets, inSizes] =
+      slice(input, inputType, start * sw,
+            (width - 1) * sw + (windowWidth - 1) * dw + 1);
+  auto [outOffsets, outSizes] = slice(into, outputType, start, width);
+  MLIRContext *context = rewriter.getContext();
+  auto folded = [&](ArrayRef<int64_t> values) {
+    return getAsIndexOpFoldResult(context, values);
+  };
+  SmallVector<int64_t> ones(outputType.getRank(), 1);
+  Value in = tensor::ExtractSliceOp::create(
+      rewriter, loc, input, folded(inOffsets), folded(inSizes), folded(ones));
+  Value out = tensor::ExtractSliceOp::create(
+      rewriter, loc, conv.getDpsInits()[0], folded(outOffsets),
+      folded(outSizes), folded(ones));
+  Operation *part = clone(rewriter, conv, TypeRange{out.getType()},
+                          ValueRange{in, conv.getDpsInputs()[1], out});
+  return tensor::InsertSliceOp::create(rewriter, loc, part->getResult(0), into,
+                                       folded(outOffsets), folded(outSizes),
+                                       folded(ones));
+}
+
+/// Tiles the NHWC convolution `conv` into the static blocks
+/// `blockSizes(columns)` gives (one loop per iteration dimension; dimension
+/// 2 the output columns) and vectorizes each block after `downscale` made
+/// it 1-D. Output widths that 4 does not divide are split into a part of
+/// whole 4-column blocks and one of the remaining columns, so every block
+/// is static.
+LogicalResult tileAndVectorize(
+    RewriterBase &rewriter, linalg::LinalgOp conv, int64_t windowWidth,
+    function_ref<SmallVector<int64_t>(int64_t)> blockSizes,
+    function_ref<FailureOr<linalg::LinalgOp>(PatternRewriter &, Operation *)>
+        downscale) {
+  auto output = cast<RankedTensorType>(conv->getResult(0).getType());
+  int64_t columns = output.getDimSize(2);
+  SmallVector<std::pair<linalg::LinalgOp, int64_t>> parts;
+  if (columns > 4 && columns % 4 != 0) {
+    rewriter.setInsertionPoint(conv);
+    int64_t whole = columns - columns % 4;
+    Value result = convColumns(rewriter, conv, conv.getDpsInits()[0], 0, whole,
+                               windowWidth);
+    Operation *first = result.getDefiningOp()->getOperand(0).getDefiningOp();
+    result = convColumns(rewriter, conv, result, whole, columns - whole,
+                         windowWidth);
+    Operation *second = result.getDefiningOp()->getOperand(0).getDefiningOp();
+    rewriter.replaceOp(conv, result);
+    parts = {{cast<linalg::LinalgOp>(first), 4},
+             {cast<linalg::LinalgOp>(second), columns - whole}};
+  } else {
+    parts = {{conv, largestDivisor(columns, {4, 3, 2})}};
+  }
+  for (auto [part, width] : parts) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(
+        getAsIndexOpFoldResult(rewriter.getContext(), blockSizes(width)));
+    rewriter.setInsertionPoint(part);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(part.getOperation()), options);
+    if (failed(tiled))
+      return part->emitError("serenity-lower-primitives: cannot tile the "
+                             "convolution into vector blocks");
+    rewriter.replaceOp(part, tiled->replacements);
+    for (Operation *block : tiled->tiledOps) {
+      PatternRewriter patternRewriter(rewriter.getContext());
+      patternRewriter.setInsertionPoint(block);
+      FailureOr<linalg::LinalgOp> conv1d = downscale(patternRewriter, block);
+      if (failed(conv1d))
+        return block->emitError("serenity-lower-primitives: a vector block "
+                                "is not a 1-D convolution");
+      if (failed(vectorizeBlock(rewriter, *conv1d)))
+        return failure();
+    }
+  }
+  return success();
+}
+
 /// The vector primitive: an f32 linalg.conv_2d_nhwc_fhwc becomes a
 /// linalg.conv_2d_nhwc_hwcf with the filter transposed at compile time,
 /// tiled into blocks of [OWt output pixels x Ft channels] accumulated over
@@ -358,42 +456,31 @@ LogicalResult lowerVectorConv(RewriterBase &rewriter, linalg::LinalgOp conv) {
   rewriter.replaceOp(op, hwcfConv->getResults());
 
   // Loops (n, oh, ow, f, kh, kw, c): one output row, OWt pixels, Ft
-  // channels, one window position and Ct input channels per block (sizes
-  // that divide the dimensions, so every block is static).
-  int64_t ow = output.getDimSize(2), channels = output.getDimSize(3);
-  int64_t inputChannels = f[3];
-  SmallVector<int64_t> sizes = {1,
-                                1,
-                                largestDivisor(ow, {4, 3, 2}),
-                                largestDivisor(channels, {8, 4, 2}),
-                                1,
-                                1,
-                                largestDivisor(inputChannels, {16, 8, 4, 2})};
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  rewriter.setInsertionPoint(hwcfConv);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(hwcfConv.getOperation()), options);
-  if (failed(tiled))
-    return conv->emitError("serenity-lower-primitives: cannot tile the "
-                           "convolution into vector blocks");
-  rewriter.replaceOp(hwcfConv, tiled->replacements);
-  for (Operation *block : tiled->tiledOps) {
-    PatternRewriter patternRewriter(rewriter.getContext());
-    patternRewriter.setInsertionPoint(block);
-    FailureOr<linalg::Conv1DNwcWcfOp> conv1d =
-        linalg::DownscaleSizeOneWindowed2DConvolution<linalg::Conv2DNhwcHwcfOp,
-                                                      linalg::Conv1DNwcWcfOp>(
-            rewriter.getContext())
-            .returningMatchAndRewrite(cast<linalg::Conv2DNhwcHwcfOp>(block),
-                                      patternRewriter);
-    if (failed(conv1d))
-      return conv->emitError("serenity-lower-primitives: a vector block is "
-                             "not a 1-D convolution");
-    if (failed(vectorizeBlock(rewriter, *conv1d)))
-      return failure();
-  }
-  return success();
+  // channels, one window position and Ct input channels per block.
+  int64_t channels = output.getDimSize(3), inputChannels = f[3];
+  return tileAndVectorize(
+      rewriter, hwcfConv, f[2],
+      [&](int64_t width) -> SmallVector<int64_t> {
+        return {1,
+                1,
+                width,
+                largestDivisor(channels, {8, 4, 2}),
+                1,
+                1,
+                largestDivisor(inputChannels, {16, 8, 4, 2})};
+      },
+      [](PatternRewriter &patternRewriter,
+         Operation *block) -> FailureOr<linalg::LinalgOp> {
+        FailureOr<linalg::Conv1DNwcWcfOp> conv1d =
+            linalg::DownscaleSizeOneWindowed2DConvolution<
+                linalg::Conv2DNhwcHwcfOp, linalg::Conv1DNwcWcfOp>(
+                patternRewriter.getContext())
+                .returningMatchAndRewrite(cast<linalg::Conv2DNhwcHwcfOp>(block),
+                                          patternRewriter);
+        if (failed(conv1d))
+          return failure();
+        return cast<linalg::LinalgOp>(conv1d->getOperation());
+      });
 }
 
 /// The vector primitive of an f32 depthwise convolution with one channel
@@ -433,36 +520,24 @@ LogicalResult lowerVectorDepthwise(RewriterBase &rewriter,
   rewriter.replaceOp(op, expanded);
 
   // Loops (n, oh, ow, c, kh, kw).
-  SmallVector<int64_t> sizes = {
-      1,
-      1,
-      largestDivisor(output.getDimSize(2), {4, 3, 2}),
-      largestDivisor(output.getDimSize(3), {16, 8, 4, 2}),
-      1,
-      1};
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  rewriter.setInsertionPoint(hwcConv);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(hwcConv.getOperation()), options);
-  if (failed(tiled))
-    return hwcConv->emitError("serenity-lower-primitives: cannot tile the "
-                              "depthwise convolution into vector blocks");
-  rewriter.replaceOp(hwcConv, tiled->replacements);
-  for (Operation *block : tiled->tiledOps) {
-    PatternRewriter patternRewriter(rewriter.getContext());
-    patternRewriter.setInsertionPoint(block);
-    FailureOr<linalg::DepthwiseConv1DNwcWcOp> conv1d =
-        linalg::DownscaleDepthwiseConv2DNhwcHwcOp(rewriter.getContext())
-            .returningMatchAndRewrite(
-                cast<linalg::DepthwiseConv2DNhwcHwcOp>(block), patternRewriter);
-    if (failed(conv1d))
-      return block->emitError("serenity-lower-primitives: a vector block is "
-                              "not a 1-D depthwise convolution");
-    if (failed(vectorizeBlock(rewriter, *conv1d)))
-      return failure();
-  }
-  return success();
+  int64_t channels = output.getDimSize(3);
+  return tileAndVectorize(
+      rewriter, hwcConv, f[1],
+      [&](int64_t width) -> SmallVector<int64_t> {
+        return {1, 1, width, largestDivisor(channels, {16, 8, 4, 2}), 1, 1};
+      },
+      [](PatternRewriter &patternRewriter,
+         Operation *block) -> FailureOr<linalg::LinalgOp> {
+        FailureOr<linalg::DepthwiseConv1DNwcWcOp> conv1d =
+            linalg::DownscaleDepthwiseConv2DNhwcHwcOp(
+                patternRewriter.getContext())
+                .returningMatchAndRewrite(
+                    cast<linalg::DepthwiseConv2DNhwcHwcOp>(block),
+                    patternRewriter);
+        if (failed(conv1d))
+          return failure();
+        return cast<linalg::LinalgOp>(conv1d->getOperation());
+      });
 }
 
 LogicalResult lowerVector(RewriterBase &rewriter, linalg::LinalgOp conv) {

@@ -68,3 +68,24 @@ func.func @vec_depthwise(%x: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
 // MODEL-NEXT: "def": 0,
 // MODEL-NEXT: "last": 0,
 // MODEL-NEXT: "name": "{{.*}}.workspace"
+
+// -----
+
+// 6 output columns: columns 0-3 in 4-column blocks, 4-5 in one 2-column
+// block (reading padded input columns 0-5 and 4-7), so every block is static.
+func.func @vec_odd(%x: tensor<1x6x6x4xf32>) -> tensor<1x6x6x8xf32> {
+  %w = "tosa.const"() {values = dense<0.25> : tensor<8x3x3x4xf32>} : () -> tensor<8x3x3x4xf32>
+  %b = "tosa.const"() {values = dense<0.5> : tensor<8xf32>} : () -> tensor<8xf32>
+  %z = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %b, %z, %z {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, serenity.primitive = #serenity.primitive<vector>} : (tensor<1x6x6x4xf32>, tensor<8x3x3x4xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x6x8xf32>
+  return %y : tensor<1x6x6x8xf32>
+}
+
+// LOWER-LABEL: func.func @vec_odd
+// LOWER: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 8, 6, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x8x6x4xf32>
+// LOWER: vector.transfer_read {{.*}} : tensor<1x4x4xf32>, vector<1x4x4xf32>
+// LOWER: tensor.insert_slice {{.*}} into tensor<1x6x6x8xf32>
+// LOWER: tensor.extract_slice %{{.*}}[0, 0, 4, 0] [1, 8, 4, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x8x4x4xf32>
+// LOWER: vector.transfer_read {{.*}} : tensor<1x2x4xf32>, vector<1x2x4xf32>
+// LOWER: tensor.insert_slice {{.*}} into tensor<1x6x6x8xf32>
+// LOWER-NOT: linalg.conv_2d
