@@ -3,6 +3,7 @@
 #include "Serenity/Analysis/Primitives.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
@@ -136,7 +137,8 @@ bool mlir::serenity::isApplicable(Operation *conv, ConvPrimitive primitive,
       return fail("vector computes f32 convolutions only");
     if (shape->depthwise && shape->weight.getDimSize(3) != 1)
       return fail("vector needs a depthwise multiplier of 1");
-    if (!matchPattern(conv->getOperand(1), m_Constant()))
+    DenseElementsAttr filter;
+    if (!matchPattern(conv->getOperand(1), m_Constant(&filter)))
       return fail("vector needs a constant filter (transposed at compile "
                   "time)");
     if (!vectorUnit)

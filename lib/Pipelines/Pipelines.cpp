@@ -233,7 +233,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // where the shift allows (the same values).
   // Convolutions tagged with a primitive (serenity.primitive) are lowered
   // first, keeping the tag on the linalg convolution.
-  os << "func.func(serenity-primitives-to-linalg,tosa-to-linalg-named,"
+  os << "func.func(serenity-primitives-to-linalg{vector-unit="
+     << (options.target == "cortex-m" ? "false" : "true")
+     << "},tosa-to-linalg-named,"
         "tosa-to-linalg,"
      << (options.target == "cortex-m" ? "serenity-apply-scale-32," : "")
      << "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"

@@ -50,6 +50,8 @@ namespace {
 struct SerenityPrimitivesToLinalgPass
     : public mlir::serenity::impl::SerenityPrimitivesToLinalgPassBase<
           SerenityPrimitivesToLinalgPass> {
+  using SerenityPrimitivesToLinalgPassBase::SerenityPrimitivesToLinalgPassBase;
+
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     if (isUnoptimized(function))
@@ -70,7 +72,7 @@ struct SerenityPrimitivesToLinalgPass
         failedCheck = true;
         return;
       }
-      if (!isApplicable(op, *primitive, &reason)) {
+      if (!isApplicable(op, *primitive, &reason, vectorUnit)) {
         op->emitError() << "primitive '" << stringifyConvPrimitive(*primitive)
                         << "' cannot compute this convolution: " << reason;
         failedCheck = true;
@@ -276,28 +278,12 @@ remapConstant(DenseElementsAttr source, ArrayRef<int64_t> shape,
   return DenseElementsAttr::getFromRawBuffer(type, data);
 }
 
-/// The value of a constant tensor: an arith.constant, or a
-/// tensor.extract_slice (static, unit strides, not rank-reducing) of one.
+/// The value of a constant tensor (an arith.constant of dense elements).
 FailureOr<DenseElementsAttr> constantTensor(Value value) {
   DenseElementsAttr attr;
   if (matchPattern(value, m_Constant(&attr)))
     return attr;
-  auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || !slice.hasUnitStride() ||
-      slice.getType().getRank() != slice.getSourceType().getRank() ||
-      !slice.getType().hasStaticShape() ||
-      ShapedType::isDynamicShape(slice.getStaticOffsets()))
-    return failure();
-  FailureOr<DenseElementsAttr> source = constantTensor(slice.getSource());
-  if (failed(source))
-    return failure();
-  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
-  return remapConstant(
-      *source, slice.getType().getShape(),
-      [&](ArrayRef<int64_t> index, SmallVectorImpl<int64_t> &at) {
-        for (auto [i, o] : llvm::zip(index, offsets))
-          at.push_back(i + o);
-      });
+  return failure();
 }
 
 /// The largest of `candidates` (descending) that divides `size`.
@@ -354,9 +340,11 @@ Value convColumns(RewriterBase &rewriter, linalg::LinalgOp conv, Value into,
   SmallVector<int64_t> ones(outputType.getRank(), 1);
   Value in = tensor::ExtractSliceOp::create(
       rewriter, loc, input, folded(inOffsets), folded(inSizes), folded(ones));
+  // The output slice of `into` (the columns already computed are written
+  // there): a slice of the original init would read it after the first
+  // part's insert wrote it, and bufferization would copy the output.
   Value out = tensor::ExtractSliceOp::create(
-      rewriter, loc, conv.getDpsInits()[0], folded(outOffsets),
-      folded(outSizes), folded(ones));
+      rewriter, loc, into, folded(outOffsets), folded(outSizes), folded(ones));
   Operation *part = clone(rewriter, conv, TypeRange{out.getType()},
                           ValueRange{in, conv.getDpsInputs()[1], out});
   return tensor::InsertSliceOp::create(rewriter, loc, part->getResult(0), into,

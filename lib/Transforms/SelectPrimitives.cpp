@@ -109,18 +109,34 @@ struct ProfiledConv {
   /// The group's pointwise ops in block order (empty: the conv alone).
   SmallVector<Operation *> epilogue;
 
-  /// getConvShapeKey, plus " + op, op" for the epilogue's op names.
+  /// getConvShapeKey, plus " + op(operand types), ..." for the epilogue's
+  /// ops (the operand types tell a bias add from a residual one, a
+  /// per-channel rescale from a per-tensor one).
   std::string key() const {
     std::string key = getConvShapeKey(conv);
-    if (!epilogue.empty()) {
-      key += " + ";
-      key += llvm::join(
-          llvm::map_range(
-              epilogue,
-              [](Operation *op) { return op->getName().getStringRef().str(); }),
-          ", ");
+    llvm::raw_string_ostream os(key);
+    for (Operation *op : epilogue) {
+      os << (op == epilogue.front() ? " + " : ", ")
+         << op->getName().getStringRef() << "(";
+      llvm::interleave(
+          op->getOperandTypes(), os, [&](Type t) { os << typeKey(t); }, " ");
+      os << ")";
     }
     return key;
+  }
+
+  /// `2x3xi8` for a shaped type, the type itself otherwise.
+  static std::string typeKey(Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (auto shaped = dyn_cast<ShapedType>(type)) {
+      for (int64_t d : shaped.getShape())
+        os << d << "x";
+      os << shaped.getElementType();
+    } else {
+      os << type;
+    }
+    return text;
   }
 };
 
@@ -143,21 +159,21 @@ profiledConvs(Block &block, const DenseMap<Operation *, FusedGroup> &groups) {
   return result;
 }
 
-/// The profile's time of `conv` computed by `primitive`, if any: under its
-/// key with the epilogue, else (a profile of bare convolutions) its shape
-/// key.
+/// The profile's time of `conv` computed by `primitive`, if any: from the
+/// entry of its key with the epilogue, or when the profile has none (a
+/// profile of bare convolutions), of its shape key.
 std::optional<double> profileTime(const Profile &profile,
                                   const ProfiledConv &conv,
                                   ConvPrimitive primitive) {
-  for (const std::string &key : {conv.key(), getConvShapeKey(conv.conv)}) {
-    auto entry = profile.find(key);
-    if (entry == profile.end())
-      continue;
-    auto time = entry->second.find(stringifyConvPrimitive(primitive));
-    if (time != entry->second.end())
-      return time->second;
-  }
-  return std::nullopt;
+  auto entry = profile.find(conv.key());
+  if (entry == profile.end())
+    entry = profile.find(getConvShapeKey(conv.conv));
+  if (entry == profile.end())
+    return std::nullopt;
+  auto time = entry->second.find(stringifyConvPrimitive(primitive));
+  if (time == entry->second.end())
+    return std::nullopt;
+  return time->second;
 }
 
 /// A function computing `profiled`'s convolution and its epilogue: constant
@@ -403,47 +419,49 @@ struct SerenitySelectPrimitivesPass
 
   /// The most bytes live at the steps of `layer` with its convolutions
   /// computed by `combination`: `simple` (the step's live bytes plus the
-  /// workspaces) unless a convolution of a fused group is computed whole
-  /// (winograd, vector), which splits the group: its result becomes a
-  /// buffer. Then the memory model is rebuilt with the combination tagged
-  /// and the largest live bytes over the group's ops' steps taken.
-  FailureOr<int64_t>
+  /// workspaces) unless a convolution of the layer's fused group (`group`,
+  /// ending at `last`) is computed whole (winograd, vector), which splits
+  /// the group: its result becomes a buffer. Then the memory model is
+  /// rebuilt with the combination tagged and the largest live bytes over
+  /// the group's steps taken - exact when no other step lies between the
+  /// group's ops (`model` is the function's model without tags); otherwise
+  /// the choice would change other layers' steps too, and it is left out
+  /// (std::nullopt).
+  FailureOr<std::optional<int64_t>>
   layerPeak(func::FuncOp function, const MemoryModelOptions &options,
-            const Layer &layer, ArrayRef<ConvPrimitive> combination,
-            const DenseMap<Operation *, FusedGroup> &groups, int64_t simple) {
-    Operation *last = nullptr;
-    for (auto &[op, group] : groups)
-      if (llvm::is_contained(group.tiledConvs, layer.convs.front()))
-        last = op;
-    if (!last || llvm::none_of(combination, computesConvWhole))
-      return simple;
+            const FunctionMemoryModel &model, const Layer &layer,
+            ArrayRef<ConvPrimitive> combination, Operation *last,
+            const FusedGroup *group, int64_t simple) {
+    if (!group || llvm::none_of(combination, computesConvWhole))
+      return std::optional<int64_t>(simple);
+    DenseSet<Operation *> members(group->inner.begin(), group->inner.end());
+    members.insert(group->tiledConvs.begin(), group->tiledConvs.end());
+    members.insert(last);
+    Operation *first = last;
+    for (Operation *op : members)
+      if (op->isBeforeInBlock(first))
+        first = op;
+    for (Operation *op = first; op != last; op = op->getNextNode())
+      if (!members.contains(op) && model.getStep(op) >= 0)
+        return std::optional<int64_t>();
     for (auto [conv, primitive] : llvm::zip(layer.convs, combination))
       conv->setAttr(kPrimitiveAttrName,
                     ConvPrimitiveAttr::get(&getContext(), primitive));
-    FailureOr<FunctionMemoryModel> model =
+    FailureOr<FunctionMemoryModel> tagged =
         FunctionMemoryModel::build(function, options);
     for (Operation *conv : layer.convs)
       conv->removeAttr(kPrimitiveAttrName);
-    if (failed(model))
+    if (failed(tagged))
       return failure();
     ::serenity::MemoryProfile usage = ::serenity::simulate(
-        model->graph, ::serenity::programOrder(model->graph));
-    const FusedGroup &group = groups.find(last)->second;
-    int first = INT_MAX, end = -1;
-    auto span = [&](Operation *op) {
-      int step = model->getStep(op);
-      if (step < 0)
-        return;
-      first = std::min(first, step);
-      end = std::max(end, step);
-    };
-    span(last);
-    llvm::for_each(group.inner, span);
-    llvm::for_each(group.tiledConvs, span);
+        tagged->graph, ::serenity::programOrder(tagged->graph));
     int64_t peak = 0;
-    for (int step = first; step <= end; ++step)
-      peak = std::max(peak, usage.usage[step]);
-    return peak;
+    for (Operation *op : members) {
+      int step = tagged->getStep(op);
+      if (step >= 0)
+        peak = std::max(peak, usage.usage[step]);
+    }
+    return std::optional<int64_t>(peak);
   }
 
   /// Chooses the primitives of `function`'s convolutions; returns the
@@ -499,6 +517,10 @@ struct SerenitySelectPrimitivesPass
           }
         layer.combinations = std::move(next);
       }
+      // The fused group computing the layer's convolutions, if any.
+      Operation *groupLast = computedAt.lookup(layer.convs.front());
+      const FusedGroup *group =
+          groupLast ? &groups.find(groupLast)->second : nullptr;
       ::serenity::SelectionLayer selectionLayer;
       bool any = false;
       SmallVector<int64_t> peaks;
@@ -514,12 +536,14 @@ struct SerenitySelectPrimitivesPass
           }
           choice.time += *time;
         }
-        FailureOr<int64_t> peak =
-            layerPeak(function, *modelOptions, layer, combination, groups,
-                      usage.usage[step] + choice.workspace);
+        FailureOr<std::optional<int64_t>> peak =
+            layerPeak(function, *modelOptions, *model, layer, combination,
+                      groupLast, group, usage.usage[step] + choice.workspace);
         if (failed(peak))
           return failure();
-        peaks.push_back(*peak);
+        if (!*peak)
+          choice.available = false;
+        peaks.push_back(peak->value_or(usage.usage[step]));
         any |= choice.available;
         selectionLayer.choices.push_back(choice);
       }

@@ -240,7 +240,7 @@ def function_report(report, name="main"):
 def uniform_prediction(function, applicable, primitive):
     """(conv time, peak) the selection model predicts for `primitive` on every
     convolution it applies to (direct elsewhere), from the report's layers:
-    peak = max(other_peak, max over layers of base + workspace); None when a
+    peak = max(other_peak, max over layers of base + bytes); None when a
     layer has no time for that combination."""
     time, peak = 0.0, function.get("other_peak", 0)
     for layer in function.get("layers", []):
@@ -265,6 +265,7 @@ class Config:
         self.choice = choice
         self.report_path = None
         self.arena = None
+        self.arena_lower_bound = None
         self.time = None
         self.outputs = None
         self.exact = False
@@ -275,7 +276,8 @@ class Config:
     def as_json(self):
         return {"config": self.label, "kind": self.kind, "pipeline": self.pipeline,
                 "predicted_time": self.predicted_time, "predicted_peak": self.predicted_peak,
-                "choice": self.choice, "chosen": self.chosen, "arena_bytes": self.arena, "time": self.time,
+                "choice": self.choice, "chosen": self.chosen, "arena_bytes": self.arena,
+                "arena_lower_bound": self.arena_lower_bound, "time": self.time,
                 "measured_vs_predicted": prediction_error(self),
                 "outputs_equal_default": self.matches_default, "error": self.error}
 
@@ -343,6 +345,7 @@ def pareto_network(network, profile_path, target="host", pipeline="", reps=50, m
                 config.error = first_line(error)
             else:
                 config.arena = b[0]["arena_bytes"]
+                config.arena_lower_bound = b[0].get("arena_lower_bound")
                 config.exact = exact_outputs(b[0])
                 if config.report_path and os.path.exists(config.report_path):
                     with open(config.report_path) as f:

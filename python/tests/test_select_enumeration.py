@@ -218,7 +218,7 @@ def expected_primitives(key):
             primitives += ["winograd2", "winograd4"]
     # vector: f32, depthwise with one channel per group (these networks'
     # filters are constants).
-    if f32 and (kind == "conv2d" or w.split("x")[3].startswith("1")):
+    if f32 and (kind == "conv2d" or w.split("x")[3] == "1"):
         primitives.append("vector")
     return primitives
 

@@ -4,6 +4,15 @@
 // fuse-requantization: python/tests/test_select_enumeration.py).
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(serenity-primitives-to-linalg,serenity-lower-primitives))' | FileCheck %s --check-prefix=LOWER
 // RUN: serenity-opt %s --split-input-file --serenity-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=MODEL
+// Bufferized, the split columns write their slices of the output in place:
+// @vec_odd's arena holds the padded input (1024 bytes) and the output (1152),
+// no copy of the output (the input stays the caller's).
+// RUN: serenity-opt %s --split-input-file --serenity-pipeline="io=arena lower-to-llvm=0 tile=none" 2>/dev/null | FileCheck %s --check-prefix=ARENA
+// ARENA-LABEL: func.func @vec_odd
+// ARENA-SAME: serenity.arena_bytes = 2176 : i64
+// A conv tagged vector on Cortex-M (no vector unit): an error at the conv.
+// RUN: not serenity-opt %s --split-input-file --serenity-pipeline="target=cortex-m" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CORTEXM
+// CORTEXM: serenity-primitives-vector.mlir:[[@LINE+19]]:8: error: primitive 'vector' cannot compute this convolution: vector needs a target with a vector unit (the host)
 // The vector primitive: the filter (F x KH x KW x C = 8x3x3x4, values
 // f*100 + kh*10 + kw + c/10) transposed at compile time to KH x KW x C x F;
 // the 8x8x8 output in blocks of 4 pixels x 8 channels, accumulated per

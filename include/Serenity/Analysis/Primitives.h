@@ -37,9 +37,10 @@ bool isPrimitiveConv(Operation *op);
 /// - im2col: tosa.conv2d;
 /// - winograd2 / winograd4: f32 tosa.conv2d with a 3x3 filter, stride 1,
 ///   dilation 1;
-/// - vector: f32 tosa.conv2d with a constant filter, on a target with a
-///   vector unit (`vectorUnit`: the host; the LLVM lowering of vector ops
-///   is host only).
+/// - vector: f32 tosa.conv2d, or tosa.depthwise_conv2d with one channel
+///   per group, with a constant (dense) filter, on a target with a vector
+///   unit (`vectorUnit`: the host; the LLVM lowering of vector ops is host
+///   only).
 bool isApplicable(Operation *conv, ConvPrimitive primitive,
                   std::string *reason = nullptr, bool vectorUnit = true);
 
@@ -50,8 +51,9 @@ SmallVector<ConvPrimitive> applicablePrimitives(Operation *conv,
 /// Bytes of workspace `primitive`'s lowering of `conv` allocates (live while
 /// the convolution runs), for an applicable primitive:
 /// - direct, dot: 0;
-/// - vector: the padded copy of the input when the convolution pads (its
-///   blocks live in registers, its transposed filter is a constant);
+/// - vector: the padded copy of the input when the convolution pads, and
+///   for a depthwise convolution its unbiased result (its blocks live in
+///   registers, its transposed filter is a constant);
 /// - im2col: the lowering computes one output row at a time: the row's
 ///   windows (OW x KH x KW x C input elements), its accumulators (OW x F)
 ///   and, for a padded input, its KH padded input rows; an upper bound

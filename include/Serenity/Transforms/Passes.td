@@ -579,6 +579,11 @@ def SerenityPrimitivesToLinalgPass
     ...) is an error at the convolution. Runs before `tosa-to-linalg-named`,
     which lowers the untagged convolutions.
   }];
+  let options = [
+    Option<"vectorUnit", "vector-unit", "bool", /*default=*/"true",
+           "The target has a vector unit: a conv tagged vector is allowed "
+           "(serenity-pipeline sets false for target=cortex-m)">,
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::tensor::TensorDialect", "mlir::math::MathDialect"
@@ -603,13 +608,15 @@ def SerenityLowerPrimitivesPass
     `linalg::winogradConv2D` (F(2x2,3x3) / F(4x4,3x3)) and decompose the
     `linalg.winograd_*` ops; the results agree with the direct convolution
     up to float rounding. `#serenity.primitive<vector>` on an f32
-    `linalg.conv_2d_nhwc_fhwc` with a constant filter: the filter is
-    transposed at compile time to HWCF, the convolution tiled into blocks of
-    up to 4 output pixels x 8 output channels, accumulated per window
-    position over up to 16 input channels (sizes that divide the
-    dimensions), and each block, a 1-D convolution
-    (`DownscaleSizeOneWindowed2DConvolution`), vectorized by the upstream
-    linalg vectorizer (no workspace: the tile is in vector registers).
+    `linalg.conv_2d_nhwc_fhwc` or `linalg.depthwise_conv_2d_nhwc_hwcm`
+    (M = 1) with a constant filter: the filter is transposed (HWCF) or
+    reshaped (HWC) at compile time, the convolution tiled into blocks of up
+    to 4 output pixels x 8 output channels (depthwise: 16), accumulated per
+    window position over up to 16 input channels (static sizes: output
+    widths 4 does not divide are split into whole blocks and the rest), and
+    each block, a 1-D convolution, vectorized by the upstream linalg
+    vectorizer; the blocks live in vector registers, the padded input (and
+    a depthwise conv's unbiased result) is the workspace.
     Workspaces are `tensor.empty` results: after
     bufferization, buffers the static allocator places in the arena.
     Convolutions tagged `direct` or `dot` are left alone.

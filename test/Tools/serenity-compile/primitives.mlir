@@ -9,6 +9,10 @@
 // RUN: %python %integration/run_compiled.py %t-f32.mlir --target host --pipeline "primitives=winograd2" --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HOST
 // RUN: %python %integration/run_compiled.py %t-f32.mlir --target host --pipeline "primitives=winograd4" --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HOST
 // RUN: %python %integration/run_compiled.py %t-f32.mlir --target host --pipeline "primitives=vector" --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HOST
+// Output widths 20, 10 and 5: the vector blocks split off the columns 4 does
+// not divide (stride 1 and 2).
+// RUN: %python -m serenity gen resnet8 --dtype f32 --weights random --channels 8 --resolution 20 -o %t-f32-20.mlir
+// RUN: %python %integration/run_compiled.py %t-f32-20.mlir --target host --pipeline "primitives=vector tile=none" --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HOST
 // RUN: %python -m serenity gen mobilenetv2 --dtype f32 --weights random --channels 8 --resolution 32 -o %t-mv2.mlir
 // RUN: %python %integration/run_compiled.py %t-mv2.mlir --target host --pipeline "primitives=vector" --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=HOST
 // RUN: %python -m serenity gen resnet8 --dtype i8 --weights random --channels 8 --resolution 16 -o %t-i8.mlir

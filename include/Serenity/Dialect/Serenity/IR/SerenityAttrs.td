@@ -68,10 +68,12 @@ def Serenity_ConvPrimitiveAttr
     - `winograd2` / `winograd4`: f32 3x3 stride-1 convolutions only,
       Winograd F(2x2,3x3) / F(4x4,3x3) with upstream `linalg.winograd_*`
       ops; workspaces for the transformed filter, input and output;
-    - `vector`: f32 `tosa.conv2d` with a constant filter, tiled into
-      register blocks of output pixels x output channels (the filter
-      transposed at compile time to KH x KW x C x F) and vectorized with the
-      upstream linalg vectorizer; no workspace.
+    - `vector`: f32 `tosa.conv2d` or `tosa.depthwise_conv2d` (one channel
+      per group) with a constant filter, host only: tiled into register
+      blocks of output pixels x output channels (the filter transposed at
+      compile time to KH x KW x C x F) and vectorized with the upstream
+      linalg vectorizer; workspace: the padded input (and a depthwise
+      conv's unbiased result).
 
     Workspaces are ordinary buffers: the memory model counts them at the
     convolution's step and the static allocator places them in the arena.
