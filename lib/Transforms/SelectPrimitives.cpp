@@ -424,9 +424,9 @@ struct SerenitySelectPrimitivesPass
   /// the group: its result becomes a buffer. Then the memory model is
   /// rebuilt with the combination tagged and the largest live bytes over
   /// the group's steps taken - exact when no other step lies between the
-  /// group's ops (`model` is the function's model without tags); otherwise
-  /// the choice would change other layers' steps too, and it is left out
-  /// (std::nullopt).
+  /// group's ops (selectFunction moves them together; `model` is the
+  /// function's model without tags); otherwise the choice would change
+  /// other layers' steps too, and it is left out (std::nullopt).
   FailureOr<std::optional<int64_t>>
   layerPeak(func::FuncOp function, const MemoryModelOptions &options,
             const FunctionMemoryModel &model, const Layer &layer,
@@ -473,6 +473,22 @@ struct SerenitySelectPrimitivesPass
                               accumulateInPlace, fuseRequantization);
     if (failed(modelOptions))
       return failure();
+    // Each fused group's ops moved right before its last op: they are no
+    // steps of the model (the group's reads are counted at its last op), so
+    // this changes no step; a conv later computed whole (winograd, vector)
+    // then runs next to its consumer, and its result is live only between
+    // the two (layerPeak).
+    DenseMap<Operation *, FusedGroup> groups =
+        fusedGroupsOf(function, *modelOptions);
+    for (auto &[last, group] : groups) {
+      SmallVector<Operation *> members(group.inner.begin(), group.inner.end());
+      llvm::append_range(members, group.tiledConvs);
+      llvm::sort(members, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      for (Operation *op : members)
+        op->moveBefore(last);
+    }
     FailureOr<FunctionMemoryModel> model =
         FunctionMemoryModel::build(function, *modelOptions);
     if (failed(model))
@@ -482,8 +498,6 @@ struct SerenitySelectPrimitivesPass
 
     // The step computing each convolution: its own, or its fused group's.
     DenseMap<Operation *, Operation *> computedAt;
-    DenseMap<Operation *, FusedGroup> groups =
-        fusedGroupsOf(function, *modelOptions);
     DenseMap<Operation *, ProfiledConv> profiled;
     if (function.getBody().hasOneBlock())
       profiled = profiledConvs(function.getBody().front(), groups);
