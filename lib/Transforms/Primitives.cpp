@@ -212,23 +212,36 @@ LogicalResult lowerIm2colRow(RewriterBase &rewriter, linalg::LinalgOp conv) {
   return success();
 }
 
+/// Tiles `conv` with `sizes` (upstream tileUsingSCF), replacing it; returns
+/// the tiled ops, or fails with an error naming `what` the tiles are.
+FailureOr<SmallVector<Operation *>> tileConv(RewriterBase &rewriter,
+                                             linalg::LinalgOp conv,
+                                             ArrayRef<int64_t> sizes,
+                                             StringRef what) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(conv);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(conv.getOperation()), options);
+  if (failed(tiled))
+    return conv->emitError("serenity-lower-primitives: cannot tile the "
+                           "convolution into ")
+           << what;
+  rewriter.replaceOp(conv, tiled->replacements);
+  return tiled->tiledOps;
+}
+
 LogicalResult lowerIm2col(RewriterBase &rewriter, linalg::LinalgOp conv) {
   auto outputType = cast<RankedTensorType>(conv->getResult(0).getType());
   if (outputType.getDimSize(0) == 1 && outputType.getDimSize(1) == 1)
     return lowerIm2colRow(rewriter, conv);
   // One output row (and batch) at a time: the workspace holds one row's
   // windows.
-  scf::SCFTilingOptions options;
-  options.setTileSizes(
-      getAsIndexOpFoldResult(rewriter.getContext(), ArrayRef<int64_t>{1, 1}));
-  rewriter.setInsertionPoint(conv);
-  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(conv.getOperation()), options);
-  if (failed(tiled))
-    return conv->emitError("serenity-lower-primitives: cannot tile the "
-                           "convolution into output rows for im2col");
-  rewriter.replaceOp(conv, tiled->replacements);
-  for (Operation *op : tiled->tiledOps)
+  FailureOr<SmallVector<Operation *>> rows =
+      tileConv(rewriter, conv, {1, 1}, "output rows for im2col");
+  if (failed(rows))
+    return failure();
+  for (Operation *op : *rows)
     if (failed(lowerIm2colRow(rewriter, cast<linalg::LinalgOp>(op))))
       return failure();
   return success();
@@ -382,17 +395,11 @@ LogicalResult tileAndVectorize(
     parts = {{conv, largestDivisor(columns, {4, 3, 2})}};
   }
   for (auto [part, width] : parts) {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(
-        getAsIndexOpFoldResult(rewriter.getContext(), blockSizes(width)));
-    rewriter.setInsertionPoint(part);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(part.getOperation()), options);
-    if (failed(tiled))
-      return part->emitError("serenity-lower-primitives: cannot tile the "
-                             "convolution into vector blocks");
-    rewriter.replaceOp(part, tiled->replacements);
-    for (Operation *block : tiled->tiledOps) {
+    FailureOr<SmallVector<Operation *>> blocks =
+        tileConv(rewriter, part, blockSizes(width), "vector blocks");
+    if (failed(blocks))
+      return failure();
+    for (Operation *block : *blocks) {
       PatternRewriter patternRewriter(rewriter.getContext());
       patternRewriter.setInsertionPoint(block);
       FailureOr<linalg::LinalgOp> conv1d = downscale(patternRewriter, block);
