@@ -76,21 +76,29 @@ CutBounder::CutBounder(const SchedulingProblem &problem)
 }
 
 int64_t CutBounder::bound(int v) {
+  // Ancestors of v on the source side, v and its descendants on the sink
+  // side, the other nodes free.
+  std::vector<signed char> side(problem.numNodes, kFree);
+  for (int u = 0; u < problem.numNodes; ++u) {
+    int pos = problem.position[u];
+    if (problem.ancestors[v].test(pos))
+      side[u] = kSource;
+    else if (u == v || problem.descendants[v].test(pos))
+      side[u] = kSink;
+  }
+  return bound(v, side, {});
+}
+
+int64_t CutBounder::bound(int v, const std::vector<signed char> &side,
+                          const std::vector<std::pair<int, int>> &extra) {
   enum : int { Source = 0, Sink = 1 };
   const int numNodes = problem.numNodes;
   const int numBuffers = static_cast<int>(problem.bytes.size());
-  // Ancestors of v on the source side, v and its descendants on the sink
-  // side, the other nodes free.
   int vertices = 2;
-  for (int u = 0; u < numNodes; ++u) {
-    int pos = problem.position[u];
-    if (problem.ancestors[v].test(pos))
-      vertexOf[u] = Source;
-    else if (u == v || problem.descendants[v].test(pos))
-      vertexOf[u] = Sink;
-    else
-      vertexOf[u] = vertices++;
-  }
+  for (int u = 0; u < numNodes; ++u)
+    vertexOf[u] = side[u] == kSource ? Source
+                  : side[u] == kSink ? Sink
+                                     : vertices++;
   // At most two helper vertices per buffer.
   flow.reset(vertices + 2 * numBuffers);
   auto addEdge = [&](int from, int to, int64_t capacity) {
@@ -101,6 +109,8 @@ int64_t CutBounder::bound(int v) {
   for (int u = 0; u < numNodes; ++u)
     for (int p : problem.preds[u])
       addEdge(vertexOf[u], vertexOf[p], infinity);
+  for (auto [before, after] : extra)
+    addEdge(vertexOf[after], vertexOf[before], infinity);
   for (int b = 0; b < numBuffers; ++b) {
     const int64_t size = problem.bytes[b];
     const std::vector<int> &readers = problem.users[b];
@@ -131,6 +141,15 @@ int64_t CutBounder::bound(int v) {
     for (int r : readers)
       addEdge(consumed, vertexOf[r], infinity);
   }
+  // A dependence from the sink side to the source side: no such set.
+  for (int u = 0; u < numNodes; ++u)
+    if (vertexOf[u] == Sink)
+      for (int p : problem.succs[u])
+        if (vertexOf[p] == Source)
+          return infinity;
+  for (auto [before, after] : extra)
+    if (vertexOf[before] == Sink && vertexOf[after] == Source)
+      return infinity;
   return problem.defBytes[v] + flow.run(Source, Sink, infinity);
 }
 

@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace serenity {
@@ -42,6 +43,9 @@ public:
   /// The value of a maximum `source` -> `sink` flow; capacities saturate at
   /// `infinity` (an edge of that capacity is never cut in a finite cut).
   int64_t run(int source, int sink, int64_t infinity);
+  /// After run: whether `vertex` is on the source side of the minimum cut
+  /// (reachable from the source in the residual graph).
+  bool onSourceSide(int vertex) const { return level[vertex] >= 0; }
 
 private:
   struct Edge {
@@ -62,6 +66,21 @@ public:
   explicit CutBounder(const SchedulingProblem &problem);
   /// defBytes[v] + min live(S) over the sets S above.
   int64_t bound(int v);
+  /// The same over the sets S that also hold every node `side` marks
+  /// Source and none it marks Sink (side[v] must be Sink, v's ancestors
+  /// Source, its descendants Sink), closed under the dependences `extra`
+  /// (a before b) too; at least `infinity` when no such set exists.
+  int64_t bound(int v, const std::vector<signed char> &side,
+                const std::vector<std::pair<int, int>> &extra);
+  /// After a bound: whether node `u` is in the least set found.
+  bool inLeastSet(int u) const {
+    // Vertex 0 is the source, 1 the sink (see bound).
+    return vertexOf[u] == 0 ||
+           (vertexOf[u] != 1 && flow.onSourceSide(vertexOf[u]));
+  }
+  int64_t getInfinity() const { return infinity; }
+
+  enum Side : signed char { kFree = 0, kSource = 1, kSink = 2 };
 
 private:
   const SchedulingProblem &problem;

@@ -1,0 +1,168 @@
+//===- Shaving.cpp - Lower bounds by precedence shaving ---------*- C++ -*-===//
+
+#include "Shaving.h"
+
+#include "CutBound.h"
+
+#include <numeric>
+#include <utility>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+namespace {
+
+class Shaver {
+public:
+  Shaver(const SchedulingProblem &problem, int64_t tau)
+      : problem(problem), tau(tau), n(problem.numNodes), bounder(problem),
+        before(n, std::vector<char>(n, 0)), inSet(n, std::vector<char>(n, 0)),
+        side(n, CutBounder::kFree) {
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        before[a][b] = a != b && problem.isAncestor(a, b);
+  }
+
+  std::optional<bool> refute(std::chrono::steady_clock::time_point deadline) {
+    for (int v = 0; v < n; ++v) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        return std::nullopt;
+      if (!cut(v))
+        return true;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int a = 0; a < n; ++a)
+        for (int b = a + 1; b < n; ++b) {
+          if (before[a][b] || before[b][a])
+            continue;
+          if (std::chrono::steady_clock::now() >= deadline)
+            return std::nullopt;
+          bool ab = possible(a, b), ba = possible(b, a);
+          if (!ab && !ba)
+            return true;
+          if (ab && ba)
+            continue;
+          // Every order of peak <= tau runs `first` before `second`.
+          int first = ab ? a : b, second = ab ? b : a;
+          addDependence(first, second);
+          changed = true;
+          if (!cut(a) || !cut(b))
+            return true;
+        }
+    }
+    return false;
+  }
+
+private:
+  /// Marks v's sides: its ancestors Source, v and its descendants Sink;
+  /// then `sink` and its descendants Sink, `source` and its ancestors
+  /// Source (-1: none). False when a node would be on both sides.
+  bool setSides(int v, int source, int sink) {
+    for (int u = 0; u < n; ++u)
+      side[u] = before[u][v]               ? CutBounder::kSource
+                : (u == v || before[v][u]) ? CutBounder::kSink
+                                           : CutBounder::kFree;
+    auto mark = [&](int u, signed char s) {
+      if (side[u] != CutBounder::kFree && side[u] != s)
+        return false;
+      side[u] = s;
+      return true;
+    };
+    for (int u = 0; u < n; ++u) {
+      if (sink >= 0 && (u == sink || before[sink][u]) &&
+          !mark(u, CutBounder::kSink))
+        return false;
+      if (source >= 0 && (u == source || before[u][source]) &&
+          !mark(u, CutBounder::kSource))
+        return false;
+    }
+    return true;
+  }
+
+  /// The cut of v under the dependences so far; false when it exceeds tau.
+  bool cut(int v) {
+    setSides(v, -1, -1);
+    int64_t value = bounder.bound(v, side, extra);
+    if (value > tau)
+      return false;
+    for (int u = 0; u < n; ++u)
+      inSet[v][u] = bounder.inLeastSet(u);
+    return true;
+  }
+
+  /// Whether some order of peak <= tau may run x before y, as far as the
+  /// cuts of x (without y and its descendants) and y (with x and its
+  /// ancestors) tell. A cut is skipped when the least set already found for
+  /// the node satisfies the extra condition (its value, <= tau, stays).
+  bool possible(int x, int y) {
+    bool needX = false;
+    for (int u = 0; u < n && !needX; ++u)
+      needX = inSet[x][u] && (u == y || before[y][u]);
+    if (needX && (!setSides(x, -1, y) || bounder.bound(x, side, extra) > tau))
+      return false;
+    if (!inSet[y][x] &&
+        (!setSides(y, x, -1) || bounder.bound(y, side, extra) > tau))
+      return false;
+    return true;
+  }
+
+  void addDependence(int first, int second) {
+    extra.emplace_back(first, second);
+    std::vector<int> up = {first}, down = {second};
+    for (int u = 0; u < n; ++u) {
+      if (before[u][first])
+        up.push_back(u);
+      if (before[second][u])
+        down.push_back(u);
+    }
+    for (int u : up)
+      for (int d : down)
+        before[u][d] = 1;
+  }
+
+  const SchedulingProblem &problem;
+  const int64_t tau;
+  const int n;
+  CutBounder bounder;
+  /// before[a][b]: every order of peak <= tau runs a before b.
+  std::vector<std::vector<char>> before;
+  /// inSet[v][u]: u is in the least set of v's last cut.
+  std::vector<std::vector<char>> inSet;
+  std::vector<signed char> side;
+  std::vector<std::pair<int, int>> extra;
+};
+
+} // namespace
+
+std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
+                               std::chrono::steady_clock::time_point deadline) {
+  return Shaver(problem, tau).refute(deadline);
+}
+
+int64_t shavingBound(const SchedulingProblem &problem, int64_t low,
+                     int64_t high,
+                     std::chrono::steady_clock::time_point deadline) {
+  int64_t unit = 0;
+  for (int64_t size : problem.bytes)
+    unit = std::gcd(unit, size);
+  if (unit <= 0 || high < low)
+    return low;
+  // Peaks are multiples of unit: refuting k * unit - 1 proves k * unit.
+  int64_t proven = (low + unit - 1) / unit, top = (high + 1) / unit;
+  while (proven < top) {
+    int64_t mid = proven + (top - proven + 1) / 2;
+    std::optional<bool> refuted = refutePeak(problem, mid * unit - 1, deadline);
+    if (!refuted)
+      break;
+    if (*refuted)
+      proven = mid;
+    else
+      top = mid - 1;
+  }
+  return std::max(low, proven * unit);
+}
+
+} // namespace detail
+} // namespace serenity

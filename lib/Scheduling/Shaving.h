@@ -1,0 +1,48 @@
+//===- Shaving.h - Lower bounds by precedence shaving -----------*- C++ -*-===//
+//
+// Internal to lib/Scheduling. A decision test "no order has peak <= tau":
+// with CutBound.h's minimum cut, the step of a node v needs at least
+// bound(v) bytes in every order; for two nodes a and b with no dependence
+// between them, every order running a before b needs at least the cut of a
+// with b and b's descendants also on the sink side, and the cut of b with a
+// and a's ancestors also on the source side. When either exceeds tau, every
+// order of peak <= tau runs b before a: that becomes a dependence of the
+// sets the later cuts range over (the induction: every order of peak <= tau
+// keeps every dependence derived so far, so its prefixes are closed under
+// them). Both orders excluded, or one step's cut above tau: refuted. The
+// pairs are tested until no dependence is added ("shaving", as in job-shop
+// scheduling). Only that each cut is a lower bound on its step is used, so
+// it holds with buffers of several writers too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_SHAVING_H
+#define SERENITY_LIB_SCHEDULING_SHAVING_H
+
+#include "SchedulingProblem.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+namespace serenity {
+namespace detail {
+
+/// True when no order of `problem` has peak <= tau, false when the test
+/// cannot tell, nullopt when `deadline` passed first. Needs the problem
+/// built with bounds.
+std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
+                               std::chrono::steady_clock::time_point deadline);
+
+/// The least value in [low, high + 1] that refutePeak does not refute below
+/// (a lower bound on the peak of every order, given that no order peaks
+/// below `low`), by binary search over the multiples of the greatest common
+/// divisor of the buffer sizes (peaks are sums of them), until `deadline`.
+int64_t shavingBound(const SchedulingProblem &problem, int64_t low,
+                     int64_t high,
+                     std::chrono::steady_clock::time_point deadline);
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_SHAVING_H
