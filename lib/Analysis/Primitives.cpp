@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -18,6 +19,14 @@ ArrayRef<ConvPrimitive> mlir::serenity::allConvPrimitives() {
       ConvPrimitive::Im2col,    ConvPrimitive::Winograd2,
       ConvPrimitive::Winograd4, ConvPrimitive::Vector};
   return all;
+}
+
+std::string mlir::serenity::convPrimitiveNames() {
+  return llvm::join(llvm::map_range(allConvPrimitives(),
+                                    [](ConvPrimitive p) {
+                                      return stringifyConvPrimitive(p).str();
+                                    }),
+                    ", ");
 }
 
 namespace {

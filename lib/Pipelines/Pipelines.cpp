@@ -2,6 +2,8 @@
 
 #include "Serenity/Pipelines/Pipelines.h"
 
+#include "Serenity/Analysis/Primitives.h"
+
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -19,6 +21,15 @@ checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
   return errorHandler(llvm::formatv(
       "serenity-pipeline: invalid {0}='{1}' (expected one of: {2})", option,
       value, llvm::join(allowed, ", ")));
+}
+
+/// The values of the primitives option: none, each primitive, select.
+static SmallVector<StringRef> primitivesChoices() {
+  SmallVector<StringRef> choices = {"none"};
+  for (ConvPrimitive primitive : allConvPrimitives())
+    choices.push_back(stringifyConvPrimitive(primitive));
+  choices.push_back("select");
+  return choices;
 }
 
 /// Checks the outline-min-ops option (both builders take it).
@@ -110,9 +121,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                          errorHandler)) ||
       failed(checkChoice("conv-kernels", options.convKernels,
                          {"auto", "loops", "dot"}, errorHandler)) ||
-      failed(checkChoice("primitives", options.primitives,
-                         {"none", "direct", "dot", "im2col", "winograd2",
-                          "winograd4", "vector", "select"},
+      failed(checkChoice("primitives", options.primitives, primitivesChoices(),
                          errorHandler)) ||
       failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
                          errorHandler)) ||
@@ -312,7 +321,7 @@ void mlir::serenity::registerSerenityPipelines() {
           return failure();
         return buildSerenityPipeline(pm, options, errorHandler);
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
         optHandler(SerenityPipelineOptions());
       });
 }

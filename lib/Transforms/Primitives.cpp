@@ -413,6 +413,16 @@ LogicalResult tileAndVectorize(
   return success();
 }
 
+/// The strides and dilations of a linalg convolution, for the convolution
+/// that replaces it.
+SmallVector<NamedAttribute> windowAttrs(Operation *conv) {
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute attr = conv->getAttr(name))
+      attrs.emplace_back(StringAttr::get(conv->getContext(), name), attr);
+  return attrs;
+}
+
 /// The vector primitive: an f32 linalg.conv_2d_nhwc_fhwc becomes a
 /// linalg.conv_2d_nhwc_hwcf with the filter transposed at compile time,
 /// tiled into blocks of [OWt output pixels x Ft channels] accumulated over
@@ -441,10 +451,7 @@ LogicalResult lowerVectorConv(RewriterBase &rewriter, linalg::LinalgOp conv) {
   rewriter.setInsertionPoint(op);
   Value transposed = arith::ConstantOp::create(rewriter, loc, hwcf);
   auto output = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<NamedAttribute> attrs;
-  for (StringRef name : {"strides", "dilations"})
-    if (Attribute attr = op->getAttr(name))
-      attrs.emplace_back(rewriter.getStringAttr(name), attr);
+  SmallVector<NamedAttribute> attrs = windowAttrs(op);
   auto hwcfConv = linalg::Conv2DNhwcHwcfOp::create(
       rewriter, loc, TypeRange{output},
       ValueRange{op.getDpsInputs()[0], transposed}, op.getDpsInits(), attrs);
@@ -503,10 +510,7 @@ LogicalResult lowerVectorDepthwise(RewriterBase &rewriter,
   SmallVector<ReassociationIndices> lastTwo = {{0}, {1}, {2}, {3, 4}};
   Value init = tensor::CollapseShapeOp::create(rewriter, loc,
                                                op.getDpsInits()[0], lastTwo);
-  SmallVector<NamedAttribute> attrs;
-  for (StringRef name : {"strides", "dilations"})
-    if (Attribute attr = op->getAttr(name))
-      attrs.emplace_back(rewriter.getStringAttr(name), attr);
+  SmallVector<NamedAttribute> attrs = windowAttrs(op);
   auto hwcConv = linalg::DepthwiseConv2DNhwcHwcOp::create(
       rewriter, loc, TypeRange{init.getType()},
       ValueRange{op.getDpsInputs()[0], filter}, ValueRange{init}, attrs);

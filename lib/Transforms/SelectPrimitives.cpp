@@ -254,8 +254,7 @@ struct SerenitySelectPrimitivesPass
              "' (expected one of: time, memory)";
     if (!uniform.empty() && !symbolizeConvPrimitive(uniform))
       return "serenity-select-primitives: invalid uniform='" + uniform +
-             "' (expected one of: direct, dot, im2col, winograd2, winograd4, "
-             "vector)";
+             "' (expected one of: " + convPrimitiveNames() + ")";
     if (uniform == "vector" && !vectorUnit)
       return std::string("serenity-select-primitives: uniform=vector needs a "
                          "target with a vector unit (vector-unit=true)");

@@ -24,6 +24,9 @@ namespace serenity {
 /// Every primitive, in enum order.
 ArrayRef<ConvPrimitive> allConvPrimitives();
 
+/// The primitives' names in enum order, ", "-separated (for diagnostics).
+std::string convPrimitiveNames();
+
 /// True for the ops a primitive can be chosen for: tosa.conv2d and
 /// tosa.depthwise_conv2d with static shapes.
 bool isPrimitiveConv(Operation *op);
