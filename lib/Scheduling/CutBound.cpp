@@ -54,13 +54,14 @@ int64_t MaxFlow::push(int vertex, int sink, int64_t limit) {
   return 0;
 }
 
-int64_t MaxFlow::run(int source, int sink, int64_t infinity) {
+int64_t MaxFlow::run(int source, int sink, int64_t infinity, int64_t limit) {
+  limit = std::min(limit, infinity);
   int64_t flow = 0;
-  while (flow < infinity && levelGraph(source, sink)) {
+  while (flow < limit && levelGraph(source, sink)) {
     next.assign(adjacent.size(), 0);
     while (int64_t pushed = push(source, sink, infinity - flow)) {
       flow += pushed;
-      if (flow >= infinity)
+      if (flow >= limit)
         break;
     }
   }
@@ -90,7 +91,8 @@ int64_t CutBounder::bound(int v) {
 }
 
 int64_t CutBounder::bound(int v, const std::vector<signed char> &side,
-                          const std::vector<std::pair<int, int>> &extra) {
+                          const std::vector<std::pair<int, int>> &extra,
+                          int64_t atMost) {
   enum : int { Source = 0, Sink = 1 };
   const int numNodes = problem.numNodes;
   const int numBuffers = static_cast<int>(problem.bytes.size());
@@ -150,7 +152,11 @@ int64_t CutBounder::bound(int v, const std::vector<signed char> &side,
   for (auto [before, after] : extra)
     if (vertexOf[before] == Sink && vertexOf[after] == Source)
       return infinity;
-  return problem.defBytes[v] + flow.run(Source, Sink, infinity);
+  // The flow stops once the cut is known to exceed atMost.
+  const int64_t limit =
+      atMost >= infinity ? infinity
+                         : std::max<int64_t>(0, atMost - problem.defBytes[v]) + 1;
+  return problem.defBytes[v] + flow.run(Source, Sink, infinity, limit);
 }
 
 std::vector<int64_t> cutBounds(const SchedulingProblem &problem,

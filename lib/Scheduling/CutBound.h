@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -42,7 +43,12 @@ public:
   void addEdge(int from, int to, int64_t capacity);
   /// The value of a maximum `source` -> `sink` flow; capacities saturate at
   /// `infinity` (an edge of that capacity is never cut in a finite cut).
-  int64_t run(int source, int sink, int64_t infinity);
+  /// With `limit` < infinity, stops once the flow reaches `limit` and
+  /// returns at least `limit` (the cut is then not known).
+  int64_t run(int source, int sink, int64_t infinity, int64_t limit);
+  int64_t run(int source, int sink, int64_t infinity) {
+    return run(source, sink, infinity, infinity);
+  }
   /// After run: whether `vertex` is on the source side of the minimum cut
   /// (reachable from the source in the residual graph).
   bool onSourceSide(int vertex) const { return level[vertex] >= 0; }
@@ -69,9 +75,12 @@ public:
   /// The same over the sets S that also hold every node `side` marks
   /// Source and none it marks Sink (side[v] must be Sink, v's ancestors
   /// Source, its descendants Sink), closed under the dependences `extra`
-  /// (a before b) too; at least `infinity` when no such set exists.
+  /// (a before b) too; at least `infinity` when no such set exists. Once
+  /// the value is known to exceed `atMost`, returns some larger value
+  /// (inLeastSet is then not meaningful).
   int64_t bound(int v, const std::vector<signed char> &side,
-                const std::vector<std::pair<int, int>> &extra);
+                const std::vector<std::pair<int, int>> &extra,
+                int64_t atMost = std::numeric_limits<int64_t>::max());
   /// After a bound: whether node `u` is in the least set found.
   bool inLeastSet(int u) const {
     // Vertex 0 is the source, 1 the sink (see bound).

@@ -15,12 +15,16 @@
 
 #include "ExactSearch.h"
 #include "HillValley.h"
+#include "Shaving.h"
 #include "SchedulingProblem.h"
 #include "Symmetry.h"
 
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <limits>
+#include <cstdio>
+#include <cstdlib>
 
 namespace serenity {
 
@@ -75,6 +79,7 @@ namespace {
 struct Segment {
   /// Global node ids, increasing; local node i is nodes[i].
   std::vector<int> nodes;
+  MemoryGraph graph;
   SchedulingProblem problem;
   /// Best local order found and its peak (equal to the full graph's peak
   /// over these steps).
@@ -95,6 +100,61 @@ std::vector<int> induce(const std::vector<int> &order,
   return local;
 }
 
+/// Decides whether some order of `segment` has peak <= tau before
+/// `deadline`: shaving at tau from the dependences `known` (valid at tau),
+/// then a depth-first search on the graph with the dependences it derived
+/// (every order of peak <= tau keeps them, so Exhausted still means none
+/// exists). Open shavings replace `known` with their dependences.
+SearchResult searchAt(const Segment &segment, int64_t tau, int64_t floor,
+                      Clock::time_point deadline, int64_t stateLimit,
+                      std::vector<std::pair<int, int>> &known) {
+  SearchResult result;
+  const Clock::time_point start = Clock::now();
+  // Shaving gets half the time; when it cannot finish, the plain search
+  // gets the rest.
+  detail::Shaving shaving =
+      detail::shave(segment.problem, tau, start + (deadline - start) / 2, known);
+  if (shaving.outcome == detail::Shaving::Refuted) {
+    result.outcome = SearchOutcome::Exhausted;
+    return result;
+  }
+  if (shaving.outcome == detail::Shaving::Timeout) {
+    ExactSearch search(segment.problem, stateLimit, deadline);
+    return search.depthFirst(tau, floor);
+  }
+  known = shaving.dependences;
+  // The interchangeable branches stay interchangeable (and the search keeps
+  // storing one state per permutation) with the dependences that involve
+  // none of their nodes: only those are added.
+  std::vector<char> permutable(segment.problem.numNodes, 0);
+  for (const std::vector<std::vector<int>> &members :
+       segment.problem.symmetricClasses)
+    for (const std::vector<int> &member : members)
+      for (int v : member)
+        permutable[v] = 1;
+  MemoryGraph graph = segment.graph;
+  bool added = false;
+  for (auto [before, after] : shaving.dependences)
+    if (!permutable[before] && !permutable[after]) {
+      graph.addDependence(after, before);
+      added = true;
+    }
+  SchedulingProblem shaved;
+  if (added) {
+    std::string error;
+    [[maybe_unused]] bool built = shaved.build(graph, error);
+    assert(built && "derived dependences follow an order of the graph");
+    shaved.symmetricClasses = segment.problem.symmetricClasses;
+  } else {
+    shaved = segment.problem;
+  }
+  // Bounds on the steps of every order of peak <= tau (with or without the
+  // dependences left out), which is all the search needs.
+  shaved.raiseStepBounds(shaving.stepBounds);
+  ExactSearch search(shaved, stateLimit, deadline);
+  return search.depthFirst(tau, floor);
+}
+
 /// Improves `segment` by exact search until `deadline`; returns the states
 /// created. Orders with peak <= floor are as good as optimal for the whole
 /// graph, so the search stops at the first one.
@@ -104,7 +164,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   {
-    ExactSearch search(problem, stateLimit, now + (deadline - now) / 2);
+    // A quarter of the time, half with interchangeable branches: shaving's
+    // dependences mostly involve them and are left out of the search at tau
+    // (searchAt), so the best-first search is the stronger tool there.
+    const int share = problem.symmetricClasses.empty() ? 4 : 2;
+    ExactSearch search(problem, stateLimit, now + (deadline - now) / share);
     SearchResult best = search.bestFirst(segment.peak, floor);
     states += best.states;
     segment.lowerBound = std::max(segment.lowerBound, best.lowerBound);
@@ -117,43 +181,99 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       return states;
   }
 
-  // Adaptive soft budgeting on tau in [lowerBound, peak - 1]. First tau
-  // just below the best peak, while that keeps finding orders (cheap when
-  // the budget is loose); after the first timeout, binary search. 'No
-  // solution' raises the low end (a proven bound), a found order lowers the
-  // high end below its peak, and a timeout lowers tau, since a smaller
-  // budget prunes more and is decided faster.
-  ExactSearch search(problem, stateLimit, deadline);
-  int64_t low = segment.lowerBound, high = segment.peak - 1;
-  bool descending = true;
+  // Adaptive soft budgeting: decisions "some order has peak <= tau" for tau
+  // in [lowerBound, peak - 1], over the multiples of the buffer sizes' gcd
+  // (every peak is one), on two tracks taking turns until each hits its
+  // limit, then binary search:
+  //  - downwards from just below the best peak with the plain depth-first
+  //    search, while that keeps finding orders (cheap when the budget is
+  //    loose, and a last 'none' proves the order optimal);
+  //  - upwards from the lower bound with doubling strides, each tau shaved
+  //    first (searchAt): shaving refutes most taus below the optimum, and at
+  //    the least one it does not, its dependences often lead the search
+  //    straight to an optimal order.
+  // 'No solution' raises the low end (a proven bound), a found order lowers
+  // the high end below its peak; a timeout stops its track, and lowers the
+  // high end below tau unless it was on the upward track (a smaller budget
+  // prunes more and is decided faster).
+  const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
+  auto down = [&](int64_t bytes) { return bytes / unit; };
+  int64_t low = (segment.lowerBound + unit - 1) / unit,
+          high = down(segment.peak - 1);
+  int64_t stride = 1;
+  bool descending = true, ascending = true, turnUp = true, probeHigh = false,
+       retried = false;
+  // Dependences shaved at the least tau not refuted so far.
+  std::vector<std::pair<int, int>> known;
+  int64_t knownTau = std::numeric_limits<int64_t>::max();
   while (low <= high && segment.peak > floor) {
     now = Clock::now();
     if (now >= deadline)
       break;
-    int64_t searchLow = std::max(low, std::min(floor, high));
+    int64_t searchLow = std::max(low, std::min(down(floor), high));
+    const bool up = ascending && (turnUp || !descending);
+    turnUp = !turnUp;
     int steps = 1;
     for (int64_t span = high - searchLow + 1; span > 1; span >>= 1)
       ++steps;
-    int64_t tau = descending ? high : searchLow + (high - searchLow) / 2;
-    search.setDeadline(now + (deadline - now) / (descending ? 4 : steps));
-    SearchResult step = search.depthFirst(tau, floor);
+    int64_t tau = probeHigh ? high : searchLow + (high - searchLow) / 2;
+    probeHigh = false;
+    Clock::time_point stepDeadline = now + (deadline - now) / steps;
+    if (up) {
+      tau = std::min(high, searchLow + stride - 1);
+      stepDeadline = now + (deadline - now) / 2;
+    } else if (descending) {
+      tau = high;
+      stepDeadline = now + (deadline - now) / 8;
+    }
+    SearchResult step;
+    if (up || !descending) {
+      std::vector<std::pair<int, int>> dependences;
+      if (tau <= knownTau)
+        dependences = known;
+      step = searchAt(segment, tau * unit, floor, stepDeadline, stateLimit,
+                      dependences);
+      if (tau < knownTau && !dependences.empty()) {
+        known = std::move(dependences);
+        knownTau = tau;
+      }
+    } else {
+      ExactSearch search(problem, stateLimit, stepDeadline);
+      step = search.depthFirst(tau * unit, floor);
+    }
     states += step.states;
     switch (step.outcome) {
     case SearchOutcome::Found:
       segment.order = std::move(step.order);
       segment.peak = step.peak;
-      high = step.peak - 1;
+      high = down(step.peak - 1);
+      // Found near the lower bound: binary search (shaved) decides the
+      // rest, first just below the peak found (it is often optimal).
+      if (up) {
+        ascending = descending = false;
+        probeHigh = true;
+      }
       break;
     case SearchOutcome::Exhausted:
       low = tau + 1;
+      stride *= 2;
       break;
     case SearchOutcome::Limit:
-      high = tau - 1;
-      descending = false;
+      if (up) {
+        ascending = false;
+      } else if (tau == searchLow && !retried) {
+        // The last value left (binary search ends at it): once more with
+        // the time left.
+        descending = false;
+        retried = true;
+      } else {
+        descending = false;
+        high = tau - 1;
+      }
       break;
     }
   }
-  segment.lowerBound = std::max(segment.lowerBound, low);
+  segment.lowerBound = std::max(segment.lowerBound, low * unit);
   return states;
 }
 
@@ -187,8 +307,8 @@ void scheduleExact(const SchedulingProblem &problem,
     Segment &segment = segments[k];
     segment.nodes = std::move(parts[k]);
     std::string error;
-    [[maybe_unused]] bool built = segment.problem.build(
-        problem.subGraph(segmentOf, k, segment.nodes), error);
+    segment.graph = problem.subGraph(segmentOf, k, segment.nodes);
+    [[maybe_unused]] bool built = segment.problem.build(segment.graph, error);
     assert(built && "a segment of an acyclic graph is acyclic");
     // Interchangeable branches stay interchangeable in their segment
     // (they read the same earlier buffers and feed the same later nodes).

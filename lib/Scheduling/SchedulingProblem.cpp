@@ -210,9 +210,12 @@ void SchedulingProblem::sortByBound() {
 
 void SchedulingProblem::strengthenBounds(
     std::chrono::steady_clock::time_point deadline) {
-  std::vector<int64_t> cuts = cutBounds(*this, deadline);
+  raiseStepBounds(cutBounds(*this, deadline));
+}
+
+void SchedulingProblem::raiseStepBounds(const std::vector<int64_t> &bounds) {
   for (int v = 0; v < numNodes; ++v)
-    stepBound[v] = std::max(stepBound[v], cuts[v]);
+    stepBound[v] = std::max(stepBound[v], bounds[v]);
   sortByBound();
 }
 

@@ -185,6 +185,9 @@ struct SchedulingProblem {
   /// Raises stepBound to the minimum-cut bounds (CutBound.h) of the nodes
   /// computed before `deadline`; needs the problem built with bounds.
   void strengthenBounds(std::chrono::steady_clock::time_point deadline);
+  /// Raises stepBound[v] to bounds[v] where that is larger (bounds valid for
+  /// every order the caller searches).
+  void raiseStepBounds(const std::vector<int64_t> &bounds);
 
   /// Bytes freed by executing `node` when `scheduled` (indexed by node) have
   /// run: its non-returned uses whose other users have all run.

@@ -4,6 +4,7 @@
 
 #include "CutBound.h"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -18,18 +19,25 @@ public:
   Shaver(const SchedulingProblem &problem, int64_t tau)
       : problem(problem), tau(tau), n(problem.numNodes), bounder(problem),
         before(n, std::vector<char>(n, 0)), inSet(n, std::vector<char>(n, 0)),
+        lastCut(n, 0), readBytes(n, 0), writtenBytes(n, 0),
         side(n, CutBounder::kFree) {
+    for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+      for (int u : problem.users[b])
+        readBytes[u] += problem.bytes[b];
+      for (int w : problem.writers[b])
+        writtenBytes[w] += problem.bytes[b];
+    }
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b)
         before[a][b] = a != b && problem.isAncestor(a, b);
   }
 
-  std::optional<bool> refute(std::chrono::steady_clock::time_point deadline) {
+  Shaving::Outcome refute(std::chrono::steady_clock::time_point deadline) {
     for (int v = 0; v < n; ++v) {
       if (std::chrono::steady_clock::now() >= deadline)
-        return std::nullopt;
+        return Shaving::Timeout;
       if (!cut(v))
-        return true;
+        return Shaving::Refuted;
     }
     for (bool changed = true; changed;) {
       changed = false;
@@ -38,10 +46,10 @@ public:
           if (before[a][b] || before[b][a])
             continue;
           if (std::chrono::steady_clock::now() >= deadline)
-            return std::nullopt;
+            return Shaving::Timeout;
           bool ab = possible(a, b), ba = possible(b, a);
           if (!ab && !ba)
-            return true;
+            return Shaving::Refuted;
           if (ab && ba)
             continue;
           // Every order of peak <= tau runs `first` before `second`.
@@ -49,10 +57,21 @@ public:
           addDependence(first, second);
           changed = true;
           if (!cut(a) || !cut(b))
-            return true;
+            return Shaving::Refuted;
         }
     }
-    return false;
+    return Shaving::Open;
+  }
+
+  /// After refute: the dependences derived and the last cut of each node.
+  std::vector<std::pair<int, int>> takeDependences() {
+    return std::move(extra);
+  }
+  std::vector<int64_t> stepBounds() const {
+    std::vector<int64_t> bounds(n);
+    for (int v = 0; v < n; ++v)
+      bounds[v] = std::max(problem.stepBound[v], lastCut[v]);
+    return bounds;
   }
 
 private:
@@ -84,9 +103,10 @@ private:
   /// The cut of v under the dependences so far; false when it exceeds tau.
   bool cut(int v) {
     setSides(v, -1, -1);
-    int64_t value = bounder.bound(v, side, extra);
+    int64_t value = bounder.bound(v, side, extra, tau);
     if (value > tau)
       return false;
+    lastCut[v] = value;
     for (int u = 0; u < n; ++u)
       inSet[v][u] = bounder.inLeastSet(u);
     return true;
@@ -95,20 +115,35 @@ private:
   /// Whether some order of peak <= tau may run x before y, as far as the
   /// cuts of x (without y and its descendants) and y (with x and its
   /// ancestors) tell. A cut is skipped when the least set already found for
-  /// the node satisfies the extra condition (its value, <= tau, stays).
+  /// the node, changed to meet the extra condition, stays within tau: taking
+  /// y's descendants out of x's set frees nothing it did not free before and
+  /// keeps at most the buffers they read; putting x's ancestors into y's set
+  /// adds at most the buffers they write. (Skipping a cut only weakens the
+  /// test, so the stale sets of nodes not cut since a dependence was added
+  /// do no harm.)
   bool possible(int x, int y) {
-    bool needX = false;
-    for (int u = 0; u < n && !needX; ++u)
-      needX = inSet[x][u] && (u == y || before[y][u]);
-    if (needX && (!setSides(x, -1, y) || bounder.bound(x, side, extra) > tau))
+    int64_t removed = 0;
+    for (int u = 0; u < n; ++u)
+      if (inSet[x][u] && (u == y || before[y][u]))
+        removed += readBytes[u];
+    if (removed > 0 && lastCut[x] + removed > tau &&
+        (!setSides(x, -1, y) || bounder.bound(x, side, extra, tau) > tau))
       return false;
-    if (!inSet[y][x] &&
-        (!setSides(y, x, -1) || bounder.bound(y, side, extra) > tau))
+    int64_t added = 0;
+    for (int u = 0; u < n; ++u)
+      if (!inSet[y][u] && (u == x || before[u][x]))
+        added += writtenBytes[u];
+    if (added > 0 && lastCut[y] + added > tau &&
+        (!setSides(y, x, -1) || bounder.bound(y, side, extra, tau) > tau))
       return false;
     return true;
   }
 
+public:
+  /// Every order of peak <= tau runs `first` before `second`.
   void addDependence(int first, int second) {
+    if (before[first][second])
+      return;
     extra.emplace_back(first, second);
     std::vector<int> up = {first}, down = {second};
     for (int u = 0; u < n; ++u) {
@@ -122,6 +157,7 @@ private:
         before[u][d] = 1;
   }
 
+private:
   const SchedulingProblem &problem;
   const int64_t tau;
   const int n;
@@ -130,23 +166,54 @@ private:
   std::vector<std::vector<char>> before;
   /// inSet[v][u]: u is in the least set of v's last cut.
   std::vector<std::vector<char>> inSet;
+  std::vector<int64_t> lastCut;
+  /// Per node: bytes of the buffers it reads, and of those it writes.
+  std::vector<int64_t> readBytes, writtenBytes;
   std::vector<signed char> side;
   std::vector<std::pair<int, int>> extra;
 };
 
 } // namespace
 
+Shaving shave(const SchedulingProblem &problem, int64_t tau,
+              std::chrono::steady_clock::time_point deadline,
+              const std::vector<std::pair<int, int>> &known) {
+  Shaver shaver(problem, tau);
+  for (auto [first, second] : known)
+    shaver.addDependence(first, second);
+  Shaving result;
+  result.outcome = shaver.refute(deadline);
+  if (result.outcome == Shaving::Open) {
+    result.stepBounds = shaver.stepBounds();
+    result.dependences = shaver.takeDependences();
+  }
+  return result;
+}
+
 std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
                                std::chrono::steady_clock::time_point deadline) {
-  return Shaver(problem, tau).refute(deadline);
+  switch (shave(problem, tau, deadline).outcome) {
+  case Shaving::Refuted:
+    return true;
+  case Shaving::Open:
+    return false;
+  case Shaving::Timeout:
+    break;
+  }
+  return std::nullopt;
+}
+
+int64_t peakUnit(const SchedulingProblem &problem) {
+  int64_t unit = 0;
+  for (int64_t size : problem.bytes)
+    unit = std::gcd(unit, size);
+  return unit;
 }
 
 int64_t shavingBound(const SchedulingProblem &problem, int64_t low,
                      int64_t high,
                      std::chrono::steady_clock::time_point deadline) {
-  int64_t unit = 0;
-  for (int64_t size : problem.bytes)
-    unit = std::gcd(unit, size);
+  const int64_t unit = peakUnit(problem);
   if (unit <= 0 || high < low)
     return low;
   // Peaks are multiples of unit: refuting k * unit - 1 proves k * unit.

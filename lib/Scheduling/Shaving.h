@@ -24,15 +24,47 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace serenity {
 namespace detail {
 
+/// What the test concluded at one threshold tau.
+struct Shaving {
+  enum Outcome {
+    /// No order has peak <= tau.
+    Refuted,
+    /// Not refuted: every order of peak <= tau keeps `dependences`.
+    Open,
+    /// The deadline passed first.
+    Timeout,
+  };
+  Outcome outcome = Timeout;
+  /// Derived dependences (a before b), in the order they were found; not
+  /// implied by the problem's nor by earlier ones when added.
+  std::vector<std::pair<int, int>> dependences;
+  /// Open: per node, the minimum cut of its step under the problem's and
+  /// the derived dependences (a lower bound on the step in every order of
+  /// peak <= tau), at least the step's stepBound.
+  std::vector<int64_t> stepBounds;
+};
+
+/// Shaves `problem` at `tau`, starting from the dependences `known` (which
+/// every order of peak <= tau must keep, e.g. those shaved at a larger tau).
+/// Needs the problem built with bounds.
+Shaving shave(const SchedulingProblem &problem, int64_t tau,
+              std::chrono::steady_clock::time_point deadline,
+              const std::vector<std::pair<int, int>> &known = {});
+
 /// True when no order of `problem` has peak <= tau, false when the test
-/// cannot tell, nullopt when `deadline` passed first. Needs the problem
-/// built with bounds.
+/// cannot tell, nullopt when `deadline` passed first (shave's outcome).
 std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
                                std::chrono::steady_clock::time_point deadline);
+
+/// The greatest common divisor of the problem's buffer sizes: every peak is
+/// a multiple of it (0 without buffers).
+int64_t peakUnit(const SchedulingProblem &problem);
 
 /// The least value in [low, high + 1] that refutePeak does not refute below
 /// (a lower bound on the peak of every order, given that no order peaks

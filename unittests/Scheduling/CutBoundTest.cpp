@@ -98,8 +98,12 @@ namespace {
 
 /// Precedence shaving (Shaving.h) never refutes the optimum: refutePeak at
 /// the brute-force least peak is false, and shavingBound stays at most the
-/// least peak. Returns whether the test refuted optimum - 1 (to count how
+/// least peak; an open test's dependences and step bounds hold for every
+/// order within its threshold (counted in `derivedDependences`). Returns
+/// whether the test refuted optimum - 1 (to count how
 /// often it is tight).
+size_t derivedDependences = 0;
+
 bool checkShaving(const MemoryGraph &graph, int index) {
   SchedulingProblem problem;
   std::string error;
@@ -111,6 +115,38 @@ bool checkShaving(const MemoryGraph &graph, int index) {
   EXPECT_FALSE(atOptimum.value_or(false)) << "graph " << index;
   EXPECT_LE(detail::shavingBound(problem, 0, 2 * optimum + 1, forever), optimum)
       << "graph " << index;
+  // What an open test derives holds for every order of peak <= tau: the
+  // dependences, and the cuts as bounds on the steps. Checked at the
+  // optimum, and there again starting from the dependences derived at a
+  // larger tau (as the scheduler's upward searches do).
+  int64_t loose = optimum + optimum / 4;
+  detail::Shaving atLoose = detail::shave(problem, loose, forever);
+  for (auto [tau, known] :
+       {std::make_pair(optimum, std::vector<std::pair<int, int>>{}),
+        std::make_pair(optimum, atLoose.dependences),
+        std::make_pair(loose, std::vector<std::pair<int, int>>{})}) {
+    detail::Shaving shaving = detail::shave(problem, tau, forever, known);
+    EXPECT_EQ(shaving.outcome, detail::Shaving::Open) << "graph " << index;
+    if (shaving.outcome != detail::Shaving::Open)
+      continue;
+    EXPECT_EQ(shaving.stepBounds.size(), graph.nodes.size());
+    derivedDependences += shaving.dependences.size();
+    forEachTopologicalOrder(graph, [&](const std::vector<int> &order) {
+      MemoryProfile profile = simulate(graph, order);
+      if (profile.peak > tau)
+        return;
+      std::vector<int> step(order.size());
+      for (size_t t = 0; t < order.size(); ++t)
+        step[order[t]] = static_cast<int>(t);
+      for (auto [first, second] : shaving.dependences)
+        EXPECT_LT(step[first], step[second])
+            << "graph " << index << " tau " << tau << ": " << first
+            << " before " << second;
+      for (size_t t = 0; t < order.size(); ++t)
+        EXPECT_LE(shaving.stepBounds[order[t]], profile.usage[t])
+            << "graph " << index << " tau " << tau << " node " << order[t];
+    });
+  }
   return detail::refutePeak(problem, optimum - 1, forever).value_or(false);
 }
 
@@ -123,8 +159,10 @@ TEST(Shaving, NeverRefutesTheOptimum) {
     MemoryGraph graph = randomGraph(rng, 3 + i % 7, /*chainy=*/i % 3 == 0);
     tight += checkShaving(graph, i);
   }
-  // The test is not vacuous: it refutes optimum - 1 on most graphs.
+  // The test is not vacuous: it refutes optimum - 1 on most graphs, and
+  // derives dependences.
   EXPECT_GT(tight, 250);
+  EXPECT_GT(derivedDependences, 100u);
 }
 
 TEST(Shaving, NeverRefutesTheOptimumWithInPlaceConcats) {

@@ -321,7 +321,8 @@ TEST(Scheduler, TinyLimitsFallBackToHeuristics) {
 
 TEST(Scheduler, SmallStateLimitsStaySound) {
   // Few states make the best-first search give up, so the adaptive soft
-  // budgeting (depth-first searches on tau) runs: whatever it proves must
+  // budgeting (depth-first searches on tau, shaved first on the upward
+  // track) runs: whatever it proves must
   // hold, and what it returns must be valid.
   int proven = 0, runs = 0;
   for (unsigned seed = 0; seed < 200; ++seed) {
