@@ -195,14 +195,14 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // 'No solution' raises the low end (a proven bound), a found order lowers
   // the high end below its peak; a timeout stops its track, and lowers the
   // high end below tau unless it was on the upward track (a smaller budget
-  // prunes more and is decided faster).
+  // prunes more and is decided faster). The binary search takes the upper
+  // middle: the looser half is decided faster.
   const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
   auto down = [&](int64_t bytes) { return bytes / unit; };
   int64_t low = (segment.lowerBound + unit - 1) / unit,
           high = down(segment.peak - 1);
   int64_t stride = 1;
-  bool descending = true, ascending = true, turnUp = true, probeHigh = false,
-       retried = false;
+  bool descending = true, ascending = true, turnUp = true, probeHigh = false;
   // Dependences shaved at the least tau not refuted so far.
   std::vector<std::pair<int, int>> known;
   int64_t knownTau = std::numeric_limits<int64_t>::max();
@@ -216,7 +216,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     int steps = 1;
     for (int64_t span = high - searchLow + 1; span > 1; span >>= 1)
       ++steps;
-    int64_t tau = probeHigh ? high : searchLow + (high - searchLow) / 2;
+    int64_t tau = probeHigh ? high : searchLow + (high - searchLow + 1) / 2;
     probeHigh = false;
     Clock::time_point stepDeadline = now + (deadline - now) / steps;
     if (up) {
@@ -261,16 +261,28 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     case SearchOutcome::Limit:
       if (up) {
         ascending = false;
-      } else if (tau == searchLow && !retried) {
-        // The last value left (binary search ends at it): once more with
-        // the time left.
-        descending = false;
-        retried = true;
       } else {
         descending = false;
         high = tau - 1;
       }
       break;
+    }
+  }
+  // Time left after timeouts gave up the values above the lower bound: the
+  // least of them once more, with all of it.
+  if (low * unit < segment.peak && segment.peak > floor &&
+      Clock::now() < deadline) {
+    std::vector<std::pair<int, int>> dependences;
+    if (low <= knownTau)
+      dependences = known;
+    SearchResult last =
+        searchAt(segment, low * unit, floor, deadline, stateLimit, dependences);
+    states += last.states;
+    if (last.outcome == SearchOutcome::Found) {
+      segment.order = std::move(last.order);
+      segment.peak = last.peak;
+    } else if (last.outcome == SearchOutcome::Exhausted) {
+      ++low;
     }
   }
   segment.lowerBound = std::max(segment.lowerBound, low * unit);
