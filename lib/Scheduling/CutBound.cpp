@@ -154,8 +154,9 @@ int64_t CutBounder::bound(int v, const std::vector<signed char> &side,
       return infinity;
   // The flow stops once the cut is known to exceed atMost.
   const int64_t limit =
-      atMost >= infinity ? infinity
-                         : std::max<int64_t>(0, atMost - problem.defBytes[v]) + 1;
+      atMost >= infinity
+          ? infinity
+          : std::max<int64_t>(0, atMost - problem.defBytes[v]) + 1;
   return problem.defBytes[v] + flow.run(Source, Sink, infinity, limit);
 }
 

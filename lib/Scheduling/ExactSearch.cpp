@@ -24,7 +24,8 @@
 //    freed_S(v) <= 0, since kept only shrinks and freed only grows with T
 //    (this includes the buffers v now allocates before w). Later steps are
 //    unchanged, and v's own step stays within a value the completion
-//    reaches anyway.
+//    reaches anyway. The depth-first search, which wants any completion
+//    within tau, takes tau as that value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -459,7 +460,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
   return result;
 }
 
-SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
+SearchResult ExactSearch::depthFirst(int64_t tau) {
   SearchResult result;
   int root = resetToRoot();
 
@@ -490,10 +491,12 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
       result.states = created;
       return result;
     }
-    int64_t bound = load(top.state, std::max(top.peak, floor));
+    // Any order within tau will do: the bound matters only against tau, and
+    // a node may run eagerly whenever its step stays within tau.
+    int64_t bound = load(top.state, tau);
     if (bound > tau)
       continue;
-    expand(top.state, bound, std::min(floor, tau), children);
+    expand(top.state, bound, tau, children);
     const uint64_t *bits = signature(top.state);
     std::copy(bits, bits + words, scratchBits.begin());
     const int childDepth = depth[top.state] + 1;
@@ -504,9 +507,12 @@ SearchResult ExactSearch::depthFirst(int64_t tau, int64_t floor) {
         continue;
       scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
       if (remainingBound(scratchBits.data()) <= tau) {
+        // Whether a state has a completion within tau depends on the
+        // scheduled set only (not on the peak so far, which is within tau
+        // on every path here): each state is explored once.
         bool inserted;
         int next = findOrInsert(childSignature(child.node), inserted);
-        if (inserted || child.peak < bestPeak[next]) {
+        if (inserted) {
           bestPeak[next] = child.peak;
           liveBytes[next] = child.live;
           parent[next] = top.state;

@@ -55,7 +55,7 @@ public:
 
   /// Depth-first search for any order with peak <= `tau`. Found: such an
   /// order; Exhausted: none exists.
-  SearchResult depthFirst(int64_t tau, int64_t floor);
+  SearchResult depthFirst(int64_t tau);
 
   /// Moves the time limit of later searches.
   void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }

@@ -15,16 +15,14 @@
 
 #include "ExactSearch.h"
 #include "HillValley.h"
-#include "Shaving.h"
 #include "SchedulingProblem.h"
+#include "Shaving.h"
 #include "Symmetry.h"
 
 #include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 
 namespace serenity {
 
@@ -105,22 +103,22 @@ std::vector<int> induce(const std::vector<int> &order,
 /// then a depth-first search on the graph with the dependences it derived
 /// (every order of peak <= tau keeps them, so Exhausted still means none
 /// exists). Open shavings replace `known` with their dependences.
-SearchResult searchAt(const Segment &segment, int64_t tau, int64_t floor,
+SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known) {
   SearchResult result;
   const Clock::time_point start = Clock::now();
   // Shaving gets half the time; when it cannot finish, the plain search
   // gets the rest.
-  detail::Shaving shaving =
-      detail::shave(segment.problem, tau, start + (deadline - start) / 2, known);
+  detail::Shaving shaving = detail::shave(
+      segment.problem, tau, start + (deadline - start) / 2, known);
   if (shaving.outcome == detail::Shaving::Refuted) {
     result.outcome = SearchOutcome::Exhausted;
     return result;
   }
   if (shaving.outcome == detail::Shaving::Timeout) {
     ExactSearch search(segment.problem, stateLimit, deadline);
-    return search.depthFirst(tau, floor);
+    return search.depthFirst(tau);
   }
   known = shaving.dependences;
   // The interchangeable branches stay interchangeable (and the search keeps
@@ -152,7 +150,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau, int64_t floor,
   // dependences left out), which is all the search needs.
   shaved.raiseStepBounds(shaving.stepBounds);
   ExactSearch search(shaved, stateLimit, deadline);
-  return search.depthFirst(tau, floor);
+  return search.depthFirst(tau);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
@@ -203,9 +201,22 @@ int64_t improveSegment(Segment &segment, int64_t floor,
           high = down(segment.peak - 1);
   int64_t stride = 1;
   bool descending = true, ascending = true, turnUp = true, probeHigh = false;
-  // Dependences shaved at the least tau not refuted so far.
+  // Dependences shaved at the least tau not refuted so far; a decision at a
+  // tau up to that one starts from them.
   std::vector<std::pair<int, int>> known;
   int64_t knownTau = std::numeric_limits<int64_t>::max();
+  auto decide = [&](int64_t tau, Clock::time_point stepDeadline) {
+    std::vector<std::pair<int, int>> dependences;
+    if (tau <= knownTau)
+      dependences = known;
+    SearchResult result =
+        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences);
+    if (tau < knownTau && !dependences.empty()) {
+      known = std::move(dependences);
+      knownTau = tau;
+    }
+    return result;
+  };
   while (low <= high && segment.peak > floor) {
     now = Clock::now();
     if (now >= deadline)
@@ -228,18 +239,10 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     }
     SearchResult step;
     if (up || !descending) {
-      std::vector<std::pair<int, int>> dependences;
-      if (tau <= knownTau)
-        dependences = known;
-      step = searchAt(segment, tau * unit, floor, stepDeadline, stateLimit,
-                      dependences);
-      if (tau < knownTau && !dependences.empty()) {
-        known = std::move(dependences);
-        knownTau = tau;
-      }
+      step = decide(tau, stepDeadline);
     } else {
       ExactSearch search(problem, stateLimit, stepDeadline);
-      step = search.depthFirst(tau * unit, floor);
+      step = search.depthFirst(tau * unit);
     }
     states += step.states;
     switch (step.outcome) {
@@ -272,11 +275,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // least of them once more, with all of it.
   if (low * unit < segment.peak && segment.peak > floor &&
       Clock::now() < deadline) {
-    std::vector<std::pair<int, int>> dependences;
-    if (low <= knownTau)
-      dependences = known;
-    SearchResult last =
-        searchAt(segment, low * unit, floor, deadline, stateLimit, dependences);
+    SearchResult last = decide(low, deadline);
     states += last.states;
     if (last.outcome == SearchOutcome::Found) {
       segment.order = std::move(last.order);

@@ -121,11 +121,13 @@ bool checkShaving(const MemoryGraph &graph, int index) {
   // larger tau (as the scheduler's upward searches do).
   int64_t loose = optimum + optimum / 4;
   detail::Shaving atLoose = detail::shave(problem, loose, forever);
-  for (auto [tau, known] :
+  for (const auto &check :
        {std::make_pair(optimum, std::vector<std::pair<int, int>>{}),
         std::make_pair(optimum, atLoose.dependences),
         std::make_pair(loose, std::vector<std::pair<int, int>>{})}) {
-    detail::Shaving shaving = detail::shave(problem, tau, forever, known);
+    const int64_t tau = check.first;
+    detail::Shaving shaving =
+        detail::shave(problem, tau, forever, check.second);
     EXPECT_EQ(shaving.outcome, detail::Shaving::Open) << "graph " << index;
     if (shaving.outcome != detail::Shaving::Open)
       continue;

@@ -169,7 +169,7 @@ TEST(Symmetry, BreakingKeepsTheOptimumOnPlantedBranches) {
       ASSERT_TRUE(constrained.isTopologicalOrder(best.order)) << "graph " << i;
       EXPECT_EQ(best.peak, optimum) << "graph " << i;
       EXPECT_EQ(peakMemory(graph, best.order), optimum) << "graph " << i;
-      detail::SearchResult any = search.depthFirst(optimum, 0);
+      detail::SearchResult any = search.depthFirst(optimum);
       ASSERT_EQ(any.outcome, detail::SearchOutcome::Found);
       ASSERT_TRUE(constrained.isTopologicalOrder(any.order)) << "graph " << i;
       EXPECT_EQ(peakMemory(graph, any.order), any.peak) << "graph " << i;
