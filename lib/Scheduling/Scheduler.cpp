@@ -162,11 +162,15 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   {
-    // A quarter of the time, half with interchangeable branches: shaving's
-    // dependences mostly involve them and are left out of the search at tau
-    // (searchAt), so the best-first search is the stronger tool there.
-    const int share = problem.symmetricClasses.empty() ? 4 : 2;
-    ExactSearch search(problem, stateLimit, now + (deadline - now) / share);
+    // A quarter of the time, half with interchangeable branches (shaving's
+    // dependences mostly involve them and are left out of the search at tau,
+    // see searchAt, so the best-first search is the stronger tool there) or
+    // when half is at most 200 ms (the many small segments of a large graph,
+    // which the best-first search proves in milliseconds).
+    const Clock::duration total = deadline - now;
+    const bool half = !problem.symmetricClasses.empty() ||
+                      total / 2 <= std::chrono::milliseconds(200);
+    ExactSearch search(problem, stateLimit, now + total / (half ? 2 : 4));
     SearchResult best = search.bestFirst(segment.peak, floor);
     states += best.states;
     segment.lowerBound = std::max(segment.lowerBound, best.lowerBound);
