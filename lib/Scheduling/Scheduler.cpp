@@ -162,7 +162,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   {
-    // A quarter of the time, half with interchangeable branches (shaving's
+    // A quarter of the time (an eighth proves more 48-node stages but loses
+    // a segment of a 200-cell DARTS stack, see docs/Scheduling.md), half with
+    // interchangeable branches (shaving's
     // dependences mostly involve them and are left out of the search at tau,
     // see searchAt, so the best-first search is the stronger tool there) or
     // when half is at most 200 ms (the many small segments of a large graph,
