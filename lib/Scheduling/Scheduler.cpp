@@ -109,7 +109,13 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   SearchResult result;
   const Clock::time_point start = Clock::now();
   // Shaving gets half the time; when it cannot finish, the plain search
-  // gets the rest.
+  // gets the rest. It tests pairs of nodes (quadratic in cuts), so segments
+  // of more than kShavingNodes nodes are searched plainly.
+  constexpr int kShavingNodes = 1000;
+  if (segment.problem.numNodes > kShavingNodes) {
+    ExactSearch search(segment.problem, stateLimit, deadline);
+    return search.depthFirst(tau);
+  }
   detail::Shaving shaving = detail::shave(
       segment.problem, tau, start + (deadline - start) / 2, known);
   if (shaving.outcome == detail::Shaving::Refuted) {
@@ -162,9 +168,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   {
-    // A quarter of the time (an eighth proves more 48-node stages but loses
-    // a segment of a 200-cell DARTS stack, see docs/Scheduling.md), half with
-    // interchangeable branches (shaving's
+    // An eighth of the time (see docs/Scheduling.md for a quarter and a
+    // sixteenth), half with interchangeable branches (shaving's
     // dependences mostly involve them and are left out of the search at tau,
     // see searchAt, so the best-first search is the stronger tool there) or
     // when half is at most 200 ms (the many small segments of a large graph,
@@ -172,7 +177,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     const Clock::duration total = deadline - now;
     const bool half = !problem.symmetricClasses.empty() ||
                       total / 2 <= std::chrono::milliseconds(200);
-    ExactSearch search(problem, stateLimit, now + total / (half ? 2 : 4));
+    ExactSearch search(problem, stateLimit, now + total / (half ? 2 : 8));
     SearchResult best = search.bestFirst(segment.peak, floor);
     states += best.states;
     segment.lowerBound = std::max(segment.lowerBound, best.lowerBound);
