@@ -106,19 +106,18 @@ std::vector<int> induce(const std::vector<int> &order,
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known) {
-  SearchResult result;
-  const Clock::time_point start = Clock::now();
   // Shaving gets half the time; when it cannot finish, the plain search
   // gets the rest. It tests pairs of nodes (quadratic in cuts), so segments
-  // of more than kShavingNodes nodes are searched plainly.
+  // of more than kShavingNodes nodes are searched plainly (left as Timeout).
   constexpr int kShavingNodes = 1000;
-  if (segment.problem.numNodes > kShavingNodes) {
-    ExactSearch search(segment.problem, stateLimit, deadline);
-    return search.depthFirst(tau);
+  detail::Shaving shaving;
+  if (segment.problem.numNodes <= kShavingNodes) {
+    const Clock::time_point start = Clock::now();
+    shaving = detail::shave(segment.problem, tau,
+                            start + (deadline - start) / 2, known);
   }
-  detail::Shaving shaving = detail::shave(
-      segment.problem, tau, start + (deadline - start) / 2, known);
   if (shaving.outcome == detail::Shaving::Refuted) {
+    SearchResult result;
     result.outcome = SearchOutcome::Exhausted;
     return result;
   }
