@@ -5,9 +5,10 @@
 // graph is cut into segments that every order runs one after the other
 // (divide and conquer),
 // and each segment whose heuristic peak exceeds the best known lower bound is
-// searched exactly: best-first first, then adaptive soft budgeting (binary
-// search on a budget tau with depth-first searches under a per-step time
-// limit) when the first search hits a limit.
+// searched exactly: a depth-first search just below the best peak (is the
+// order optimal?), best-first, then adaptive soft budgeting (binary search
+// on a budget tau with depth-first searches under a per-step time limit)
+// when those hit a limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +168,28 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   {
+    // First whether the best order known is optimal: a depth-first search
+    // just below its peak, with an eighth of the time. The heuristic orders
+    // often are (tiled graphs: the search then proves it with a third of the
+    // states the best-first search needs, its eager rule being looser); else
+    // it finds a better order fast while the budget is loose.
+    const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
+    ExactSearch search(problem, stateLimit, now + (deadline - now) / 8);
+    SearchResult below = search.depthFirst(segment.peak - unit);
+    states += below.states;
+    if (below.outcome == SearchOutcome::Exhausted) {
+      segment.lowerBound = segment.peak;
+      return states;
+    }
+    if (below.outcome == SearchOutcome::Found) {
+      segment.order = std::move(below.order);
+      segment.peak = below.peak;
+      if (segment.peak <= floor)
+        return states;
+    }
+    now = Clock::now();
+  }
+  {
     // An eighth of the time (see docs/Scheduling.md for a quarter and a
     // sixteenth), half with interchangeable branches (shaving's
     // dependences mostly involve them and are left out of the search at tau,
@@ -296,6 +319,32 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   }
   segment.lowerBound = std::max(segment.lowerBound, low * unit);
   return states;
+}
+
+/// `order` of the original graph as orders of the graph whose node k
+/// contracts the original nodes members[k]: by each contracted node's first
+/// member, and by its last member (either may violate a dependence).
+std::vector<std::vector<int>>
+contractOrder(const std::vector<int> &order,
+              const std::vector<std::vector<int>> &members) {
+  std::vector<int> position(order.size());
+  for (int i = 0, e = static_cast<int>(order.size()); i < e; ++i)
+    position[order[i]] = i;
+  std::vector<std::vector<int>> orders;
+  for (bool last : {false, true}) {
+    std::vector<std::pair<int, int>> keyed;
+    for (int k = 0, e = static_cast<int>(members.size()); k < e; ++k) {
+      int key = last ? -1 : static_cast<int>(order.size());
+      for (int v : members[k])
+        key = last ? std::max(key, position[v]) : std::min(key, position[v]);
+      keyed.emplace_back(key, k);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    orders.emplace_back();
+    for (auto [key, k] : keyed)
+      orders.back().push_back(k);
+  }
+  return orders;
 }
 
 /// The dp algorithm; fills order, lowerBound and statesExplored.
@@ -485,6 +534,17 @@ ScheduleResult schedule(const MemoryGraph &graph,
     std::vector<int> written = programOrder(contracted);
     if (contracted.isTopologicalOrder(written))
       heuristics.insert(heuristics.begin(), std::move(written));
+    // The heuristics on the original graph see other choices than on the
+    // contracted one (a chain's members may interleave with other nodes);
+    // their orders, with each contracted node at its first or last
+    // member's step, are candidates too where that is an order of the
+    // contracted graph.
+    std::vector<std::vector<int>> original{problem.greedyOrder(),
+                                           detail::hillValleyOrder(problem)};
+    for (const std::vector<int> &order : original)
+      for (std::vector<int> &mapped : contractOrder(order, members))
+        if (contracted.isTopologicalOrder(mapped))
+          heuristics.push_back(std::move(mapped));
     ScheduleResult search;
     scheduleExact(reduced, options, heuristics, start, search);
     result.statesExplored = search.statesExplored;
@@ -500,8 +560,8 @@ ScheduleResult schedule(const MemoryGraph &graph,
       candidates.push_back(program);
     candidates.push_back(std::move(expanded));
     candidates.push_back(problem.kahnOrder());
-    candidates.push_back(problem.greedyOrder());
-    candidates.push_back(detail::hillValleyOrder(problem));
+    for (std::vector<int> &order : original)
+      candidates.push_back(std::move(order));
     int64_t best = 0;
     for (std::vector<int> &candidate : candidates) {
       int64_t peak = problem.peakOf(candidate);
