@@ -85,7 +85,7 @@ void ExactSearch::reset() {
   limitHit = false;
 }
 
-uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
+uint64_t hashSignature(const uint64_t *bits, int words) {
   uint64_t h = 0x243F6A8885A308D3ULL;
   for (int w = 0; w < words; ++w) {
     h ^= bits[w] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -93,6 +93,51 @@ uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
     h ^= h >> 31;
   }
   return h;
+}
+
+uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
+  return hashSignature(bits, words);
+}
+
+DeadStates::DeadStates(int numNodes, int64_t capacity)
+    : words(std::max(1, (numNodes + 63) / 64)),
+      capacity(std::max<int64_t>(capacity, 0)), table(1024, -1) {}
+
+size_t DeadStates::find(const uint64_t *bits, uint64_t hash) const {
+  const size_t mask = table.size() - 1;
+  size_t slot = hash & mask;
+  while (table[slot] != -1 &&
+         !std::equal(bits, bits + words,
+                     &signatures[static_cast<size_t>(table[slot]) * words]))
+    slot = (slot + 1) & mask;
+  return slot;
+}
+
+int64_t DeadStates::deadAt(const uint64_t *bits) const {
+  if (taus.empty())
+    return -1;
+  size_t slot = find(bits, hashSignature(bits, words));
+  return table[slot] == -1 ? -1 : taus[table[slot]];
+}
+
+void DeadStates::record(const uint64_t *bits, int64_t tau) {
+  size_t slot = find(bits, hashSignature(bits, words));
+  if (table[slot] != -1) {
+    taus[table[slot]] = std::max(taus[table[slot]], tau);
+    return;
+  }
+  if (size() >= capacity)
+    return;
+  table[slot] = static_cast<int>(taus.size());
+  signatures.insert(signatures.end(), bits, bits + words);
+  taus.push_back(tau);
+  if (taus.size() * 2 > table.size()) {
+    table.assign(table.size() * 2, -1);
+    for (int i = 0, e = static_cast<int>(taus.size()); i < e; ++i)
+      table[find(&signatures[static_cast<size_t>(i) * words],
+                 hashSignature(&signatures[static_cast<size_t>(i) * words],
+                               words))] = i;
+  }
 }
 
 void ExactSearch::growTable() {
@@ -460,74 +505,106 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
   return result;
 }
 
-SearchResult ExactSearch::depthFirst(int64_t tau) {
+// The depth-first search runs frame by frame (each state's children are
+// generated once, when it is entered), so when a frame is left without an
+// order, every set below it has been searched: the set has no completion
+// within tau. A set met again was left before (sets only grow along a
+// path), so it is dead too and skipped; each set is searched once.
+//
+// Why a set dead at tau may be skipped by a later search at tau' <= tau,
+// also on another graph of the same nodes: the searches run on the graph
+// plus dependences that every order of peak <= the search's budget keeps,
+// with step bounds that hold for those orders (shaving). Suppose the later
+// search reaches S and S has a completion within tau'. The whole order has
+// peak <= tau' <= tau in the original graph, so it keeps the dependences
+// and step bounds of the earlier search too, and its suffix is a completion
+// of S within tau there: the earlier search would have found it (its
+// pruning - bounds, eager rule - is exact for "a completion within tau").
+// States are canonical under the same interchangeable classes in every
+// search of a segment, so equal signatures mean the same set up to an
+// automorphism of both graphs.
+SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
   SearchResult result;
   int root = resetToRoot();
-
-  struct Entry {
-    int state;
-    int64_t peak;
+  auto finish = [&](SearchOutcome outcome) {
+    result.outcome = outcome;
+    result.lowerBound =
+        outcome == SearchOutcome::Exhausted ? tau + 1 : problem.staticBound;
+    result.states = created;
+    return result;
   };
-  std::vector<Entry> stack;
-  if (remainingBound(scratchBits.data()) <= tau)
-    stack.push_back({root, 0});
+  if (remainingBound(scratchBits.data()) > tau ||
+      (dead && dead->deadAt(scratchBits.data()) >= tau))
+    return finish(SearchOutcome::Exhausted);
+
+  // Children of the open frames, frame after frame.
+  std::vector<Expansion> pending;
+  struct Frame {
+    int state;
+    size_t begin, next, end;
+  };
+  std::vector<Frame> frames;
   std::vector<Expansion> children;
-  while (!stack.empty()) {
-    Entry top = stack.back();
-    stack.pop_back();
-    if (top.peak > bestPeak[top.state])
-      continue;
-    if (depth[top.state] == problem.numNodes) {
-      result.outcome = SearchOutcome::Found;
-      result.order = pathTo(top.state);
-      result.peak = top.peak;
-      result.lowerBound = problem.staticBound;
-      result.states = created;
-      return result;
-    }
-    if (outOfBudget()) {
-      result.outcome = SearchOutcome::Limit;
-      result.lowerBound = problem.staticBound;
-      result.states = created;
-      return result;
-    }
+  // Enters `state` (loaded into scratchBits' set): Found when complete,
+  // else a frame with its children within tau (none when its bound is
+  // above tau).
+  auto enter = [&](int state) {
+    if (depth[state] == problem.numNodes)
+      return true;
     // Any order within tau will do: the bound matters only against tau, and
     // a node may run eagerly whenever its step stays within tau.
-    int64_t bound = load(top.state, tau);
-    if (bound > tau)
+    const size_t begin = pending.size();
+    if (int64_t bound = load(state, tau); bound <= tau) {
+      expand(state, bound, tau, children);
+      for (const Expansion &child : children)
+        if (child.peak <= tau)
+          pending.push_back(child);
+    }
+    frames.push_back({state, begin, begin, pending.size()});
+    return false;
+  };
+  if (enter(root)) {
+    result.order = pathTo(root);
+    result.peak = 0;
+    return finish(SearchOutcome::Found);
+  }
+  while (!frames.empty()) {
+    Frame &frame = frames.back();
+    if (frame.next == frame.end) {
+      // Sets without children within tau are as cheap to decide again as
+      // to look up: only the others are recorded.
+      if (dead && frame.end > frame.begin)
+        dead->record(signature(frame.state), tau);
+      pending.resize(frame.begin);
+      frames.pop_back();
       continue;
-    expand(top.state, bound, tau, children);
-    const uint64_t *bits = signature(top.state);
+    }
+    if (outOfBudget())
+      return finish(SearchOutcome::Limit);
+    const Expansion child = pending[frame.next++];
+    const int from = frame.state;
+    const uint64_t *bits = signature(from);
     std::copy(bits, bits + words, scratchBits.begin());
-    const int childDepth = depth[top.state] + 1;
-    // Push in reverse so the child with the lowest usage is explored first.
-    for (auto it = children.rbegin(); it != children.rend(); ++it) {
-      const Expansion &child = *it;
-      if (child.peak > tau)
-        continue;
-      scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
-      if (remainingBound(scratchBits.data()) <= tau) {
-        // Whether a state has a completion within tau depends on the
-        // scheduled set only (not on the peak so far, which is within tau
-        // on every path here): each state is explored once.
-        bool inserted;
-        int next = findOrInsert(childSignature(child.node), inserted);
-        if (inserted) {
-          bestPeak[next] = child.peak;
-          liveBytes[next] = child.live;
-          parent[next] = top.state;
-          lastNode[next] = child.node;
-          depth[next] = childDepth;
-          stack.push_back({next, child.peak});
-        }
-      }
-      scratchBits[child.node >> 6] &= ~(uint64_t(1) << (child.node & 63));
+    scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
+    if (remainingBound(scratchBits.data()) > tau)
+      continue;
+    const uint64_t *next = childSignature(child.node);
+    bool inserted;
+    int state = findOrInsert(next, inserted);
+    if (!inserted || (dead && dead->deadAt(next) >= tau))
+      continue;
+    bestPeak[state] = child.peak;
+    liveBytes[state] = child.live;
+    parent[state] = from;
+    lastNode[state] = child.node;
+    depth[state] = depth[from] + 1;
+    if (enter(state)) {
+      result.order = pathTo(state);
+      result.peak = child.peak;
+      return finish(SearchOutcome::Found);
     }
   }
-  result.outcome = SearchOutcome::Exhausted;
-  result.lowerBound = tau + 1;
-  result.states = created;
-  return result;
+  return finish(SearchOutcome::Exhausted);
 }
 
 } // namespace detail

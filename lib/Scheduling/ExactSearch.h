@@ -40,6 +40,35 @@ struct SearchResult {
   int64_t states = 0;
 };
 
+/// Hash of a scheduled-set signature of `words` words.
+uint64_t hashSignature(const uint64_t *bits, int words);
+
+/// Scheduled sets known to have no completion within a budget, kept across
+/// the depth-first searches of one graph (the searches at the several taus
+/// of soft budgeting, on the graph or on it plus shaved dependences). A set
+/// with no completion within tau has none within any smaller budget, so a
+/// search at tau' <= tau skips it (argument at ExactSearch::depthFirst).
+/// Holds at most `capacity` sets; later ones are not recorded.
+class DeadStates {
+public:
+  DeadStates(int numNodes, int64_t capacity);
+  /// The largest budget at which `bits` is known dead, or -1.
+  int64_t deadAt(const uint64_t *bits) const;
+  /// Records that `bits` has no completion within `tau`.
+  void record(const uint64_t *bits, int64_t tau);
+  int64_t size() const { return static_cast<int64_t>(taus.size()); }
+
+private:
+  size_t find(const uint64_t *bits, uint64_t hash) const;
+
+  const int words;
+  const int64_t capacity;
+  std::vector<uint64_t> signatures;
+  std::vector<int64_t> taus;
+  /// Open addressing: index into taus, -1 empty.
+  std::vector<int> table;
+};
+
 /// Searches orders of `problem`. Orders whose peak is at most `floor` are all
 /// considered equally good (the caller knows the whole graph cannot do
 /// better than `floor`).
@@ -54,8 +83,10 @@ public:
   SearchResult bestFirst(int64_t budget, int64_t floor);
 
   /// Depth-first search for any order with peak <= `tau`. Found: such an
-  /// order; Exhausted: none exists.
-  SearchResult depthFirst(int64_t tau);
+  /// order; Exhausted: none exists. With `dead`, skips the sets it holds
+  /// dead at tau or above and records the sets this search finishes
+  /// without an order.
+  SearchResult depthFirst(int64_t tau, DeadStates *dead = nullptr);
 
   /// Moves the time limit of later searches.
   void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }

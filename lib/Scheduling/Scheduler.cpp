@@ -106,7 +106,8 @@ std::vector<int> induce(const std::vector<int> &order,
 /// exists). Open shavings replace `known` with their dependences.
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
-                      std::vector<std::pair<int, int>> &known) {
+                      std::vector<std::pair<int, int>> &known,
+                      detail::DeadStates &dead) {
   // Shaving gets half the time; when it cannot finish, the plain search
   // gets the rest. It tests pairs of nodes (quadratic in cuts), so segments
   // of more than kShavingNodes nodes are searched plainly (left as Timeout).
@@ -124,7 +125,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   }
   if (shaving.outcome == detail::Shaving::Timeout) {
     ExactSearch search(segment.problem, stateLimit, deadline);
-    return search.depthFirst(tau);
+    return search.depthFirst(tau, &dead);
   }
   known = shaving.dependences;
   // The interchangeable branches stay interchangeable (and the search keeps
@@ -156,7 +157,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   // dependences left out), which is all the search needs.
   shaved.raiseStepBounds(shaving.stepBounds);
   ExactSearch search(shaved, stateLimit, deadline);
-  return search.depthFirst(tau);
+  return search.depthFirst(tau, &dead);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
@@ -167,15 +168,20 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   const SchedulingProblem &problem = segment.problem;
   int64_t states = 0;
   Clock::time_point now = Clock::now();
+  // Sets found without a completion within some tau, shared by the
+  // depth-first searches below (a quarter of the state budget).
+  detail::DeadStates dead(problem.numNodes, stateLimit / 4);
   {
     // First whether the best order known is optimal: a depth-first search
-    // just below its peak, with an eighth of the time. The heuristic orders
+    // just below its peak, with a quarter of the time. The heuristic orders
     // often are (tiled graphs: the search then proves it with a third of the
     // states the best-first search needs, its eager rule being looser); else
-    // it finds a better order fast while the budget is loose.
+    // it finds a better order fast while the budget is loose. When it runs
+    // out of time, the sets it finished stay dead for the downward track,
+    // which starts at the same tau.
     const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
-    ExactSearch search(problem, stateLimit, now + (deadline - now) / 8);
-    SearchResult below = search.depthFirst(segment.peak - unit);
+    ExactSearch search(problem, stateLimit, now + (deadline - now) / 4);
+    SearchResult below = search.depthFirst(segment.peak - unit, &dead);
     states += below.states;
     if (below.outcome == SearchOutcome::Exhausted) {
       segment.lowerBound = segment.peak;
@@ -191,14 +197,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   }
   {
     // An eighth of the time (see docs/Scheduling.md for a quarter and a
-    // sixteenth), half with interchangeable branches (shaving's
-    // dependences mostly involve them and are left out of the search at tau,
-    // see searchAt, so the best-first search is the stronger tool there) or
-    // when half is at most 200 ms (the many small segments of a large graph,
-    // which the best-first search proves in milliseconds).
+    // sixteenth), half when half is at most 200 ms (the many small segments
+    // of a large graph, which the best-first search proves in
+    // milliseconds).
     const Clock::duration total = deadline - now;
-    const bool half = !problem.symmetricClasses.empty() ||
-                      total / 2 <= std::chrono::milliseconds(200);
+    const bool half = total / 2 <= std::chrono::milliseconds(200);
     ExactSearch search(problem, stateLimit, now + total / (half ? 2 : 8));
     SearchResult best = search.bestFirst(segment.peak, floor);
     states += best.states;
@@ -232,7 +235,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   auto down = [&](int64_t bytes) { return bytes / unit; };
   int64_t low = (segment.lowerBound + unit - 1) / unit,
           high = down(segment.peak - 1);
-  int64_t stride = 1;
+  // The downward track gallops: its step doubles while orders are found
+  // (the first order within tau is often just below tau, and creeping down
+  // one unit per step took hundreds of steps on 100-node DAGs) and falls
+  // back to one unit when a longer step is not decided in time.
+  int64_t stride = 1, downStride = 1;
   bool descending = true, ascending = true, turnUp = true, probeHigh = false;
   // Dependences shaved at the least tau not refuted so far; a decision at a
   // tau up to that one starts from them.
@@ -242,8 +249,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     std::vector<std::pair<int, int>> dependences;
     if (tau <= knownTau)
       dependences = known;
-    SearchResult result =
-        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences);
+    SearchResult result = searchAt(segment, tau * unit, stepDeadline,
+                                   stateLimit, dependences, dead);
     if (tau < knownTau && !dependences.empty()) {
       known = std::move(dependences);
       knownTau = tau;
@@ -267,15 +274,16 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       tau = std::min(high, searchLow + stride - 1);
       stepDeadline = now + (deadline - now) / 2;
     } else if (descending) {
-      tau = high;
+      tau = std::max(searchLow, high - downStride + 1);
       stepDeadline = now + (deadline - now) / 8;
     }
+    const bool downward = !up && descending;
     SearchResult step;
     if (up || !descending) {
       step = decide(tau, stepDeadline);
     } else {
       ExactSearch search(problem, stateLimit, stepDeadline);
-      step = search.depthFirst(tau * unit);
+      step = search.depthFirst(tau * unit, &dead);
     }
     states += step.states;
     switch (step.outcome) {
@@ -289,14 +297,20 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         ascending = descending = false;
         probeHigh = true;
       }
+      if (downward)
+        downStride *= 2;
       break;
     case SearchOutcome::Exhausted:
       low = tau + 1;
       stride *= 2;
+      if (downward)
+        downStride = 1;
       break;
     case SearchOutcome::Limit:
       if (up) {
         ascending = false;
+      } else if (downward && downStride > 1) {
+        downStride = 1;
       } else {
         descending = false;
         high = tau - 1;

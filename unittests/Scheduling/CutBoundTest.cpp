@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../lib/Scheduling/CutBound.h"
+#include "../../lib/Scheduling/ExactSearch.h"
 #include "../../lib/Scheduling/Shaving.h"
 #include "Serenity/Scheduling/Scheduler.h"
 
@@ -173,4 +174,76 @@ TEST(Shaving, NeverRefutesTheOptimumWithInPlaceConcats) {
     MemoryGraph graph = randomInPlaceGraph(rng, 4 + i % 5, /*general=*/i % 2);
     checkShaving(graph, i);
   }
+}
+
+namespace {
+
+/// Decides peak <= tau for taus around the optimum, in a random order, on
+/// the graph and on the graph plus the dependences shaved at tau, all
+/// searches sharing one table of dead sets (as a segment's searches do):
+/// every answer must be the brute-force one. Returns the dead sets recorded.
+int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng,
+                        int index) {
+  SchedulingProblem problem;
+  std::string error;
+  EXPECT_TRUE(problem.build(graph, error)) << error;
+  const int64_t optimum = bruteForcePeak(graph);
+  const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
+  auto forever = std::chrono::steady_clock::time_point::max();
+  std::vector<int64_t> taus;
+  for (int64_t k = -3; k <= 3; ++k)
+    taus.push_back(optimum + k * unit);
+  taus.push_back(optimum + optimum / 4);
+  taus.push_back(2 * optimum);
+  std::shuffle(taus.begin(), taus.end(), rng);
+  detail::DeadStates dead(problem.numNodes, 1 << 20);
+  for (int64_t tau : taus) {
+    for (bool shaved : {false, true}) {
+      SchedulingProblem searched = problem;
+      if (shaved) {
+        detail::Shaving shaving = detail::shave(problem, tau, forever);
+        if (shaving.outcome == detail::Shaving::Refuted) {
+          EXPECT_LT(tau, optimum) << "graph " << index;
+          continue;
+        }
+        MemoryGraph augmented = graph;
+        for (auto [before, after] : shaving.dependences)
+          augmented.addDependence(after, before);
+        EXPECT_TRUE(searched.build(augmented, error)) << error;
+        searched.raiseStepBounds(shaving.stepBounds);
+      }
+      detail::ExactSearch search(searched, 1000000, forever);
+      detail::SearchResult result = search.depthFirst(tau, &dead);
+      if (tau >= optimum) {
+        EXPECT_EQ(result.outcome, detail::SearchOutcome::Found)
+            << "graph " << index << " tau " << tau << " shaved " << shaved;
+        if (result.outcome == detail::SearchOutcome::Found) {
+          EXPECT_TRUE(graph.isTopologicalOrder(result.order));
+          EXPECT_LE(peakMemory(graph, result.order), tau);
+        }
+      } else {
+        EXPECT_EQ(result.outcome, detail::SearchOutcome::Exhausted)
+            << "graph " << index << " tau " << tau << " shaved " << shaved;
+      }
+    }
+  }
+  return dead.size();
+}
+
+} // namespace
+
+TEST(DeadStates, SearchesSharingThemKeepTheirAnswers) {
+  std::mt19937 rng(47);
+  int64_t recorded = 0;
+  for (int i = 0; i < 400; ++i) {
+    MemoryGraph graph = randomGraph(rng, 3 + i % 8, /*chainy=*/i % 3 == 0);
+    recorded += checkDeadStates(graph, rng, i);
+  }
+  for (int i = 0; i < 200; ++i) {
+    MemoryGraph graph = randomInPlaceGraph(rng, 4 + i % 5, /*general=*/i % 2);
+    recorded += checkDeadStates(graph, rng, i);
+  }
+  // Not vacuous: the searches below the optimum leave dead sets that later
+  // searches meet.
+  EXPECT_GT(recorded, 800);
 }
