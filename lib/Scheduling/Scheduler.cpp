@@ -171,6 +171,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // Sets found without a completion within some tau, shared by the
   // depth-first searches below (a quarter of the state budget).
   detail::DeadStates dead(problem.numNodes, stateLimit / 4);
+  // Every peak is a multiple of the buffer sizes' gcd.
+  const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
   {
     // First whether the best order known is optimal: a depth-first search
     // just below its peak, with a quarter of the time. The heuristic orders
@@ -179,7 +181,6 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // it finds a better order fast while the budget is loose. When it runs
     // out of time, the sets it finished stay dead for the downward track,
     // which starts at the same tau.
-    const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
     ExactSearch search(problem, stateLimit, now + (deadline - now) / 4);
     SearchResult below = search.depthFirst(segment.peak - unit, &dead);
     states += below.states;
@@ -195,13 +196,19 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     }
     now = Clock::now();
   }
-  {
-    // An eighth of the time (see docs/Scheduling.md for a quarter and a
-    // sixteenth), half when half is at most 200 ms (the many small segments
-    // of a large graph, which the best-first search proves in
-    // milliseconds).
-    const Clock::duration total = deadline - now;
-    const bool half = total / 2 <= std::chrono::milliseconds(200);
+  // The best-first search: an eighth of the time (see docs/Scheduling.md for
+  // a quarter and a sixteenth), half when half is at most 200 ms (the many
+  // small segments of a large graph, which it proves in milliseconds). Only
+  // when at most kBestFirstLevels units separate the bound from the peak
+  // (or half is that small): measured on the scale suite, it proves or
+  // raises the bound on graphs of equal buffers (a handful of units), and
+  // on DAGs of varied sizes (hundreds of units) it ended at the static
+  // bound, its time better spent on the decisions at tau below
+  // (docs/Scheduling.md, dp step 7).
+  constexpr int64_t kBestFirstLevels = 64;
+  const Clock::duration total = deadline - now;
+  const bool half = total / 2 <= std::chrono::milliseconds(200);
+  if (half || (segment.peak - segment.lowerBound) / unit <= kBestFirstLevels) {
     ExactSearch search(problem, stateLimit, now + total / (half ? 2 : 8));
     SearchResult best = search.bestFirst(segment.peak, floor);
     states += best.states;
@@ -231,7 +238,6 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // high end below tau unless it was on the upward track (a smaller budget
   // prunes more and is decided faster). The binary search takes the upper
   // middle: the looser half is decided faster.
-  const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
   auto down = [&](int64_t bytes) { return bytes / unit; };
   int64_t low = (segment.lowerBound + unit - 1) / unit,
           high = down(segment.peak - 1);
