@@ -42,7 +42,7 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
                          Clock::time_point deadline)
     : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
       stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
-      scheduled(problem.numNodes, 0), scratchBits(words, 0),
+      states(words), scheduled(problem.numNodes, 0), scratchBits(words, 0),
       extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {
   for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
     if (problem.producer[b] < 0 || problem.bytes[b] == 0)
@@ -74,18 +74,17 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
 }
 
 void ExactSearch::reset() {
-  signatures.clear();
+  states.clear();
   bestPeak.clear();
   liveBytes.clear();
   parent.clear();
   lastNode.clear();
   depth.clear();
-  table.assign(1024, Slot{-1, 0});
   created = 0;
   limitHit = false;
 }
 
-uint64_t hashSignature(const uint64_t *bits, int words) {
+static uint64_t hashSignature(const uint64_t *bits, int words) {
   uint64_t h = 0x243F6A8885A308D3ULL;
   for (int w = 0; w < words; ++w) {
     h ^= bits[w] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -95,92 +94,92 @@ uint64_t hashSignature(const uint64_t *bits, int words) {
   return h;
 }
 
-uint64_t ExactSearch::hashOf(const uint64_t *bits) const {
-  return hashSignature(bits, words);
+SignatureSet::SignatureSet(int words) : words(words) { clear(); }
+
+void SignatureSet::clear() {
+  count = 0;
+  signatures.clear();
+  table.assign(1024, Slot{-1, 0});
 }
 
-DeadStates::DeadStates(int numNodes, int64_t capacity)
-    : words(std::max(1, (numNodes + 63) / 64)),
-      capacity(std::max<int64_t>(capacity, 0)), table(1024, -1) {}
-
-size_t DeadStates::find(const uint64_t *bits, uint64_t hash) const {
+size_t SignatureSet::slotOf(const uint64_t *bits, uint64_t hash) const {
   const size_t mask = table.size() - 1;
-  size_t slot = hash & mask;
-  while (table[slot] != -1 &&
-         !std::equal(bits, bits + words,
-                     &signatures[static_cast<size_t>(table[slot]) * words]))
-    slot = (slot + 1) & mask;
-  return slot;
-}
-
-int64_t DeadStates::deadAt(const uint64_t *bits) const {
-  if (taus.empty())
-    return -1;
-  size_t slot = find(bits, hashSignature(bits, words));
-  return table[slot] == -1 ? -1 : taus[table[slot]];
-}
-
-void DeadStates::record(const uint64_t *bits, int64_t tau) {
-  size_t slot = find(bits, hashSignature(bits, words));
-  if (table[slot] != -1) {
-    taus[table[slot]] = std::max(taus[table[slot]], tau);
-    return;
-  }
-  if (size() >= capacity)
-    return;
-  table[slot] = static_cast<int>(taus.size());
-  signatures.insert(signatures.end(), bits, bits + words);
-  taus.push_back(tau);
-  if (taus.size() * 2 > table.size()) {
-    table.assign(table.size() * 2, -1);
-    for (int i = 0, e = static_cast<int>(taus.size()); i < e; ++i)
-      table[find(&signatures[static_cast<size_t>(i) * words],
-                 hashSignature(&signatures[static_cast<size_t>(i) * words],
-                               words))] = i;
-  }
-}
-
-void ExactSearch::growTable() {
-  table.assign(table.size() * 2, Slot{-1, 0});
-  const size_t mask = table.size() - 1;
-  for (int s = 0, e = static_cast<int>(bestPeak.size()); s < e; ++s) {
-    uint64_t hash = hashOf(signature(s));
-    size_t slot = hash & mask;
-    while (table[slot].state != -1)
-      slot = (slot + 1) & mask;
-    table[slot] = Slot{s, static_cast<uint32_t>(hash >> 32)};
-  }
-}
-
-int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
-  inserted = false;
-  const size_t mask = table.size() - 1;
-  const uint64_t hash = hashOf(bits);
   const uint32_t tag = static_cast<uint32_t>(hash >> 32);
   size_t slot = hash & mask;
-  while (table[slot].state != -1) {
+  while (table[slot].index != -1) {
     if (table[slot].tag == tag) {
-      const uint64_t *other = signature(table[slot].state);
+      const uint64_t *other = (*this)[table[slot].index];
       int w = 0;
       while (w < words && bits[w] == other[w])
         ++w;
       if (w == words)
-        return table[slot].state;
+        return slot;
     }
     slot = (slot + 1) & mask;
   }
-  int state = static_cast<int>(bestPeak.size());
-  table[slot] = Slot{state, tag};
+  return slot;
+}
+
+int SignatureSet::find(const uint64_t *bits) const {
+  return table[slotOf(bits, hashSignature(bits, words))].index;
+}
+
+int SignatureSet::findOrInsert(const uint64_t *bits, bool &inserted) {
+  const uint64_t hash = hashSignature(bits, words);
+  const size_t slot = slotOf(bits, hash);
+  inserted = table[slot].index == -1;
+  if (!inserted)
+    return table[slot].index;
+  table[slot] = Slot{count, static_cast<uint32_t>(hash >> 32)};
   signatures.insert(signatures.end(), bits, bits + words);
-  bestPeak.push_back(0);
-  liveBytes.push_back(0);
-  parent.push_back(-1);
-  lastNode.push_back(-1);
-  depth.push_back(0);
-  ++created;
-  inserted = true;
-  if (bestPeak.size() * 2 > table.size())
-    growTable();
+  if (++count * size_t(2) > table.size())
+    grow();
+  return count - 1;
+}
+
+void SignatureSet::grow() {
+  table.assign(table.size() * 2, Slot{-1, 0});
+  const size_t mask = table.size() - 1;
+  for (int i = 0; i < count; ++i) {
+    const uint64_t hash = hashSignature((*this)[i], words);
+    size_t slot = hash & mask;
+    while (table[slot].index != -1)
+      slot = (slot + 1) & mask;
+    table[slot] = Slot{i, static_cast<uint32_t>(hash >> 32)};
+  }
+}
+
+DeadStates::DeadStates(int numNodes, int64_t capacity)
+    : capacity(std::max<int64_t>(capacity, 0)),
+      sets(std::max(1, (numNodes + 63) / 64)) {}
+
+int64_t DeadStates::deadAt(const uint64_t *bits) const {
+  if (taus.empty())
+    return -1;
+  const int i = sets.find(bits);
+  return i < 0 ? -1 : taus[i];
+}
+
+void DeadStates::record(const uint64_t *bits, int64_t tau) {
+  bool inserted = false;
+  const int i =
+      size() < capacity ? sets.findOrInsert(bits, inserted) : sets.find(bits);
+  if (inserted)
+    taus.push_back(tau);
+  else if (i >= 0)
+    taus[i] = std::max(taus[i], tau);
+}
+
+int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
+  const int state = states.findOrInsert(bits, inserted);
+  if (inserted) {
+    bestPeak.push_back(0);
+    liveBytes.push_back(0);
+    parent.push_back(-1);
+    lastNode.push_back(-1);
+    depth.push_back(0);
+    ++created;
+  }
   return state;
 }
 

@@ -40,8 +40,36 @@ struct SearchResult {
   int64_t states = 0;
 };
 
-/// Hash of a scheduled-set signature of `words` words.
-uint64_t hashSignature(const uint64_t *bits, int words);
+/// Scheduled-set signatures of `words` words each, numbered in insertion
+/// order, in an open-addressing hash table (the high hash bits are kept as
+/// a tag to skip most signature comparisons).
+class SignatureSet {
+public:
+  explicit SignatureSet(int words);
+  /// The number of `bits`, or -1 when absent.
+  int find(const uint64_t *bits) const;
+  /// The number of `bits`, inserting it (as size() - 1) when absent.
+  int findOrInsert(const uint64_t *bits, bool &inserted);
+  const uint64_t *operator[](int i) const {
+    return &signatures[static_cast<size_t>(i) * words];
+  }
+  int size() const { return count; }
+  void clear();
+
+private:
+  struct Slot {
+    int index;
+    uint32_t tag;
+  };
+  /// The slot holding `bits`, or the empty slot where it would go.
+  size_t slotOf(const uint64_t *bits, uint64_t hash) const;
+  void grow();
+
+  const int words;
+  int count = 0;
+  std::vector<uint64_t> signatures;
+  std::vector<Slot> table;
+};
 
 /// Scheduled sets known to have no completion within a budget, kept across
 /// the depth-first searches of one graph (the searches at the several taus
@@ -56,17 +84,13 @@ public:
   int64_t deadAt(const uint64_t *bits) const;
   /// Records that `bits` has no completion within `tau`.
   void record(const uint64_t *bits, int64_t tau);
-  int64_t size() const { return static_cast<int64_t>(taus.size()); }
+  int64_t size() const { return sets.size(); }
 
 private:
-  size_t find(const uint64_t *bits, uint64_t hash) const;
-
-  const int words;
   const int64_t capacity;
-  std::vector<uint64_t> signatures;
+  SignatureSet sets;
+  /// Per set of `sets`: the largest budget it is known dead at.
   std::vector<int64_t> taus;
-  /// Open addressing: index into taus, -1 empty.
-  std::vector<int> table;
 };
 
 /// Searches orders of `problem`. Orders whose peak is at most `floor` are all
@@ -104,11 +128,7 @@ private:
   int resetToRoot();
   /// Index of the state with signature `bits`, inserting it when absent.
   int findOrInsert(const uint64_t *bits, bool &inserted);
-  void growTable();
-  uint64_t hashOf(const uint64_t *bits) const;
-  const uint64_t *signature(int state) const {
-    return &signatures[static_cast<size_t>(state) * words];
-  }
+  const uint64_t *signature(int state) const { return states[state]; }
   bool isScheduled(const uint64_t *bits, int node) const {
     return (bits[node >> 6] >> (node & 63)) & 1;
   }
@@ -153,17 +173,10 @@ private:
   unsigned ticks = 0;
   bool limitHit = false;
 
-  // State records, one entry per state.
-  std::vector<uint64_t> signatures;
+  // State records, one entry per state, numbered as in `states`.
+  SignatureSet states;
   std::vector<int64_t> bestPeak, liveBytes;
   std::vector<int> parent, lastNode, depth;
-  // Open-addressing hash table of state indices (-1 empty), with the high
-  // hash bits as a tag to skip most signature comparisons.
-  struct Slot {
-    int state;
-    uint32_t tag;
-  };
-  std::vector<Slot> table;
   // Buffers load() may count (with a producer and bytes): the only writer
   // (-1 when several), and per buffer the bitsets of its writers and
   // readers.

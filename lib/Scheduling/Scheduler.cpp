@@ -99,6 +99,15 @@ std::vector<int> induce(const std::vector<int> &order,
   return local;
 }
 
+/// Depth-first decision whether some order of `problem` has peak <= tau,
+/// sharing the segment's dead sets.
+SearchResult depthFirstAt(const SchedulingProblem &problem, int64_t tau,
+                          Clock::time_point deadline, int64_t stateLimit,
+                          detail::DeadStates &dead) {
+  ExactSearch search(problem, stateLimit, deadline);
+  return search.depthFirst(tau, &dead);
+}
+
 /// Decides whether some order of `segment` has peak <= tau before
 /// `deadline`: shaving at tau from the dependences `known` (valid at tau),
 /// then a depth-first search on the graph with the dependences it derived
@@ -124,8 +133,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     return result;
   }
   if (shaving.outcome == detail::Shaving::Timeout) {
-    ExactSearch search(segment.problem, stateLimit, deadline);
-    return search.depthFirst(tau, &dead);
+    return depthFirstAt(segment.problem, tau, deadline, stateLimit, dead);
   }
   known = shaving.dependences;
   // The interchangeable branches stay interchangeable (and the search keeps
@@ -156,8 +164,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   // Bounds on the steps of every order of peak <= tau (with or without the
   // dependences left out), which is all the search needs.
   shaved.raiseStepBounds(shaving.stepBounds);
-  ExactSearch search(shaved, stateLimit, deadline);
-  return search.depthFirst(tau, &dead);
+  return depthFirstAt(shaved, tau, deadline, stateLimit, dead);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
@@ -181,8 +188,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // it finds a better order fast while the budget is loose. When it runs
     // out of time, the sets it finished stay dead for the downward track,
     // which starts at the same tau.
-    ExactSearch search(problem, stateLimit, now + (deadline - now) / 4);
-    SearchResult below = search.depthFirst(segment.peak - unit, &dead);
+    SearchResult below =
+        depthFirstAt(problem, segment.peak - unit, now + (deadline - now) / 4,
+                     stateLimit, dead);
     states += below.states;
     if (below.outcome == SearchOutcome::Exhausted) {
       segment.lowerBound = segment.peak;
@@ -288,8 +296,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     if (up || !descending) {
       step = decide(tau, stepDeadline);
     } else {
-      ExactSearch search(problem, stateLimit, stepDeadline);
-      step = search.depthFirst(tau * unit, &dead);
+      step = depthFirstAt(problem, tau * unit, stepDeadline, stateLimit, dead);
     }
     states += step.states;
     switch (step.outcome) {
