@@ -16,6 +16,7 @@
 
 #include "ExactSearch.h"
 #include "HillValley.h"
+#include "LocalSearch.h"
 #include "SchedulingProblem.h"
 #include "Shaving.h"
 #include "Symmetry.h"
@@ -202,6 +203,16 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       if (segment.peak <= floor)
         return states;
     }
+    // Then re-insertion of the nodes a step at the peak depends on (a
+    // large-neighbourhood search, LocalSearch.h), until it stalls, with at
+    // most a quarter of the time left: the orders of the heuristics and of
+    // the depth-first search can be far above the optimum on DAGs of varied
+    // buffer sizes, and a lower peak leaves the decisions below less to do
+    // (docs/Scheduling.md, dp step 6).
+    now = Clock::now();
+    detail::improveOrder(problem, segment.order, segment.peak,
+                         std::max(floor, segment.lowerBound),
+                         now + (deadline - now) / 4);
     now = Clock::now();
   }
   // The best-first search: an eighth of the time (see docs/Scheduling.md for

@@ -1,0 +1,56 @@
+//===- LocalSearch.h - Better orders by optimal re-insertion ----*- C++ -*-===//
+//
+// Internal to lib/Scheduling: a large-neighbourhood search that lowers the
+// peak of a known order, used by the dp on the segments it cannot prove
+// (see LocalSearch.cpp and docs/Scheduling.md, dp step 8).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LIB_SCHEDULING_LOCALSEARCH_H
+#define SERENITY_LIB_SCHEDULING_LOCALSEARCH_H
+
+#include "SchedulingProblem.h"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace serenity {
+namespace detail {
+
+/// Most nodes `reinsertOptimally` moves at once.
+constexpr int kMaxReinserted = 16;
+
+/// Among the topological orders of `problem` that keep the relative order of
+/// the nodes of `order` outside `moved` (and put the nodes of `moved`
+/// anywhere), one of least peak, if that peak is below `budget`: returns the
+/// peak and sets `result`; else returns -1. `order` must be topological and
+/// `moved` hold at most kMaxReinserted distinct nodes.
+int64_t reinsertOptimally(const SchedulingProblem &problem,
+                          const std::vector<int> &order,
+                          const std::vector<int> &moved, int64_t budget,
+                          std::vector<int> &result);
+
+struct LocalSearchStats {
+  int64_t rounds = 0;
+  int64_t improvements = 0;
+};
+
+/// Lowers the peak of `order` (a topological order of `problem` with peak
+/// `peak`) until `deadline`, until the peak is at most `floor`, or until
+/// many rounds in a row found no lower peak: each round re-inserts
+/// optimally a few nodes that a step at the peak depends on (the node run
+/// there, writers and readers of the buffers live across it, and the nodes
+/// that have to move with them), chosen at random with `seed`, and keeps
+/// the order when its peak is lower (or equal, with fewer steps at the
+/// peak). `order` and `peak` always describe a valid order.
+LocalSearchStats improveOrder(const SchedulingProblem &problem,
+                              std::vector<int> &order, int64_t &peak,
+                              int64_t floor,
+                              std::chrono::steady_clock::time_point deadline,
+                              uint64_t seed = 1);
+
+} // namespace detail
+} // namespace serenity
+
+#endif // SERENITY_LIB_SCHEDULING_LOCALSEARCH_H
