@@ -18,18 +18,21 @@
 namespace serenity {
 namespace detail {
 
-/// Most nodes `reinsertOptimally` moves at once.
-constexpr int kMaxReinserted = 16;
+/// Most nodes `reinsertOptimally` moves at once, and most sets of them
+/// (closed under their dependences) it considers.
+constexpr int kMaxReinserted = 32;
+constexpr int kMaxMovedSets = 4096;
 
 /// Among the topological orders of `problem` that keep the relative order of
 /// the nodes of `order` outside `moved` (and put the nodes of `moved`
 /// anywhere), one of least peak, if that peak is below `budget`: returns the
 /// peak and sets `result`; else returns -1. `order` must be topological and
-/// `moved` hold at most kMaxReinserted distinct nodes.
+/// `moved` hold at most kMaxReinserted distinct nodes; when more than
+/// kMaxMovedSets sets of them are closed under their dependences, its last
+/// nodes stay in place (are kept) until that many remain.
 int64_t reinsertOptimally(const SchedulingProblem &problem,
-                          const std::vector<int> &order,
-                          const std::vector<int> &moved, int64_t budget,
-                          std::vector<int> &result);
+                          const std::vector<int> &order, std::vector<int> moved,
+                          int64_t budget, std::vector<int> &result);
 
 struct LocalSearchStats {
   int64_t rounds = 0;

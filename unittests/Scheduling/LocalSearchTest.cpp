@@ -89,6 +89,42 @@ TEST(LocalSearch, ReinsertionIsTheBestOrderKeepingTheOthers) {
   }
 }
 
+TEST(LocalSearch, TooManySetsMoveOnlyTheFirstNodes) {
+  // 20 unrelated nodes read one input: 2^20 sets of them. The first moved
+  // nodes (a tail of the first of them, then eleven: 4096 sets) are moved,
+  // the others stay in place, also the node the tail needs, listed last.
+  MemoryGraph graph;
+  Value input{graph.addInput(8), -1};
+  std::vector<Value> results;
+  for (int i = 0; i < 20; ++i) {
+    int node = addOp(graph, {input});
+    results.push_back({graph.addResult(node, 8 * (1 + i % 3)), node});
+  }
+  int join = addOp(graph, results);
+  graph.buffers[graph.addResult(join, 8)].returned = true;
+  int tail = addOp(graph, {results[0]});
+  graph.buffers[graph.addResult(tail, 8)].returned = true;
+  SchedulingProblem problem;
+  std::string error;
+  ASSERT_TRUE(problem.build(graph, error)) << error;
+  std::vector<int> order = problem.kahnOrder(), moved, result;
+  moved.push_back(tail);
+  for (int i = 19; i >= 0; --i)
+    moved.push_back(order[i]);
+  ASSERT_EQ(moved.back(), results[0].node);
+  const int64_t reached = detail::reinsertOptimally(
+      problem, order, moved, std::numeric_limits<int64_t>::max(), result);
+  ASSERT_TRUE(isTopological(problem, result));
+  EXPECT_EQ(peakMemory(graph, result), reached);
+  EXPECT_LE(reached, problem.peakOf(order));
+  // The nine nodes left in place kept their order.
+  std::vector<int> position(problem.numNodes);
+  for (int t = 0; t < problem.numNodes; ++t)
+    position[result[t]] = t;
+  for (int t = 1; t < 9; ++t)
+    EXPECT_LT(position[order[t - 1]], position[order[t]]) << t;
+}
+
 TEST(LocalSearch, ImprovedOrdersAreValidAndNeverWorse) {
   std::mt19937 rng(62);
   for (int index = 0; index < 200; ++index) {
