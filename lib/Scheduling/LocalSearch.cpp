@@ -77,7 +77,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   std::vector<int> movedIndex(n, -1);
   // The sets of moved nodes that can have run (closed under the moved
   // nodes' own dependences); the last nodes of `moved` stay in place while
-  // there are more than kMaxMovedSets of them.
+  // there are more than maxSets of them.
   std::vector<uint64_t> movedNeeded(moved.size(), 0), sets(1, 0), grownSets;
   for (size_t i = 0; i < moved.size(); ++i)
     movedIndex[moved[i]] = static_cast<int>(i);
@@ -88,6 +88,8 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   // Adding the moved nodes one at a time: a set without node i holds none
   // of the nodes that need it, a set with it all the nodes it needs (among
   // those added so far; later ones filter in their turn).
+  const size_t maxSets = static_cast<size_t>(std::clamp<int64_t>(
+      kMaxReinsertionStates / (int64_t(n) + 1), 1, kMaxMovedSets));
   int k = 0;
   for (; k < static_cast<int>(moved.size()); ++k) {
     const uint64_t bit = uint64_t(1) << k, before = bit - 1;
@@ -103,7 +105,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
       if ((needs & ~set) == 0)
         grownSets.push_back(set | bit);
     }
-    if (grownSets.size() > size_t(kMaxMovedSets))
+    if (grownSets.size() > maxSets)
       break;
     sets.swap(grownSets);
   }

@@ -18,18 +18,21 @@
 namespace serenity {
 namespace detail {
 
-/// Most nodes `reinsertOptimally` moves at once, and most sets of them
-/// (closed under their dependences) it considers.
+/// Most nodes `reinsertOptimally` moves at once, most sets of them (closed
+/// under their dependences) it considers, and most states (sets times kept
+/// nodes + 1) its dp visits, which bounds a round's time (about 10 ms).
 constexpr int kMaxReinserted = 32;
 constexpr int kMaxMovedSets = 4096;
+constexpr int64_t kMaxReinsertionStates = int64_t(1) << 20;
 
 /// Among the topological orders of `problem` that keep the relative order of
 /// the nodes of `order` outside `moved` (and put the nodes of `moved`
 /// anywhere), one of least peak, if that peak is below `budget`: returns the
 /// peak and sets `result`; else returns -1. `order` must be topological and
 /// `moved` hold at most kMaxReinserted distinct nodes; when more than
-/// kMaxMovedSets sets of them are closed under their dependences, its last
-/// nodes stay in place (are kept) until that many remain.
+/// kMaxMovedSets sets of them (or kMaxReinsertionStates / (kept nodes + 1))
+/// are closed under their dependences, its last nodes stay in place (are
+/// kept) until that many remain.
 int64_t reinsertOptimally(const SchedulingProblem &problem,
                           const std::vector<int> &order, std::vector<int> moved,
                           int64_t budget, std::vector<int> &result);
