@@ -187,8 +187,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // often are (tiled graphs: the search then proves it with a third of the
     // states the best-first search needs, its eager rule being looser); else
     // it finds a better order fast while the budget is loose. When it runs
-    // out of time, the sets it finished stay dead for the downward track,
-    // which starts at the same tau.
+    // out of time, the sets it finished stay dead for the later decisions at
+    // that tau or below (the downward track starts at the same tau).
     SearchResult below =
         depthFirstAt(problem, segment.peak - unit, now + (deadline - now) / 4,
                      stateLimit, dead);
@@ -263,7 +263,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // limit, then binary search:
   //  - downwards from just below the best peak with the plain depth-first
   //    search, while that keeps finding orders (cheap when the budget is
-  //    loose, and a last 'none' proves the order optimal);
+  //    loose, and a last 'none' proves the order optimal); only on segments
+  //    without the local search (below);
   //  - upwards from the lower bound with doubling strides, each tau shaved
   //    first (searchAt): shaving refutes most taus below the optimum, and at
   //    the least one it does not, its dependences often lead the search
