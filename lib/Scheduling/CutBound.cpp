@@ -26,6 +26,9 @@ bool MaxFlow::levelGraph(int source, int sink) {
   level[source] = 0;
   for (size_t head = 0; head < queue.size(); ++head) {
     int u = queue[head];
+    // Vertices as far as the sink or farther lie on no shortest path to it.
+    if (level[sink] >= 0 && level[u] >= level[sink])
+      break;
     for (int e : adjacent[u])
       if (edges[e].capacity > 0 && level[edges[e].to] < 0) {
         level[edges[e].to] = level[u] + 1;
