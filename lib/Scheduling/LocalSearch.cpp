@@ -118,7 +118,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   moved.resize(k);
   movedNeeded.resize(k);
   for (uint64_t &needed : movedNeeded)
-    needed &= k == 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1;
+    needed &= (uint64_t(1) << k) - 1;
   // Increasing values: a set comes after every set it grows from.
   std::sort(sets.begin(), sets.end());
   SetIndex setIndex;
@@ -225,8 +225,9 @@ namespace {
 class Neighbourhood {
 public:
   explicit Neighbourhood(const SchedulingProblem &problem)
-      : problem(problem), n(problem.numNodes), position(n), usage(n),
-        isCandidate(n, 0), scheduled(n, 0) {}
+      : problem(problem), n(problem.numNodes), position(n),
+        firstWrite(problem.bytes.size()), lastRead(problem.bytes.size()),
+        isCandidate(n, 0) {}
 
   /// Usages, peak and candidates of `order`.
   void analyze(const std::vector<int> &order);
@@ -234,7 +235,7 @@ public:
   /// Steps whose usage is at the peak.
   int stepsAtPeak() const;
   /// Steps of `other` at this order's peak.
-  int stepsAtPeak(const std::vector<int> &other);
+  int stepsAtPeak(const std::vector<int> &other) const;
   /// A set of nodes to re-insert: at random, either a few candidates or the
   /// nodes that move with one or two of the buffers live across a step at
   /// the peak (see chain).
@@ -254,8 +255,11 @@ private:
   const int n;
   int64_t peak = 0;
   std::vector<int> position, candidates;
+  /// Per buffer: the step that allocates it (-1 for a graph input) and its
+  /// last reader's step (n when returned).
+  std::vector<int> firstWrite, lastRead;
   std::vector<int64_t> usage;
-  std::vector<char> isCandidate, scheduled;
+  std::vector<char> isCandidate;
   /// Buffers live across a step at the peak, with the step.
   std::vector<std::pair<int, int>> across;
 };
@@ -263,15 +267,16 @@ private:
 void Neighbourhood::analyze(const std::vector<int> &order) {
   for (int t = 0; t < n; ++t)
     position[order[t]] = t;
-  std::fill(scheduled.begin(), scheduled.end(), 0);
-  int64_t live = problem.initialLive;
-  peak = 0;
-  for (int t = 0; t < n; ++t) {
-    const int v = order[t];
-    usage[t] = live + problem.newBytes(v, scheduled);
-    peak = std::max(peak, usage[t]);
-    live += problem.keptBytes(v, scheduled) - problem.freedBytes(v, scheduled);
-    scheduled[v] = 1;
+  usage = problem.usagesOf(order);
+  peak = *std::max_element(usage.begin(), usage.end());
+  for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+    // A graph input exists from the start.
+    firstWrite[b] = problem.producer[b] < 0 ? -1 : n;
+    lastRead[b] = problem.returned[b] ? n : -1;
+    for (int w : problem.writers[b])
+      firstWrite[b] = std::min(firstWrite[b], position[w]);
+    for (int r : problem.users[b])
+      lastRead[b] = std::max(lastRead[b], position[r]);
   }
   candidates.clear();
   across.clear();
@@ -287,16 +292,7 @@ void Neighbourhood::analyze(const std::vector<int> &order) {
       continue;
     add(order[t]);
     for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
-      if (problem.bytes[b] == 0)
-        continue;
-      // A graph input exists from the start.
-      int firstWrite = problem.producer[b] < 0 ? -1 : n;
-      int lastRead = problem.returned[b] ? n : -1;
-      for (int w : problem.writers[b])
-        firstWrite = std::min(firstWrite, position[w]);
-      for (int r : problem.users[b])
-        lastRead = std::max(lastRead, position[r]);
-      if (firstWrite >= t || lastRead < t)
+      if (problem.bytes[b] == 0 || firstWrite[b] >= t || lastRead[b] < t)
         continue;
       across.emplace_back(b, t);
       for (int w : problem.writers[b])
@@ -315,16 +311,11 @@ int Neighbourhood::stepsAtPeak() const {
                     [&](int64_t bytes) { return bytes >= peak; }));
 }
 
-int Neighbourhood::stepsAtPeak(const std::vector<int> &other) {
-  std::fill(scheduled.begin(), scheduled.end(), 0);
-  int64_t live = problem.initialLive;
-  int steps = 0;
-  for (int v : other) {
-    steps += live + problem.newBytes(v, scheduled) >= peak;
-    live += problem.keptBytes(v, scheduled) - problem.freedBytes(v, scheduled);
-    scheduled[v] = 1;
-  }
-  return steps;
+int Neighbourhood::stepsAtPeak(const std::vector<int> &other) const {
+  std::vector<int64_t> usages = problem.usagesOf(other);
+  return static_cast<int>(
+      std::count_if(usages.begin(), usages.end(),
+                    [&](int64_t bytes) { return bytes >= peak; }));
 }
 
 void Neighbourhood::chain(const std::vector<int> &order, int buffer, int t,

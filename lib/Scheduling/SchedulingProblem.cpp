@@ -329,14 +329,22 @@ std::vector<int> SchedulingProblem::greedyOrder() const {
 }
 
 int64_t SchedulingProblem::peakOf(const std::vector<int> &order) const {
+  std::vector<int64_t> usages = usagesOf(order);
+  return usages.empty() ? 0 : *std::max_element(usages.begin(), usages.end());
+}
+
+std::vector<int64_t>
+SchedulingProblem::usagesOf(const std::vector<int> &order) const {
   Execution execution(*this);
-  int64_t live = initialLive, peak = 0;
+  std::vector<int64_t> usages;
+  usages.reserve(order.size());
+  int64_t live = initialLive;
   for (int v : order) {
-    peak = std::max(peak, live + execution.newBytes(v));
+    usages.push_back(live + execution.newBytes(v));
     live += execution.keptBytes(v) - execution.freedBytes(v);
     execution.run(v);
   }
-  return peak;
+  return usages;
 }
 
 Execution::Execution(const SchedulingProblem &problem)

@@ -209,6 +209,8 @@ struct SchedulingProblem {
   std::vector<int> greedyOrder() const;
   /// Peak of `order` using the incremental liveness (equals simulate()).
   int64_t peakOf(const std::vector<int> &order) const;
+  /// The bytes each step of `order` uses (peakOf is their maximum).
+  std::vector<int64_t> usagesOf(const std::vector<int> &order) const;
 
   /// Contracts chains whose ops can always run back to back without loss
   /// (see SchedulingProblem.cpp) into single nodes; writers of buffers with
