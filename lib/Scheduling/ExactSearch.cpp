@@ -26,6 +26,29 @@
 //    unchanged, and v's own step stays within a value the completion
 //    reaches anyway. The depth-first search, which wants any completion
 //    within tau, takes tau as that value.
+//  - Eager pairs, when no node is eager by itself: a ready v that grows the
+//    live bytes, then a successor w whose other predecessors have run and
+//    which takes them back to at most live(S), both steps within the same
+//    value: some best completion of S starts with v, w. This is the case
+//    D = {v, w} of a rule on node sets: if S + D is predecessor-closed, no
+//    sub-ideal D' of D (S + D' closed, D' != D) has live(S + D') <
+//    live(S + D) (D ends in a valley; here: live(S + v + w) <= live(S) <
+//    live(S + v)), and some order of D from S keeps its steps within the
+//    value, then some best completion of S starts with that order. Proof:
+//    in any completion, move D's nodes to the front. A step u of another
+//    node ran after S + P + D', with P the other nodes before it and D' the
+//    nodes of D before it; S + D' is closed (D's predecessors lie in S + D
+//    and ran before), and u now runs after S + P + D. A buffer is live when
+//    allocated (a writer ran) and needed (a reader has not, or returned);
+//    for X = D - D', disjoint from T, live(T + X) - live(T) only falls as T
+//    grows (a buffer X allocates is needed by fewer outside readers, and a
+//    buffer X frees keeps a reader in X, so it is live in every such T that
+//    allocated it). Hence live(S + P + D) - live(S + P + D') <=
+//    live(S + D) - live(S + D') <= 0, newBytes(u, .) only falls, and no
+//    other step grows; D's steps stay within the value. The single-node
+//    rule is the case D = {v}. (Sets of up to 4 nodes - a node and its
+//    unrun ancestors - pruned about as many states on the 60-node fan-in-6
+//    DAGs, but testing them in every state cost more than they saved.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -261,10 +284,9 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
   return best;
 }
 
-void ExactSearch::expand(int state, int64_t bound, int64_t floor,
-                         std::vector<Expansion> &children) {
+bool ExactSearch::expand(int64_t peak, int64_t live, int64_t bound,
+                         int64_t floor, std::vector<Expansion> &children) {
   children.clear();
-  const int64_t peak = bestPeak[state], live = liveBytes[state];
   const int64_t threshold = std::max({peak, bound, floor});
   for (int v = 0; v < problem.numNodes; ++v) {
     if (scheduled[v])
@@ -283,10 +305,15 @@ void ExactSearch::expand(int state, int64_t bound, int64_t floor,
     Expansion child{v, std::max(peak, usage), live - freed + kept};
     if (usage <= threshold && kept <= freed) {
       children.assign(1, child);
-      return;
+      return true;
     }
     children.push_back(child);
   }
+  for (const Expansion &child : children)
+    if (eagerPair(child, live, threshold)) {
+      children.assign(1, child);
+      return true;
+    }
   std::sort(children.begin(), children.end(),
             [](const Expansion &a, const Expansion &b) {
               if (a.peak != b.peak)
@@ -295,6 +322,55 @@ void ExactSearch::expand(int state, int64_t bound, int64_t floor,
                 return a.live < b.live;
               return a.node < b.node;
             });
+  return false;
+}
+
+bool ExactSearch::eagerPair(const Expansion &child, int64_t live,
+                            int64_t threshold) {
+  const int v = child.node;
+  // v's step, then a successor w whose other predecessors have run and
+  // which takes the live bytes back to at most live(S), each step within
+  // threshold: then S + v + w is a valley (live(S + v + w) <= live(S),
+  // live(S + v)), and some best completion starts with v, w.
+  if (child.live <= live || child.peak > threshold)
+    return false;
+  scheduled[v] = 1;
+  bool eager = false;
+  for (int w : problem.succs[v]) {
+    bool ready = true;
+    for (int p : problem.preds[w])
+      if (!scheduled[p]) {
+        ready = false;
+        break;
+      }
+    if (!ready)
+      continue;
+    const int64_t after = child.live + problem.keptBytes(w, scheduled) -
+                          problem.freedBytes(w, scheduled);
+    if (after <= live &&
+        child.live + problem.newBytes(w, scheduled) <= threshold) {
+      eager = true;
+      break;
+    }
+  }
+  scheduled[v] = 0;
+  return eager;
+}
+
+std::optional<std::pair<int, int64_t>>
+ExactSearch::eagerChild(const std::vector<char> &set, int64_t threshold) {
+  std::fill(scheduled.begin(), scheduled.end(), 0);
+  int64_t live = problem.initialLive;
+  for (int v : problem.topo)
+    if (set[v]) {
+      live +=
+          problem.keptBytes(v, scheduled) - problem.freedBytes(v, scheduled);
+      scheduled[v] = 1;
+    }
+  std::vector<Expansion> children;
+  if (!expand(0, live, threshold, threshold, children))
+    return std::nullopt;
+  return std::make_pair(children[0].node, children[0].peak);
 }
 
 void ExactSearch::canonicalize(uint64_t *bits, std::vector<int> *mapping,
@@ -475,7 +551,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       open.push({std::max(f, floor), top.peak, top.depth, top.state});
       continue;
     }
-    expand(top.state, bound, floor, children);
+    expand(bestPeak[top.state], liveBytes[top.state], bound, floor, children);
     const uint64_t *bits = signature(top.state);
     std::copy(bits, bits + words, scratchBits.begin());
     const int childDepth = depth[top.state] + 1;
@@ -554,7 +630,7 @@ SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
     // a node may run eagerly whenever its step stays within tau.
     const size_t begin = pending.size();
     if (int64_t bound = load(state, tau); bound <= tau) {
-      expand(state, bound, tau, children);
+      expand(bestPeak[state], liveBytes[state], bound, tau, children);
       for (const Expansion &child : children)
         if (child.peak <= tau)
           pending.push_back(child);

@@ -13,6 +13,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace serenity {
@@ -112,6 +114,14 @@ public:
   /// without an order.
   SearchResult depthFirst(int64_t tau, DeadStates *dead = nullptr);
 
+  /// The node the searches run alone from the predecessor-closed set `set`
+  /// (a node per entry, nonzero when scheduled) when every step must stay
+  /// within `threshold`, and the usage of its step; none when they branch.
+  /// Some completion of `set` within threshold starts with it whenever
+  /// one exists (for tests).
+  std::optional<std::pair<int, int64_t>>
+  eagerChild(const std::vector<char> &set, int64_t threshold);
+
   /// Moves the time limit of later searches.
   void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }
 
@@ -140,11 +150,17 @@ private:
   /// live buffers of unrelated nodes that must survive its step. When that
   /// cannot exceed `atMost`, returns the cheaper static bound instead.
   int64_t load(int state, int64_t atMost);
-  /// The children worth exploring from the loaded `state` whose completions
-  /// are bounded below by `bound` (one child when a node can run eagerly
-  /// without loss), in order of increasing step usage.
-  void expand(int state, int64_t bound, int64_t floor,
+  /// The children worth exploring from the loaded state (peak so far `peak`,
+  /// `live` bytes) whose completions are bounded below by `bound`, in order
+  /// of increasing step usage; true when one child may run eagerly without
+  /// loss (a node, or the first node of an eager pair), and is the only
+  /// child.
+  bool expand(int64_t peak, int64_t live, int64_t bound, int64_t floor,
               std::vector<Expansion> &children);
+  /// With `scheduled` loaded (live bytes `live`): whether the child (a
+  /// ready node v that grows the live bytes) may run eagerly as the first
+  /// of a pair v, w (see the file comment).
+  bool eagerPair(const Expansion &child, int64_t live, int64_t threshold);
   std::vector<int> pathTo(int state);
   /// Whether row `i` of `masks` (one bitset of `words` words per counted
   /// buffer) meets `bits`, or lies inside it.
