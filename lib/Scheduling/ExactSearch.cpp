@@ -289,15 +289,7 @@ bool ExactSearch::expand(int64_t peak, int64_t live, int64_t bound,
   children.clear();
   const int64_t threshold = std::max({peak, bound, floor});
   for (int v = 0; v < problem.numNodes; ++v) {
-    if (scheduled[v])
-      continue;
-    bool ready = true;
-    for (int p : problem.preds[v])
-      if (!scheduled[p]) {
-        ready = false;
-        break;
-      }
-    if (!ready)
+    if (scheduled[v] || !isReady(v))
       continue;
     int64_t usage = live + problem.newBytes(v, scheduled);
     int64_t freed = problem.freedBytes(v, scheduled);
@@ -337,13 +329,7 @@ bool ExactSearch::eagerPair(const Expansion &child, int64_t live,
   scheduled[v] = 1;
   bool eager = false;
   for (int w : problem.succs[v]) {
-    bool ready = true;
-    for (int p : problem.preds[w])
-      if (!scheduled[p]) {
-        ready = false;
-        break;
-      }
-    if (!ready)
+    if (!isReady(w))
       continue;
     const int64_t after = child.live + problem.keptBytes(w, scheduled) -
                           problem.freedBytes(w, scheduled);

@@ -157,6 +157,13 @@ private:
   /// child.
   bool expand(int64_t peak, int64_t live, int64_t bound, int64_t floor,
               std::vector<Expansion> &children);
+  /// Whether every predecessor of `node` is in the loaded `scheduled` set.
+  bool isReady(int node) const {
+    for (int p : problem.preds[node])
+      if (!scheduled[p])
+        return false;
+    return true;
+  }
   /// With `scheduled` loaded (live bytes `live`): whether the child (a
   /// ready node v that grows the live bytes) may run eagerly as the first
   /// of a pair v, w (see the file comment).
