@@ -396,12 +396,10 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   constexpr int kStaleDescents = 4;
   for (int stale = 0; localSearch && stale < kStaleDescents &&
                       segment.peak > std::max(floor, segment.lowerBound) &&
-                      Clock::now() < deadline;
-       ++stale) {
+                      Clock::now() < deadline;) {
     const int64_t before = segment.peak;
     descend(deadline);
-    if (segment.peak < before)
-      stale = -1;
+    stale = segment.peak < before ? 0 : stale + 1;
   }
   return states;
 }
