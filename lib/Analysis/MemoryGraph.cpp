@@ -133,6 +133,96 @@ int64_t peakMemory(const MemoryGraph &graph, const std::vector<int> &order) {
   return simulate(graph, order).peak;
 }
 
+bool reverseGraph(const MemoryGraph &graph, MemoryGraph &reversed) {
+  const int numNodes = graph.size();
+  const int numBuffers = static_cast<int>(graph.buffers.size());
+  // Every dependence: the listed ones and those implied by uses.
+  std::vector<std::vector<int>> preds(numNodes), readers(numBuffers);
+  for (int v = 0; v < numNodes; ++v) {
+    preds[v] = graph.nodes[v].preds;
+    for (int b : graph.nodes[v].uses) {
+      int producer = graph.buffers[b].producer;
+      if (producer == v)
+        continue;
+      readers[b].push_back(v);
+      if (producer >= 0 &&
+          std::find(preds[v].begin(), preds[v].end(), producer) ==
+              preds[v].end())
+        preds[v].push_back(producer);
+    }
+  }
+  // Reachability (for partial producers only): whether `from` reaches `to`.
+  std::vector<char> seen;
+  std::vector<int> stack;
+  auto precedes = [&](int from, int to) {
+    seen.assign(numNodes, 0);
+    stack.assign(1, to);
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      if (v == from)
+        return true;
+      for (int p : preds[v])
+        if (!seen[p]) {
+          seen[p] = 1;
+          stack.push_back(p);
+        }
+    }
+    return false;
+  };
+
+  reversed = MemoryGraph();
+  for (int v = 0; v < numNodes; ++v)
+    reversed.addNode();
+  for (int v = 0; v < numNodes; ++v)
+    for (int p : preds[v])
+      reversed.addDependence(p, v);
+  reversed.buffers.resize(numBuffers);
+  for (int b = 0; b < numBuffers; ++b) {
+    const MemoryGraph::Buffer &buffer = graph.buffers[b];
+    MemoryGraph::Buffer &result = reversed.buffers[b];
+    result.bytes = buffer.bytes;
+    result.workspace = buffer.workspace;
+    // simulate() ignores partial producers of graph inputs.
+    std::vector<int> writers;
+    if (buffer.producer >= 0) {
+      writers.push_back(buffer.producer);
+      writers.insert(writers.end(), buffer.partialProducers.begin(),
+                     buffer.partialProducers.end());
+    }
+    const std::vector<int> &users = readers[b];
+    if (buffer.returned) {
+      // Live from its first writer to the end, so from the start to its
+      // last writer of the reversed order (a returned input: throughout).
+      result.producer = -1;
+      result.returned = buffer.producer < 0;
+    } else if (users.empty()) {
+      // Live at its writer's step only (or never, as an unused input).
+      if (writers.size() > 1)
+        return false;
+      result.producer = buffer.producer;
+    } else {
+      // Live to the last reader (an input: from the start), so from the
+      // first reader of the reversed order (to the end). The reversed graph
+      // makes every writer run after users[0], the allocating reader (users
+      // of a buffer run after its producer): that must not be a new
+      // dependence.
+      result.producer = users[0];
+      result.partialProducers.assign(users.begin() + 1, users.end());
+      result.returned = buffer.producer < 0;
+      for (int w : writers)
+        if (w != buffer.producer && !precedes(w, users[0]))
+          return false;
+    }
+    if (result.producer >= 0)
+      reversed.nodes[result.producer].defs.push_back(b);
+    for (int w : writers)
+      if (w != result.producer)
+        reversed.addUse(w, b);
+  }
+  return true;
+}
+
 std::vector<int> programOrder(const MemoryGraph &graph) {
   std::vector<int> order(graph.nodes.size());
   std::iota(order.begin(), order.end(), 0);

@@ -55,6 +55,7 @@
 #include "ExactSearch.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <queue>
 
@@ -585,64 +586,79 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
 // search of a segment, so equal signatures mean the same set up to an
 // automorphism of both graphs.
 SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
+  startDepthFirst(tau, dead);
+  return resumeDepthFirst(std::numeric_limits<int64_t>::max());
+}
+
+SearchResult ExactSearch::finishDepthFirst(SearchOutcome outcome) {
   SearchResult result;
-  int root = resetToRoot();
-  auto finish = [&](SearchOutcome outcome) {
-    result.outcome = outcome;
-    result.lowerBound =
-        outcome == SearchOutcome::Exhausted ? tau + 1 : problem.staticBound;
+  result.outcome = outcome;
+  result.lowerBound = outcome == SearchOutcome::Exhausted ? dfs.tau + 1
+                                                          : problem.staticBound;
+  result.states = created;
+  dfs.done = outcome != SearchOutcome::Limit || limitHit;
+  return result;
+}
+
+bool ExactSearch::enterDepthFirst(int state) {
+  if (depth[state] == problem.numNodes)
+    return true;
+  // Any order within tau will do: the bound matters only against tau, and
+  // a node may run eagerly whenever its step stays within tau.
+  const size_t begin = dfs.pending.size();
+  if (int64_t bound = load(state, dfs.tau); bound <= dfs.tau) {
+    expand(bestPeak[state], liveBytes[state], bound, dfs.tau, dfsChildren);
+    for (const Expansion &child : dfsChildren)
+      if (child.peak <= dfs.tau)
+        dfs.pending.push_back(child);
+  }
+  dfs.frames.push_back({state, begin, begin, dfs.pending.size()});
+  return false;
+}
+
+void ExactSearch::startDepthFirst(int64_t tau, DeadStates *dead) {
+  dfs = DepthFirstRun();
+  dfs.tau = tau;
+  dfs.dead = dead;
+  dfs.root = resetToRoot();
+}
+
+SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
+  const int64_t tau = dfs.tau;
+  DeadStates *dead = dfs.dead;
+  if (dfs.done) {
+    SearchResult result;
     result.states = created;
     return result;
-  };
-  if (remainingBound(scratchBits.data()) > tau ||
-      (dead && dead->deadAt(scratchBits.data()) >= tau))
-    return finish(SearchOutcome::Exhausted);
-
-  // Children of the open frames, frame after frame.
-  std::vector<Expansion> pending;
-  struct Frame {
-    int state;
-    size_t begin, next, end;
-  };
-  std::vector<Frame> frames;
-  std::vector<Expansion> children;
-  // Enters `state` (loaded into scratchBits' set): Found when complete,
-  // else a frame with its children within tau (none when its bound is
-  // above tau).
-  auto enter = [&](int state) {
-    if (depth[state] == problem.numNodes)
-      return true;
-    // Any order within tau will do: the bound matters only against tau, and
-    // a node may run eagerly whenever its step stays within tau.
-    const size_t begin = pending.size();
-    if (int64_t bound = load(state, tau); bound <= tau) {
-      expand(bestPeak[state], liveBytes[state], bound, tau, children);
-      for (const Expansion &child : children)
-        if (child.peak <= tau)
-          pending.push_back(child);
-    }
-    frames.push_back({state, begin, begin, pending.size()});
-    return false;
-  };
-  if (enter(root)) {
-    result.order = pathTo(root);
-    result.peak = 0;
-    return finish(SearchOutcome::Found);
   }
-  while (!frames.empty()) {
-    Frame &frame = frames.back();
+  if (!dfs.started) {
+    dfs.started = true;
+    if (remainingBound(scratchBits.data()) > tau ||
+        (dead && dead->deadAt(scratchBits.data()) >= tau))
+      return finishDepthFirst(SearchOutcome::Exhausted);
+    if (enterDepthFirst(dfs.root)) {
+      SearchResult result = finishDepthFirst(SearchOutcome::Found);
+      result.order = pathTo(dfs.root);
+      result.peak = 0;
+      return result;
+    }
+  }
+  while (!dfs.frames.empty()) {
+    Frame &frame = dfs.frames.back();
     if (frame.next == frame.end) {
       // Sets without children within tau are as cheap to decide again as
       // to look up: only the others are recorded.
       if (dead && frame.end > frame.begin)
         dead->record(signature(frame.state), tau);
-      pending.resize(frame.begin);
-      frames.pop_back();
+      dfs.pending.resize(frame.begin);
+      dfs.frames.pop_back();
       continue;
     }
     if (outOfBudget())
-      return finish(SearchOutcome::Limit);
-    const Expansion child = pending[frame.next++];
+      return finishDepthFirst(SearchOutcome::Limit);
+    if (created >= pauseAt)
+      return finishDepthFirst(SearchOutcome::Limit);
+    const Expansion child = dfs.pending[frame.next++];
     const int from = frame.state;
     const uint64_t *bits = signature(from);
     std::copy(bits, bits + words, scratchBits.begin());
@@ -659,13 +675,14 @@ SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
     parent[state] = from;
     lastNode[state] = child.node;
     depth[state] = depth[from] + 1;
-    if (enter(state)) {
+    if (enterDepthFirst(state)) {
+      SearchResult result = finishDepthFirst(SearchOutcome::Found);
       result.order = pathTo(state);
       result.peak = child.peak;
-      return finish(SearchOutcome::Found);
+      return result;
     }
   }
-  return finish(SearchOutcome::Exhausted);
+  return finishDepthFirst(SearchOutcome::Exhausted);
 }
 
 } // namespace detail

@@ -114,6 +114,16 @@ public:
   /// without an order.
   SearchResult depthFirst(int64_t tau, DeadStates *dead = nullptr);
 
+  /// The same search in slices: startDepthFirst sets it up, and each
+  /// resumeDepthFirst continues it until it ends or has created `pauseAt`
+  /// states in all (then Limit with isPaused()). Another search on this
+  /// object ends it.
+  void startDepthFirst(int64_t tau, DeadStates *dead = nullptr);
+  SearchResult resumeDepthFirst(int64_t pauseAt);
+  /// After resumeDepthFirst: whether it stopped for the pause only (and may
+  /// be resumed).
+  bool isPaused() const { return !dfs.done; }
+
   /// The node the searches run alone from the predecessor-closed set `set`
   /// (a node per entry, nonzero when scheduled) when every step must stay
   /// within `threshold`, and the usage of its step; none when they branch.
@@ -187,6 +197,10 @@ private:
   /// into canonicalBits when the node belongs to a symmetric class.
   const uint64_t *childSignature(int node);
   bool outOfBudget();
+  /// The depth-first search's steps: enters a state (true when complete,
+  /// else pushes its frame with its children within tau), and its result.
+  bool enterDepthFirst(int state);
+  SearchResult finishDepthFirst(SearchOutcome outcome);
 
   const SchedulingProblem &problem;
   const int words;
@@ -211,6 +225,21 @@ private:
   };
   std::vector<CountedBuffer> counted;
   std::vector<uint64_t> writerMasks, userMasks;
+  // The depth-first search under way: the states on the path with their
+  // children (pending[begin, end), the next to try at `next`).
+  struct Frame {
+    int state;
+    size_t begin, next, end;
+  };
+  struct DepthFirstRun {
+    int64_t tau = 0;
+    DeadStates *dead = nullptr;
+    int root = 0;
+    bool started = false, done = false;
+    std::vector<Frame> frames;
+    std::vector<Expansion> pending;
+  } dfs;
+  std::vector<Expansion> dfsChildren;
   // Scratch.
   std::vector<char> scheduled;
   std::vector<uint64_t> scratchBits, canonicalBits;

@@ -87,6 +87,12 @@ struct Segment {
   int64_t peak = 0;
   /// Proven lower bound on this segment's peak in every order.
   int64_t lowerBound = 0;
+  /// The reversed graph (reverseGraph) and its problem, with the same
+  /// interchangeable classes, when `reversible`: the decisions search both
+  /// (see decide).
+  bool reversible = false;
+  MemoryGraph backwardGraph;
+  SchedulingProblem backward;
 };
 
 /// The nodes of `order` that belong to `segment`, as local ids.
@@ -100,13 +106,61 @@ std::vector<int> induce(const std::vector<int> &order,
   return local;
 }
 
-/// Depth-first decision whether some order of `problem` has peak <= tau,
-/// sharing the segment's dead sets.
-SearchResult depthFirstAt(const SchedulingProblem &problem, int64_t tau,
+/// The dead sets of a segment's depth-first searches, one table per
+/// direction (a set of the reversed graph is what its orders run first).
+struct DeadSets {
+  DeadSets(int numNodes, int64_t capacity)
+      : forward(numNodes, capacity), backward(numNodes, capacity) {}
+  detail::DeadStates forward, backward;
+};
+
+/// Depth-first decision whether some order of `forward` has peak <= tau,
+/// on the graph and, when `backward` (its reversed graph's problem) is
+/// given, on the reversed graph too: the two searches take turns of
+/// kSliceStates states each, and the first to decide decides (an order of
+/// the reversed graph is returned read backwards: same steps, same peak).
+/// Each search may create half the state limit; both stop at the deadline.
+///
+/// Why both: a search prunes a set once its steps so far or the bounds of
+/// the rest exceed tau, so it is fast when the steps near the peak come
+/// early in its direction. On the 60-node fan-in-6 DAGs of the scale suite
+/// the decision just below the optimum of seed 10 created more than 2.8
+/// million states forwards and 44 thousand backwards; 48-node RandWire
+/// stages 19 and 24 (at 655359): 2 million forwards without an answer,
+/// 0.14 and 0.62 million backwards (docs/Scheduling.md).
+SearchResult depthFirstAt(const SchedulingProblem &forward,
+                          const SchedulingProblem *backward, int64_t tau,
                           Clock::time_point deadline, int64_t stateLimit,
-                          detail::DeadStates &dead) {
-  ExactSearch search(problem, stateLimit, deadline);
-  return search.depthFirst(tau, &dead);
+                          DeadSets &dead) {
+  if (!backward) {
+    ExactSearch search(forward, stateLimit, deadline);
+    return search.depthFirst(tau, &dead.forward);
+  }
+  constexpr int64_t kSliceStates = 1 << 13;
+  ExactSearch ahead(forward, std::max<int64_t>(1, stateLimit / 2), deadline),
+      behind(*backward, std::max<int64_t>(1, stateLimit / 2), deadline);
+  ahead.startDepthFirst(tau, &dead.forward);
+  behind.startDepthFirst(tau, &dead.backward);
+  SearchResult one, other;
+  for (int64_t pause = kSliceStates;; pause += kSliceStates) {
+    if (ahead.isPaused()) {
+      one = ahead.resumeDepthFirst(pause);
+      if (one.outcome != SearchOutcome::Limit)
+        break;
+    }
+    if (behind.isPaused()) {
+      other = behind.resumeDepthFirst(pause);
+      if (other.outcome != SearchOutcome::Limit) {
+        std::swap(one, other);
+        std::reverse(one.order.begin(), one.order.end());
+        break;
+      }
+    }
+    if (!ahead.isPaused() && !behind.isPaused())
+      break;
+  }
+  one.states += other.states;
+  return one;
 }
 
 /// Decides whether some order of `segment` has peak <= tau before
@@ -117,7 +171,9 @@ SearchResult depthFirstAt(const SchedulingProblem &problem, int64_t tau,
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known,
-                      detail::DeadStates &dead) {
+                      DeadSets &dead) {
+  const SchedulingProblem *backward =
+      segment.reversible ? &segment.backward : nullptr;
   // Shaving gets half the time; when it cannot finish, the plain search
   // gets the rest. It tests pairs of nodes (quadratic in cuts), so segments
   // of more than kShavingNodes nodes are searched plainly (left as Timeout).
@@ -134,7 +190,8 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     return result;
   }
   if (shaving.outcome == detail::Shaving::Timeout) {
-    return depthFirstAt(segment.problem, tau, deadline, stateLimit, dead);
+    return depthFirstAt(segment.problem, backward, tau, deadline, stateLimit,
+                        dead);
   }
   known = shaving.dependences;
   // The interchangeable branches stay interchangeable (and the search keeps
@@ -146,26 +203,43 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     for (const std::vector<int> &member : members)
       for (int v : member)
         permutable[v] = 1;
-  MemoryGraph graph = segment.graph;
-  bool added = false;
-  for (auto [before, after] : shaving.dependences)
-    if (!permutable[before] && !permutable[after]) {
-      graph.addDependence(after, before);
-      added = true;
+  // The graph (and the reversed one) with the dependences; bounds on the
+  // steps of every order of peak <= tau (with or without the dependences
+  // left out), which is all the search needs. A step's usage is the same
+  // read backwards, so the bounds hold for the reversed graph too, and a
+  // dependence a -> b of the graph is b -> a there.
+  auto withDependences = [&](const SchedulingProblem &problem,
+                             const MemoryGraph &graph, bool reversed) {
+    MemoryGraph dependent = graph;
+    bool added = false;
+    for (auto [before, after] : shaving.dependences)
+      if (!permutable[before] && !permutable[after]) {
+        if (reversed)
+          dependent.addDependence(before, after);
+        else
+          dependent.addDependence(after, before);
+        added = true;
+      }
+    SchedulingProblem shaved;
+    if (added) {
+      std::string error;
+      [[maybe_unused]] bool built = shaved.build(dependent, error);
+      assert(built && "derived dependences follow an order of the graph");
+      shaved.symmetricClasses = problem.symmetricClasses;
+    } else {
+      shaved = problem;
     }
-  SchedulingProblem shaved;
-  if (added) {
-    std::string error;
-    [[maybe_unused]] bool built = shaved.build(graph, error);
-    assert(built && "derived dependences follow an order of the graph");
-    shaved.symmetricClasses = segment.problem.symmetricClasses;
-  } else {
-    shaved = segment.problem;
-  }
-  // Bounds on the steps of every order of peak <= tau (with or without the
-  // dependences left out), which is all the search needs.
-  shaved.raiseStepBounds(shaving.stepBounds);
-  return depthFirstAt(shaved, tau, deadline, stateLimit, dead);
+    shaved.raiseStepBounds(shaving.stepBounds);
+    return shaved;
+  };
+  SchedulingProblem shaved =
+      withDependences(segment.problem, segment.graph, false);
+  if (!backward)
+    return depthFirstAt(shaved, nullptr, tau, deadline, stateLimit, dead);
+  SchedulingProblem shavedBackward =
+      withDependences(segment.backward, segment.backwardGraph, true);
+  return depthFirstAt(shaved, &shavedBackward, tau, deadline, stateLimit,
+                      dead);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
@@ -178,7 +252,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   Clock::time_point now = Clock::now();
   // Sets found without a completion within some tau, shared by the
   // depth-first searches below (a quarter of the state budget).
-  detail::DeadStates dead(problem.numNodes, stateLimit / 4);
+  DeadSets dead(problem.numNodes, stateLimit / 4);
+  const SchedulingProblem *backward =
+      segment.reversible ? &segment.backward : nullptr;
   // Every peak is a multiple of the buffer sizes' gcd.
   const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
   {
@@ -190,8 +266,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // out of time, the sets it finished stay dead for the later decisions at
     // that tau or below (the downward track starts at the same tau).
     SearchResult below =
-        depthFirstAt(problem, segment.peak - unit, now + (deadline - now) / 4,
-                     stateLimit, dead);
+        depthFirstAt(problem, backward, segment.peak - unit,
+                     now + (deadline - now) / 4, stateLimit, dead);
     states += below.states;
     if (below.outcome == SearchOutcome::Exhausted) {
       segment.lowerBound = segment.peak;
@@ -330,7 +406,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     if (up || !descending) {
       step = decide(tau, stepDeadline);
     } else {
-      step = depthFirstAt(problem, tau * unit, stepDeadline, stateLimit, dead);
+      step = depthFirstAt(problem, backward, tau * unit, stepDeadline,
+                          stateLimit, dead);
     }
     states += step.states;
     switch (step.outcome) {
@@ -520,6 +597,21 @@ void scheduleExact(const SchedulingProblem &problem,
     // The minimum-cut bounds first, within an eighth of the segment's share:
     // they may prove the heuristic order optimal or the floor reached.
     segment.problem.strengthenBounds(now + (share - now) / 8);
+    // The reversed graph, which the decisions search too (depthFirstAt),
+    // with its own bounds (nodeBound and the cuts see the steps from the
+    // other end): a step's usage is the same read backwards, so each
+    // problem takes the other's step bounds.
+    std::string error;
+    segment.reversible =
+        reverseGraph(segment.graph, segment.backwardGraph) &&
+        segment.backward.build(segment.backwardGraph, error);
+    if (segment.reversible) {
+      segment.backward.symmetricClasses = segment.problem.symmetricClasses;
+      now = Clock::now();
+      segment.backward.strengthenBounds(now + (share - now) / 8);
+      segment.backward.raiseStepBounds(segment.problem.stepBound);
+      segment.problem.raiseStepBounds(segment.backward.stepBound);
+    }
     segment.lowerBound =
         std::max(segment.lowerBound, segment.problem.staticBound);
     floor = std::max(floor, segment.lowerBound);

@@ -73,6 +73,21 @@ struct MemoryGraph {
   bool isTopologicalOrder(const std::vector<int> &order) const;
 };
 
+/// The graph whose orders are the reverses of `graph`'s, with the same usage
+/// at every step: for every order of `graph`, simulate(result, reversed
+/// order).usage is simulate(graph, order).usage reversed. A buffer lives from
+/// its first writer to its last reader (DESIGN.md), so in the reversed order
+/// it lives from its first reader to its last writer: its readers write it
+/// (the first to run allocates it), its writers read it, a graph input
+/// becomes a returned buffer and a returned buffer a graph input; every
+/// dependence (listed, or implied by a use) is reversed. Nodes and buffers
+/// keep their ids, so an order of one is an order of the other read
+/// backwards. Fails (returns false) where the model cannot say it: a buffer
+/// with several writers and no reader, or one whose reader does not run
+/// after all its writers in every order (the reversed graph would add that
+/// dependence).
+bool reverseGraph(const MemoryGraph &graph, MemoryGraph &reversed);
+
 /// Memory usage of a graph executed in one order.
 struct MemoryProfile {
   /// usage[t]: bytes live while executing step t (DESIGN.md).
