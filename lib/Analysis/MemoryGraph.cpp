@@ -145,9 +145,8 @@ bool reverseGraph(const MemoryGraph &graph, MemoryGraph &reversed) {
       if (producer == v)
         continue;
       readers[b].push_back(v);
-      if (producer >= 0 &&
-          std::find(preds[v].begin(), preds[v].end(), producer) ==
-              preds[v].end())
+      if (producer >= 0 && std::find(preds[v].begin(), preds[v].end(),
+                                     producer) == preds[v].end())
         preds[v].push_back(producer);
     }
   }

@@ -593,8 +593,8 @@ SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
 SearchResult ExactSearch::finishDepthFirst(SearchOutcome outcome) {
   SearchResult result;
   result.outcome = outcome;
-  result.lowerBound = outcome == SearchOutcome::Exhausted ? dfs.tau + 1
-                                                          : problem.staticBound;
+  result.lowerBound =
+      outcome == SearchOutcome::Exhausted ? dfs.tau + 1 : problem.staticBound;
   result.states = created;
   dfs.done = outcome != SearchOutcome::Limit || limitHit;
   return result;

@@ -25,6 +25,7 @@
 #include <cassert>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 namespace serenity {
 
@@ -106,20 +107,27 @@ std::vector<int> induce(const std::vector<int> &order,
   return local;
 }
 
-/// The dead sets of a segment's depth-first searches, one table per
-/// direction (a set of the reversed graph is what its orders run first).
-struct DeadSets {
-  DeadSets(int numNodes, int64_t capacity)
-      : forward(numNodes, capacity), backward(numNodes, capacity) {}
+/// What a segment's depth-first decisions keep from one to the next: the
+/// dead sets, one table per direction (a set of the reversed graph is what
+/// its orders run first).
+struct Decisions {
+  Decisions(int numNodes, int64_t capacity, bool parallel)
+      : forward(numNodes, capacity), backward(numNodes, capacity),
+        parallel(parallel) {}
   detail::DeadStates forward, backward;
+  /// Whether the two directions run on two threads.
+  bool parallel;
 };
 
 /// Depth-first decision whether some order of `forward` has peak <= tau,
 /// on the graph and, when `backward` (its reversed graph's problem) is
-/// given, on the reversed graph too: the two searches take turns of
-/// kSliceStates states each, and the first to decide decides (an order of
-/// the reversed graph is returned read backwards: same steps, same peak).
-/// Each search may create half the state limit; both stop at the deadline.
+/// given, on the reversed graph too: the two searches advance in turns of
+/// kSliceStates states each (side by side on two threads when
+/// memory.parallel), and after each turn the first to have decided, the
+/// graph's search first, decides (an order of the reversed graph is
+/// returned read backwards: same steps, same peak). The outcome does not
+/// depend on the threads or their speeds, only on the deadline. Each search
+/// may create half the state limit.
 ///
 /// Why both: a search prunes a set once its steps so far or the bounds of
 /// the rest exceed tau, so it is fast when the steps near the peak come
@@ -131,36 +139,45 @@ struct DeadSets {
 SearchResult depthFirstAt(const SchedulingProblem &forward,
                           const SchedulingProblem *backward, int64_t tau,
                           Clock::time_point deadline, int64_t stateLimit,
-                          DeadSets &dead) {
+                          Decisions &memory) {
   if (!backward) {
     ExactSearch search(forward, stateLimit, deadline);
-    return search.depthFirst(tau, &dead.forward);
+    return search.depthFirst(tau, &memory.forward);
   }
   constexpr int64_t kSliceStates = 1 << 13;
-  ExactSearch ahead(forward, std::max<int64_t>(1, stateLimit / 2), deadline),
-      behind(*backward, std::max<int64_t>(1, stateLimit / 2), deadline);
-  ahead.startDepthFirst(tau, &dead.forward);
-  behind.startDepthFirst(tau, &dead.backward);
-  SearchResult one, other;
+  const int64_t limit = std::max<int64_t>(1, stateLimit / 2);
+  ExactSearch ahead(forward, limit, deadline),
+      behind(*backward, limit, deadline);
+  ahead.startDepthFirst(tau, &memory.forward);
+  behind.startDepthFirst(tau, &memory.backward);
+  SearchResult result, other;
   for (int64_t pause = kSliceStates;; pause += kSliceStates) {
+    std::thread helper;
     if (ahead.isPaused()) {
-      one = ahead.resumeDepthFirst(pause);
-      if (one.outcome != SearchOutcome::Limit)
-        break;
+      auto turn = [&ahead, &result, pause] {
+        result = ahead.resumeDepthFirst(pause);
+      };
+      if (memory.parallel && behind.isPaused())
+        helper = std::thread(turn);
+      else
+        turn();
     }
-    if (behind.isPaused()) {
+    if (behind.isPaused())
       other = behind.resumeDepthFirst(pause);
-      if (other.outcome != SearchOutcome::Limit) {
-        std::swap(one, other);
-        std::reverse(one.order.begin(), one.order.end());
-        break;
-      }
+    if (helper.joinable())
+      helper.join();
+    if (result.outcome != SearchOutcome::Limit)
+      break;
+    if (other.outcome != SearchOutcome::Limit) {
+      std::swap(result, other);
+      std::reverse(result.order.begin(), result.order.end());
+      break;
     }
     if (!ahead.isPaused() && !behind.isPaused())
       break;
   }
-  one.states += other.states;
-  return one;
+  result.states += other.states;
+  return result;
 }
 
 /// Decides whether some order of `segment` has peak <= tau before
@@ -171,7 +188,7 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known,
-                      DeadSets &dead) {
+                      Decisions &dead) {
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // Shaving gets half the time; when it cannot finish, the plain search
@@ -238,21 +255,21 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     return depthFirstAt(shaved, nullptr, tau, deadline, stateLimit, dead);
   SchedulingProblem shavedBackward =
       withDependences(segment.backward, segment.backwardGraph, true);
-  return depthFirstAt(shaved, &shavedBackward, tau, deadline, stateLimit,
-                      dead);
+  return depthFirstAt(shaved, &shavedBackward, tau, deadline, stateLimit, dead);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
 /// created. Orders with peak <= floor are as good as optimal for the whole
 /// graph, so the search stops at the first one.
 int64_t improveSegment(Segment &segment, int64_t floor,
-                       Clock::time_point deadline, int64_t stateLimit) {
+                       Clock::time_point deadline, int64_t stateLimit,
+                       bool parallel) {
   const SchedulingProblem &problem = segment.problem;
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   // Sets found without a completion within some tau, shared by the
   // depth-first searches below (a quarter of the state budget).
-  DeadSets dead(problem.numNodes, stateLimit / 4);
+  Decisions dead(problem.numNodes, stateLimit / 4, parallel);
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // Every peak is a multiple of the buffer sizes' gcd.
@@ -602,9 +619,8 @@ void scheduleExact(const SchedulingProblem &problem,
     // other end): a step's usage is the same read backwards, so each
     // problem takes the other's step bounds.
     std::string error;
-    segment.reversible =
-        reverseGraph(segment.graph, segment.backwardGraph) &&
-        segment.backward.build(segment.backwardGraph, error);
+    segment.reversible = reverseGraph(segment.graph, segment.backwardGraph) &&
+                         segment.backward.build(segment.backwardGraph, error);
     if (segment.reversible) {
       segment.backward.symmetricClasses = segment.problem.symmetricClasses;
       now = Clock::now();
@@ -617,7 +633,8 @@ void scheduleExact(const SchedulingProblem &problem,
     floor = std::max(floor, segment.lowerBound);
     if (segment.peak <= floor)
       continue;
-    result.statesExplored += improveSegment(segment, floor, share, stateLimit);
+    result.statesExplored +=
+        improveSegment(segment, floor, share, stateLimit, options.parallel);
     floor = std::max(floor, segment.lowerBound);
   }
 

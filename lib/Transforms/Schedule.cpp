@@ -226,6 +226,9 @@ struct SerenitySchedulePass
     options.algorithm = *parsed;
     options.timeLimitMs = timeLimitMs;
     options.maxStates = maxStates;
+    // Two search threads only where MLIR may use threads
+    // (--mlir-disable-threading turns both off); same results either way.
+    options.parallel = getContext().isMultithreadingEnabled();
     if (modelOptions->concat == ConcatMode::Auto &&
         failed(chooseInPlaceConcats(function, *modelOptions, options)))
       return signalPassFailure();

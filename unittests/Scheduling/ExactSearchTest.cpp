@@ -100,7 +100,63 @@ TEST(ExactSearch, EagerChildrenKeepACompletionWithinTheBudget) {
     MemoryGraph graph = randomInPlaceGraph(rng, 4 + i % 5, /*general=*/i % 2);
     checkEagerChildren(graph, 300 + i, counts);
   }
+  // Reversed graphs (reverseGraph), which the decisions search too: every
+  // buffer read twice or more has several writers there.
+  for (int i = 0; i < 150; ++i) {
+    MemoryGraph graph = i % 2 ? randomInPlaceGraph(rng, 4 + i % 5)
+                              : randomGraph(rng, 4 + i % 6);
+    MemoryGraph reversed;
+    ASSERT_TRUE(reverseGraph(graph, reversed) || i % 2);
+    if (reversed.size() == graph.size())
+      checkEagerChildren(reversed, 450 + i, counts);
+  }
   // Not vacuous: pairs (first nodes that grow the live bytes) are taken.
   EXPECT_GT(counts.pairs, 200);
   EXPECT_GT(counts.children, counts.pairs);
+}
+
+// The decisions on the reversed graph answer as on the graph (brute force),
+// an order found there is one of the graph read backwards, and a search
+// paused after every state and resumed answers as one run at once.
+TEST(ExactSearch, ReversedAndResumedDecisionsAnswerAsBruteForce) {
+  std::mt19937 rng(2027);
+  int reversedGraphs = 0;
+  for (int i = 0; i < 300; ++i) {
+    MemoryGraph graph = i % 2 ? randomInPlaceGraph(rng, 3 + i % 6)
+                              : randomGraph(rng, 3 + i % 7, i % 3 == 0);
+    MemoryGraph reversed;
+    if (!reverseGraph(graph, reversed))
+      continue;
+    ++reversedGraphs;
+    const int64_t optimum = bruteForcePeak(graph);
+    SchedulingProblem problem;
+    std::string error;
+    ASSERT_TRUE(problem.build(reversed, error)) << error;
+    const auto forever = detail::Clock::now() + std::chrono::hours(1);
+    for (int64_t tau : {optimum - 1, optimum}) {
+      if (tau < 0)
+        continue;
+      detail::ExactSearch whole(problem, 1 << 20, forever);
+      detail::SearchResult once = whole.depthFirst(tau);
+      detail::ExactSearch sliced(problem, 1 << 20, forever);
+      sliced.startDepthFirst(tau);
+      detail::SearchResult resumed;
+      for (int64_t pause = 1; sliced.isPaused(); ++pause)
+        resumed = sliced.resumeDepthFirst(pause);
+      SCOPED_TRACE("graph " + std::to_string(i) + ", tau " +
+                   std::to_string(tau));
+      ASSERT_EQ(once.outcome, tau < optimum ? detail::SearchOutcome::Exhausted
+                                            : detail::SearchOutcome::Found);
+      ASSERT_EQ(resumed.outcome, once.outcome);
+      ASSERT_EQ(resumed.order, once.order);
+      ASSERT_EQ(resumed.states, once.states);
+      if (once.outcome != detail::SearchOutcome::Found)
+        continue;
+      std::vector<int> order(once.order.rbegin(), once.order.rend());
+      ASSERT_TRUE(graph.isTopologicalOrder(order));
+      EXPECT_LE(peakMemory(graph, order), tau);
+      EXPECT_EQ(peakMemory(reversed, once.order), peakMemory(graph, order));
+    }
+  }
+  EXPECT_GT(reversedGraphs, 250);
 }

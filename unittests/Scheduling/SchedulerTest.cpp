@@ -338,6 +338,15 @@ TEST(Scheduler, SmallStateLimitsStaySound) {
     for (int64_t states : {2, 4, 8, 16, 32, 64}) {
       ScheduleResult dp = run(g, ScheduleAlgorithm::DP, 3000, states);
       expectValid(g, dp);
+      // The two search directions on one thread: the same result.
+      ScheduleOptions serial;
+      serial.timeLimitMs = 3000;
+      serial.maxStates = states;
+      serial.parallel = false;
+      ScheduleResult alone = schedule(g, serial);
+      EXPECT_EQ(alone.order, dp.order);
+      EXPECT_EQ(alone.lowerBound, dp.lowerBound);
+      EXPECT_EQ(alone.statesExplored, dp.statesExplored);
       EXPECT_GE(dp.peak, optimum);
       EXPECT_LE(dp.lowerBound, optimum);
       EXPECT_LE(dp.statesExplored, 64 * states);

@@ -91,9 +91,9 @@ TEST(ReverseGraph, HasTheReversedOrdersAndUsages) {
       bool read = false;
       for (const MemoryGraph::Node &node : graph.nodes)
         read = read || std::count(node.uses.begin(), node.uses.end(), b);
-      unusedShared = unusedShared || (buffer.producer >= 0 && !read &&
-                                      !buffer.returned &&
-                                      !buffer.partialProducers.empty());
+      unusedShared =
+          unusedShared || (buffer.producer >= 0 && !read && !buffer.returned &&
+                           !buffer.partialProducers.empty());
     }
     MemoryGraph reversed;
     if (!reverseGraph(graph, reversed)) {
