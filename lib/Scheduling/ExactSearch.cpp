@@ -102,6 +102,7 @@ void ExactSearch::reset() {
   bestPeak.clear();
   liveBytes.clear();
   parent.clear();
+  deadValue.clear();
   lastNode.clear();
   depth.clear();
   created = 0;
@@ -200,6 +201,7 @@ int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
     bestPeak.push_back(0);
     liveBytes.push_back(0);
     parent.push_back(-1);
+    deadValue.push_back(0);
     lastNode.push_back(-1);
     depth.push_back(0);
     ++created;
@@ -585,16 +587,35 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
 // States are canonical under the same interchangeable classes in every
 // search of a segment, so equal signatures mean the same set up to an
 // automorphism of both graphs.
-SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead) {
-  startDepthFirst(tau, dead);
+//
+// Values (only where the bounds and dependences hold for every order, not
+// just those within tau): a finished set S gets value(S), the least of
+//  - its bound, when load() pruned it;
+//  - per child v, max(step of v, value(S + v)), where value(S + v) is the
+//    child's usage alone when that is above tau (the child is not entered),
+//    its value when it was finished or is met again, or the value the dead
+//    sets hold for it (+1);
+// and no completion of S has a peak below value(S). By induction: a
+// completion starts with some child v (its peak is at least v's step and
+// the peak of the rest), except where S has one child only by the eager
+// rules; there v's step is within tau, below every completion of S (none
+// is within tau), and some completion at least as good starts with v (the
+// rules' argument with tau replaced by that completion's peak). The set is
+// recorded dead at value(S) - 1, which a later search at a larger tau up to
+// that value skips as above; the root's value is the bound the search
+// returns (Exhausted).
+SearchResult ExactSearch::depthFirst(int64_t tau, DeadStates *dead,
+                                     bool values) {
+  startDepthFirst(tau, dead, values);
   return resumeDepthFirst(std::numeric_limits<int64_t>::max());
 }
 
 SearchResult ExactSearch::finishDepthFirst(SearchOutcome outcome) {
   SearchResult result;
   result.outcome = outcome;
-  result.lowerBound =
-      outcome == SearchOutcome::Exhausted ? dfs.tau + 1 : problem.staticBound;
+  result.lowerBound = outcome == SearchOutcome::Exhausted
+                          ? std::max(dfs.tau + 1, dfs.rootValue)
+                          : problem.staticBound;
   result.states = created;
   dfs.done = outcome != SearchOutcome::Limit || limitHit;
   return result;
@@ -606,20 +627,27 @@ bool ExactSearch::enterDepthFirst(int state) {
   // Any order within tau will do: the bound matters only against tau, and
   // a node may run eagerly whenever its step stays within tau.
   const size_t begin = dfs.pending.size();
+  int64_t low = std::numeric_limits<int64_t>::max();
   if (int64_t bound = load(state, dfs.tau); bound <= dfs.tau) {
     expand(bestPeak[state], liveBytes[state], bound, dfs.tau, dfsChildren);
-    for (const Expansion &child : dfsChildren)
+    for (const Expansion &child : dfsChildren) {
       if (child.peak <= dfs.tau)
         dfs.pending.push_back(child);
+      else
+        low = std::min(low, child.peak);
+    }
+  } else {
+    low = bound;
   }
-  dfs.frames.push_back({state, begin, begin, dfs.pending.size()});
+  dfs.frames.push_back({state, begin, begin, dfs.pending.size(), low});
   return false;
 }
 
-void ExactSearch::startDepthFirst(int64_t tau, DeadStates *dead) {
+void ExactSearch::startDepthFirst(int64_t tau, DeadStates *dead, bool values) {
   dfs = DepthFirstRun();
   dfs.tau = tau;
   dfs.dead = dead;
+  dfs.values = values;
   dfs.root = resetToRoot();
 }
 
@@ -633,9 +661,13 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
   }
   if (!dfs.started) {
     dfs.started = true;
-    if (remainingBound(scratchBits.data()) > tau ||
-        (dead && dead->deadAt(scratchBits.data()) >= tau))
+    const int64_t bound = remainingBound(scratchBits.data());
+    const int64_t deadAt = dead ? dead->deadAt(scratchBits.data()) : -1;
+    if (bound > tau || deadAt >= tau) {
+      if (dfs.values)
+        dfs.rootValue = std::max(bound, deadAt + 1);
       return finishDepthFirst(SearchOutcome::Exhausted);
+    }
     if (enterDepthFirst(dfs.root)) {
       SearchResult result = finishDepthFirst(SearchOutcome::Found);
       result.order = pathTo(dfs.root);
@@ -646,12 +678,20 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
   while (!dfs.frames.empty()) {
     Frame &frame = dfs.frames.back();
     if (frame.next == frame.end) {
+      // No completion has a peak below `value` (tau + 1 without values).
+      const int state = frame.state;
+      const int64_t value = dfs.values ? frame.low : tau + 1;
+      deadValue[state] = value;
       // Sets without children within tau are as cheap to decide again as
       // to look up: only the others are recorded.
       if (dead && frame.end > frame.begin)
-        dead->record(signature(frame.state), tau);
+        dead->record(signature(state), value - 1);
       dfs.pending.resize(frame.begin);
       dfs.frames.pop_back();
+      if (dfs.frames.empty())
+        dfs.rootValue = value;
+      else
+        dfs.frames.back().lower(std::max(bestPeak[state], value));
       continue;
     }
     if (outOfBudget())
@@ -663,13 +703,23 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
     const uint64_t *bits = signature(from);
     std::copy(bits, bits + words, scratchBits.begin());
     scratchBits[child.node >> 6] |= uint64_t(1) << (child.node & 63);
-    if (remainingBound(scratchBits.data()) > tau)
+    if (int64_t bound = remainingBound(scratchBits.data()); bound > tau) {
+      frame.lower(std::max(child.peak, bound));
       continue;
+    }
     const uint64_t *next = childSignature(child.node);
     bool inserted;
     int state = findOrInsert(next, inserted);
-    if (!inserted || (dead && dead->deadAt(next) >= tau))
+    // A set met again was finished (sets only grow along the path).
+    if (!inserted) {
+      frame.lower(std::max(child.peak, deadValue[state]));
       continue;
+    }
+    if (int64_t deadAt = dead ? dead->deadAt(next) : -1; deadAt >= tau) {
+      deadValue[state] = deadAt + 1;
+      frame.lower(std::max(child.peak, deadAt + 1));
+      continue;
+    }
     bestPeak[state] = child.peak;
     liveBytes[state] = child.live;
     parent[state] = from;

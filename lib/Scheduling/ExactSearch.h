@@ -11,6 +11,7 @@
 
 #include "SchedulingProblem.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -111,14 +112,20 @@ public:
   /// Depth-first search for any order with peak <= `tau`. Found: such an
   /// order; Exhausted: none exists. With `dead`, skips the sets it holds
   /// dead at tau or above and records the sets this search finishes
-  /// without an order.
-  SearchResult depthFirst(int64_t tau, DeadStates *dead = nullptr);
+  /// without an order. With `values` (only when the problem's bounds and
+  /// dependences hold for every order, not just for those within tau), a
+  /// finished set is recorded dead up to a lower bound on its completions'
+  /// peaks (often above tau), and Exhausted returns such a bound for the
+  /// whole graph.
+  SearchResult depthFirst(int64_t tau, DeadStates *dead = nullptr,
+                          bool values = false);
 
   /// The same search in slices: startDepthFirst sets it up, and each
   /// resumeDepthFirst continues it until it ends or has created `pauseAt`
   /// states in all (then Limit with isPaused()). Another search on this
   /// object ends it.
-  void startDepthFirst(int64_t tau, DeadStates *dead = nullptr);
+  void startDepthFirst(int64_t tau, DeadStates *dead = nullptr,
+                       bool values = false);
   SearchResult resumeDepthFirst(int64_t pauseAt);
   /// After resumeDepthFirst: whether it stopped for the pause only (and may
   /// be resumed).
@@ -214,6 +221,9 @@ private:
   SignatureSet states;
   std::vector<int64_t> bestPeak, liveBytes;
   std::vector<int> parent, lastNode, depth;
+  /// Per set the depth-first search finished: no completion has a lower
+  /// peak.
+  std::vector<int64_t> deadValue;
   // Buffers load() may count (with a producer and bytes): the only writer
   // (-1 when several), and per buffer the bitsets of its writers and
   // readers.
@@ -230,12 +240,16 @@ private:
   struct Frame {
     int state;
     size_t begin, next, end;
+    /// With values: the least peak above tau found for its completions.
+    int64_t low;
+    void lower(int64_t value) { low = std::min(low, value); }
   };
   struct DepthFirstRun {
     int64_t tau = 0;
     DeadStates *dead = nullptr;
     int root = 0;
-    bool started = false, done = false;
+    bool values = false, started = false, done = false;
+    int64_t rootValue = 0;
     std::vector<Frame> frames;
     std::vector<Expansion> pending;
   } dfs;

@@ -15,6 +15,9 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
+#include <map>
+
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -179,11 +182,14 @@ TEST(Shaving, NeverRefutesTheOptimumWithInPlaceConcats) {
 namespace {
 
 /// Decides peak <= tau for taus around the optimum, in a random order, on
-/// the graph and on the graph plus the dependences shaved at tau, all
-/// searches sharing one table of dead sets (as a segment's searches do):
-/// every answer must be the brute-force one. Returns the dead sets recorded.
-int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng,
-                        int index) {
+/// the graph (recording values: lower bounds above tau) and on the graph
+/// plus the dependences shaved at tau, all searches sharing one table of
+/// dead sets (as a segment's searches do): every answer must be the
+/// brute-force one, every bound at most the optimum, and every set the table
+/// holds dead at d must have no completion of peak <= d. Returns the dead
+/// sets recorded; counts in `above` the bounds two units or more above tau.
+int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng, int index,
+                        int64_t &above) {
   SchedulingProblem problem;
   std::string error;
   EXPECT_TRUE(problem.build(graph, error)) << error;
@@ -213,7 +219,8 @@ int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng,
         searched.raiseStepBounds(shaving.stepBounds);
       }
       detail::ExactSearch search(searched, 1000000, forever);
-      detail::SearchResult result = search.depthFirst(tau, &dead);
+      detail::SearchResult result =
+          search.depthFirst(tau, &dead, /*values=*/!shaved);
       if (tau >= optimum) {
         EXPECT_EQ(result.outcome, detail::SearchOutcome::Found)
             << "graph " << index << " tau " << tau << " shaved " << shaved;
@@ -224,8 +231,34 @@ int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng,
       } else {
         EXPECT_EQ(result.outcome, detail::SearchOutcome::Exhausted)
             << "graph " << index << " tau " << tau << " shaved " << shaved;
+        EXPECT_GT(result.lowerBound, tau);
+        EXPECT_LE(result.lowerBound, optimum)
+            << "graph " << index << " tau " << tau << " shaved " << shaved;
+        above += result.lowerBound >= tau + 2 * unit;
       }
     }
+  }
+  // Every closed set is a prefix of some order: its least completion peak.
+  std::map<uint64_t, int64_t> completion;
+  forEachTopologicalOrder(graph, [&](const std::vector<int> &order) {
+    MemoryProfile profile = simulate(graph, order);
+    uint64_t mask = 0;
+    int64_t rest = 0;
+    std::vector<int64_t> suffix(order.size() + 1, 0);
+    for (size_t k = order.size(); k-- > 0;)
+      suffix[k] = std::max(suffix[k + 1], profile.usage[k]);
+    for (size_t k = 0; k <= order.size(); ++k) {
+      rest = suffix[k];
+      auto [it, inserted] = completion.emplace(mask, rest);
+      if (!inserted)
+        it->second = std::min(it->second, rest);
+      if (k < order.size())
+        mask |= uint64_t(1) << order[k];
+    }
+  });
+  for (auto [mask, best] : completion) {
+    uint64_t bits = mask;
+    EXPECT_GT(best, dead.deadAt(&bits)) << "graph " << index << " set " << mask;
   }
   return dead.size();
 }
@@ -234,16 +267,19 @@ int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng,
 
 TEST(DeadStates, SearchesSharingThemKeepTheirAnswers) {
   std::mt19937 rng(47);
-  int64_t recorded = 0;
+  int64_t recorded = 0, above = 0;
   for (int i = 0; i < 400; ++i) {
     MemoryGraph graph = randomGraph(rng, 3 + i % 8, /*chainy=*/i % 3 == 0);
-    recorded += checkDeadStates(graph, rng, i);
+    recorded += checkDeadStates(graph, rng, i, above);
   }
   for (int i = 0; i < 200; ++i) {
     MemoryGraph graph = randomInPlaceGraph(rng, 4 + i % 5, /*general=*/i % 2);
-    recorded += checkDeadStates(graph, rng, i);
+    recorded += checkDeadStates(graph, rng, i, above);
   }
   // Not vacuous: the searches below the optimum leave dead sets that later
-  // searches meet.
+  // searches meet, and bounds well above tau.
+  std::printf("%lld dead sets, %lld bounds two units above tau\n",
+              static_cast<long long>(recorded), static_cast<long long>(above));
   EXPECT_GT(recorded, 800);
+  EXPECT_GT(above, 100);
 }
