@@ -8,20 +8,36 @@
 namespace serenity {
 namespace detail {
 
-void MaxFlow::reset(int vertices) {
-  edges.clear();
-  adjacent.assign(vertices, {});
+void MaxFlow::reset(int count) {
+  vertices = count;
+  added.clear();
 }
 
 void MaxFlow::addEdge(int from, int to, int64_t capacity) {
-  adjacent[from].push_back(static_cast<int>(edges.size()));
-  edges.push_back({to, capacity});
-  adjacent[to].push_back(static_cast<int>(edges.size()));
-  edges.push_back({from, 0});
+  added.push_back({from, to, capacity});
+}
+
+void MaxFlow::build() {
+  first.assign(vertices + 1, 0);
+  for (const Edge &edge : added) {
+    ++first[edge.from + 1];
+    ++first[edge.to + 1];
+  }
+  for (int v = 0; v < vertices; ++v)
+    first[v + 1] += first[v];
+  // Each vertex's arcs in the order their edges were added (as adjacency
+  // lists would hold them).
+  next.assign(first.begin(), first.end() - 1);
+  arcs.resize(2 * added.size());
+  for (const Edge &edge : added) {
+    const int forward = next[edge.from]++, backward = next[edge.to]++;
+    arcs[forward] = {edge.to, backward, edge.capacity};
+    arcs[backward] = {edge.from, forward, 0};
+  }
 }
 
 bool MaxFlow::levelGraph(int source, int sink) {
-  level.assign(adjacent.size(), -1);
+  level.assign(vertices, -1);
   queue.assign(1, source);
   level[source] = 0;
   for (size_t head = 0; head < queue.size(); ++head) {
@@ -29,10 +45,10 @@ bool MaxFlow::levelGraph(int source, int sink) {
     // Vertices as far as the sink or farther lie on no shortest path to it.
     if (level[sink] >= 0 && level[u] >= level[sink])
       break;
-    for (int e : adjacent[u])
-      if (edges[e].capacity > 0 && level[edges[e].to] < 0) {
-        level[edges[e].to] = level[u] + 1;
-        queue.push_back(edges[e].to);
+    for (int a = first[u], e = first[u + 1]; a < e; ++a)
+      if (arcs[a].capacity > 0 && level[arcs[a].to] < 0) {
+        level[arcs[a].to] = level[u] + 1;
+        queue.push_back(arcs[a].to);
       }
   }
   return level[sink] >= 0;
@@ -41,16 +57,14 @@ bool MaxFlow::levelGraph(int source, int sink) {
 int64_t MaxFlow::push(int vertex, int sink, int64_t limit) {
   if (vertex == sink)
     return limit;
-  for (int &i = next[vertex]; i < static_cast<int>(adjacent[vertex].size());
-       ++i) {
-    int e = adjacent[vertex][i];
-    Edge &edge = edges[e];
-    if (edge.capacity <= 0 || level[edge.to] != level[vertex] + 1)
+  for (int &a = next[vertex], e = first[vertex + 1]; a < e; ++a) {
+    Arc &arc = arcs[a];
+    if (arc.capacity <= 0 || level[arc.to] != level[vertex] + 1)
       continue;
-    int64_t pushed = push(edge.to, sink, std::min(limit, edge.capacity));
+    int64_t pushed = push(arc.to, sink, std::min(limit, arc.capacity));
     if (pushed > 0) {
-      edge.capacity -= pushed;
-      edges[e ^ 1].capacity += pushed;
+      arc.capacity -= pushed;
+      arcs[arc.reverse].capacity += pushed;
       return pushed;
     }
   }
@@ -58,10 +72,11 @@ int64_t MaxFlow::push(int vertex, int sink, int64_t limit) {
 }
 
 int64_t MaxFlow::run(int source, int sink, int64_t infinity, int64_t limit) {
+  build();
   limit = std::min(limit, infinity);
   int64_t flow = 0;
   while (flow < limit && levelGraph(source, sink)) {
-    next.assign(adjacent.size(), 0);
+    next.assign(first.begin(), first.end() - 1);
     while (int64_t pushed = push(source, sink, infinity - flow)) {
       flow += pushed;
       if (flow >= limit)

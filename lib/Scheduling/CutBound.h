@@ -33,7 +33,10 @@
 namespace serenity {
 namespace detail {
 
-/// Maximum flow (Dinic) on a directed graph with int64 capacities.
+/// Maximum flow (Dinic) on a directed graph with int64 capacities. The
+/// edges are kept in flat arrays (grouped by vertex when the flow runs), so
+/// that the many small networks of the cut bounds and shaving reuse their
+/// memory instead of allocating per vertex.
 class MaxFlow {
 public:
   explicit MaxFlow(int vertices = 0) { reset(vertices); }
@@ -55,14 +58,25 @@ public:
 
 private:
   struct Edge {
-    int to;
+    int from, to;
     int64_t capacity;
   };
+  /// An edge or its residual, in the arcs of its tail: `reverse` is the
+  /// other one's index.
+  struct Arc {
+    int to, reverse;
+    int64_t capacity;
+  };
+  /// Groups the edges added since reset by tail (in the order added).
+  void build();
   bool levelGraph(int source, int sink);
   int64_t push(int vertex, int sink, int64_t limit);
 
-  std::vector<Edge> edges;
-  std::vector<std::vector<int>> adjacent;
+  int vertices = 0;
+  std::vector<Edge> added;
+  /// Arcs of vertex v: arcs[first[v] .. first[v + 1]).
+  std::vector<int> first;
+  std::vector<Arc> arcs;
   std::vector<int> level, next, queue;
 };
 

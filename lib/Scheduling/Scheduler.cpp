@@ -193,7 +193,7 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known, Decisions &dead,
-                      int shavingShare) {
+                      int shavingShare, const detail::Shaving *done = nullptr) {
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // When shaving cannot finish, the plain search gets the rest. It tests
@@ -201,7 +201,9 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   // kShavingNodes nodes are searched plainly (left as Timeout).
   constexpr int kShavingNodes = 1000;
   detail::Shaving shaving;
-  if (segment.problem.numNodes <= kShavingNodes) {
+  if (done) {
+    shaving = *done;
+  } else if (segment.problem.numNodes <= kShavingNodes) {
     const Clock::time_point start = Clock::now();
     shaving = detail::shave(segment.problem, tau,
                             start + (deadline - start) / shavingShare, known);
@@ -395,13 +397,20 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // tau up to that one starts from them.
   std::vector<std::pair<int, int>> known;
   int64_t knownTau = std::numeric_limits<int64_t>::max();
+  // A shaving at openTau that ended Open and no search has used yet: what
+  // it derived holds for every order of peak <= openTau, so the next
+  // decision at a tau up to that one starts from it instead of shaving.
+  detail::Shaving open;
+  int64_t openTau = -1;
   auto decide = [&](int64_t tau, Clock::time_point stepDeadline,
                     int shavingShare) {
     std::vector<std::pair<int, int>> dependences;
     if (tau <= knownTau)
       dependences = known;
-    SearchResult result = searchAt(segment, tau * unit, stepDeadline,
-                                   stateLimit, dependences, dead, shavingShare);
+    SearchResult result =
+        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences,
+                 dead, shavingShare, tau <= openTau ? &open : nullptr);
+    openTau = -1;
     if (tau < knownTau && !dependences.empty()) {
       known = std::move(dependences);
       knownTau = tau;
@@ -412,8 +421,8 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // The local search, and the upward track's first steps: at taus far
     // below the peak, shaving alone refutes them (on the 60-node fan-in-6
     // DAGs each takes 20-60 ms, the local search 0.2-0.4 s); the first tau
-    // not refuted keeps its dependences for the search that decides it in
-    // the loop below. They touch neither the order nor the peak, so with
+    // not refuted keeps its shaving for the search that decides it in the
+    // loop below. They touch neither the order nor the peak, so with
     // two threads they run side by side, with the same results.
     now = Clock::now();
     const Clock::time_point until = now + (deadline - now) / 4;
@@ -423,10 +432,14 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         const int64_t tau = std::min(high, low + stride - 1);
         detail::Shaving shaving = detail::shave(
             problem, tau * unit, stepStart + (deadline - stepStart) / 4, known);
-        if (shaving.outcome == detail::Shaving::Open && tau < knownTau &&
-            !shaving.dependences.empty()) {
-          known = std::move(shaving.dependences);
-          knownTau = tau;
+        if (shaving.outcome == detail::Shaving::Open) {
+          if (tau < knownTau && !shaving.dependences.empty()) {
+            known = shaving.dependences;
+            knownTau = tau;
+          }
+          open = std::move(shaving);
+          openTau = tau;
+          break;
         }
         if (shaving.outcome != detail::Shaving::Refuted)
           break;
