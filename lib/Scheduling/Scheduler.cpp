@@ -189,11 +189,13 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
 /// with 1/shavingShare of the time, then a depth-first search on the graph
 /// with the dependences it derived (every order of peak <= tau keeps them,
 /// so Exhausted still means none exists). Open shavings replace `known`
-/// with their dependences.
+/// with their dependences. With `done`, starts from that shaving instead
+/// (one valid at tau). Sets `shavingTimedOut` when shaving ran out of time.
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known, Decisions &dead,
-                      int shavingShare, const detail::Shaving *done = nullptr) {
+                      int shavingShare, const detail::Shaving *done,
+                      bool &shavingTimedOut) {
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // When shaving cannot finish, the plain search gets the rest. It tests
@@ -213,6 +215,8 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     result.outcome = SearchOutcome::Exhausted;
     return result;
   }
+  shavingTimedOut = shaving.outcome == detail::Shaving::Timeout &&
+                    segment.problem.numNodes <= kShavingNodes;
   if (shaving.outcome == detail::Shaving::Timeout) {
     return depthFirstAt(segment.problem, backward, tau, deadline, stateLimit,
                         dead, true);
@@ -385,12 +389,16 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // it); it remains for the segments too large for the local search.
   // Shaving gets half of an upward step, where it refutes most taus, and an
   // eighth of a step of the binary search, near the optimum, where it mostly
-  // cannot finish (60-node fan-in-6 DAGs: the decisions of 10 hard seeds
-  // took 16.3 s in all with half, 13.4 s with an eighth, 11.1 s without
-  // shaving; 100-node ones at 10 s: 14/30 proven and 19/30 within 5 % with
-  // half, 13 and 18 with an eighth; without, seed 12's bound stayed at
-  // 6590464 instead of 6922240).
-  constexpr int kBinaryShavingShare = 8;
+  // cannot finish, and a quarter of that after each binary step where it
+  // ran out of time, down to 1/kLeastShavingShare: on the 60-node fan-in-6
+  // DAGs at 3 s the decisions of 10 hard seeds took 16.3 s in all with
+  // half, 13.4 s with an eighth, 9.1-9.4 s so, 11.1 s without shaving, and
+  // the steps that shaved with half were never refuted by it. It costs
+  // bound on the 100-node ones at 10 s: with half, 14/30 proven and 19/30
+  // within 5 %; with an eighth 13 and 18; so 13 and 16 (seeds 1, 8, 9, 12,
+  // 15, 25 and 27 ended with lower bounds).
+  constexpr int kBinaryShavingShare = 8, kLeastShavingShare = 512;
+  int binaryShavingShare = kBinaryShavingShare;
   bool descending = !localSearch, ascending = true, turnUp = true,
        probeHigh = false;
   // Dependences shaved at the least tau not refuted so far; a decision at a
@@ -402,14 +410,19 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // decision at a tau up to that one starts from it instead of shaving.
   detail::Shaving open;
   int64_t openTau = -1;
-  auto decide = [&](int64_t tau, Clock::time_point stepDeadline,
-                    int shavingShare) {
+  auto decide = [&](int64_t tau, Clock::time_point stepDeadline, bool upward) {
+    const int shavingShare = upward ? 2 : binaryShavingShare;
     std::vector<std::pair<int, int>> dependences;
     if (tau <= knownTau)
       dependences = known;
-    SearchResult result =
-        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences,
-                 dead, shavingShare, tau <= openTau ? &open : nullptr);
+    bool timedOut = false;
+    SearchResult result = searchAt(segment, tau * unit, stepDeadline,
+                                   stateLimit, dependences, dead, shavingShare,
+                                   tau <= openTau ? &open : nullptr, timedOut);
+    if (!upward)
+      binaryShavingShare =
+          timedOut ? std::min(4 * binaryShavingShare, kLeastShavingShare)
+                   : kBinaryShavingShare;
     openTau = -1;
     if (tau < knownTau && !dependences.empty()) {
       known = std::move(dependences);
@@ -482,7 +495,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     const bool downward = !up && descending;
     SearchResult step;
     if (up || !descending) {
-      step = decide(tau, stepDeadline, up ? 2 : kBinaryShavingShare);
+      step = decide(tau, stepDeadline, up);
     } else {
       step = depthFirstAt(problem, backward, tau * unit, stepDeadline,
                           stateLimit, dead, true);
@@ -532,7 +545,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // least of them once more, with all of it.
   if (low * unit < segment.peak && segment.peak > floor &&
       Clock::now() < deadline) {
-    SearchResult last = decide(low, deadline, kBinaryShavingShare);
+    SearchResult last = decide(low, deadline, false);
     states += last.states;
     if (last.outcome == SearchOutcome::Found) {
       segment.order = std::move(last.order);
