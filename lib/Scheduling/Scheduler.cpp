@@ -184,24 +184,27 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
   return result;
 }
 
+/// Shaving tests pairs of nodes (quadratic in cuts): segments of more nodes
+/// are not shaved.
+constexpr int kShavingNodes = 1000;
+
 /// Decides whether some order of `segment` has peak <= tau before
 /// `deadline`: shaving at tau from the dependences `known` (valid at tau),
 /// with 1/shavingShare of the time, then a depth-first search on the graph
 /// with the dependences it derived (every order of peak <= tau keeps them,
 /// so Exhausted still means none exists). Open shavings replace `known`
 /// with their dependences. With `done`, starts from that shaving instead
-/// (one valid at tau). Sets `shavingTimedOut` when shaving ran out of time.
+/// (one valid at tau). Sets `shavingOutcome` to the shaving's outcome
+/// (Timeout also when the segment is too large to shave).
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known, Decisions &dead,
                       int shavingShare, const detail::Shaving *done,
-                      bool &shavingTimedOut) {
+                      detail::Shaving::Outcome &shavingOutcome) {
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
-  // When shaving cannot finish, the plain search gets the rest. It tests
-  // pairs of nodes (quadratic in cuts), so segments of more than
-  // kShavingNodes nodes are searched plainly (left as Timeout).
-  constexpr int kShavingNodes = 1000;
+  // When shaving cannot finish, the plain search gets the rest. Segments of
+  // more than kShavingNodes nodes are searched plainly (left as Timeout).
   detail::Shaving shaving;
   if (done) {
     shaving = *done;
@@ -210,13 +213,12 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
     shaving = detail::shave(segment.problem, tau,
                             start + (deadline - start) / shavingShare, known);
   }
+  shavingOutcome = shaving.outcome;
   if (shaving.outcome == detail::Shaving::Refuted) {
     SearchResult result;
     result.outcome = SearchOutcome::Exhausted;
     return result;
   }
-  shavingTimedOut = shaving.outcome == detail::Shaving::Timeout &&
-                    segment.problem.numNodes <= kShavingNodes;
   if (shaving.outcome == detail::Shaving::Timeout) {
     return depthFirstAt(segment.problem, backward, tau, deadline, stateLimit,
                         dead, true);
@@ -410,19 +412,29 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // decision at a tau up to that one starts from it instead of shaving.
   detail::Shaving open;
   int64_t openTau = -1;
+  // The least tau at which a shaving ended open.
+  int64_t leastOpenTau = std::numeric_limits<int64_t>::max();
   auto decide = [&](int64_t tau, Clock::time_point stepDeadline, bool upward) {
-    const int shavingShare = upward ? 2 : binaryShavingShare;
+    // Above a tau where shaving ended open it cannot refute either (its
+    // cuts only weaken as tau grows): an upward step there shaves as a
+    // binary one does.
+    const bool binary = !upward || tau > leastOpenTau;
+    const int shavingShare = binary ? binaryShavingShare : 2;
     std::vector<std::pair<int, int>> dependences;
     if (tau <= knownTau)
       dependences = known;
-    bool timedOut = false;
-    SearchResult result = searchAt(segment, tau * unit, stepDeadline,
-                                   stateLimit, dependences, dead, shavingShare,
-                                   tau <= openTau ? &open : nullptr, timedOut);
-    if (!upward)
+    detail::Shaving::Outcome outcome = detail::Shaving::Timeout;
+    SearchResult result =
+        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences,
+                 dead, shavingShare, tau <= openTau ? &open : nullptr, outcome);
+    if (outcome == detail::Shaving::Open)
+      leastOpenTau = std::min(leastOpenTau, tau);
+    if (binary)
       binaryShavingShare =
-          timedOut ? std::min(4 * binaryShavingShare, kLeastShavingShare)
-                   : kBinaryShavingShare;
+          outcome == detail::Shaving::Timeout &&
+                  problem.numNodes <= kShavingNodes
+              ? std::min(4 * binaryShavingShare, kLeastShavingShare)
+              : kBinaryShavingShare;
     openTau = -1;
     if (tau < knownTau && !dependences.empty()) {
       known = std::move(dependences);
@@ -451,7 +463,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
             knownTau = tau;
           }
           open = std::move(shaving);
-          openTau = tau;
+          openTau = leastOpenTau = tau;
           break;
         }
         if (shaving.outcome != detail::Shaving::Refuted)
