@@ -694,9 +694,7 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
         dfs.frames.back().lower(std::max(bestPeak[state], value));
       continue;
     }
-    if (outOfBudget())
-      return finishDepthFirst(SearchOutcome::Limit);
-    if (created >= pauseAt)
+    if (outOfBudget() || created >= pauseAt)
       return finishDepthFirst(SearchOutcome::Limit);
     const Expansion child = dfs.pending[frame.next++];
     const int from = frame.state;

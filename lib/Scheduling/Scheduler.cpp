@@ -198,8 +198,9 @@ constexpr int kShavingNodes = 1000;
 /// (Timeout also when the segment is too large to shave).
 SearchResult searchAt(const Segment &segment, int64_t tau,
                       Clock::time_point deadline, int64_t stateLimit,
-                      std::vector<std::pair<int, int>> &known, Decisions &dead,
-                      int shavingShare, const detail::Shaving *done,
+                      std::vector<std::pair<int, int>> &known,
+                      Decisions &memory, int shavingShare,
+                      const detail::Shaving *done,
                       detail::Shaving::Outcome &shavingOutcome) {
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
@@ -221,7 +222,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   }
   if (shaving.outcome == detail::Shaving::Timeout) {
     return depthFirstAt(segment.problem, backward, tau, deadline, stateLimit,
-                        dead, true);
+                        memory, true);
   }
   known = shaving.dependences;
   // The interchangeable branches stay interchangeable (and the search keeps
@@ -265,12 +266,12 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   SchedulingProblem shaved =
       withDependences(segment.problem, segment.graph, false);
   if (!backward)
-    return depthFirstAt(shaved, nullptr, tau, deadline, stateLimit, dead,
+    return depthFirstAt(shaved, nullptr, tau, deadline, stateLimit, memory,
                         false);
   SchedulingProblem shavedBackward =
       withDependences(segment.backward, segment.backwardGraph, true);
-  return depthFirstAt(shaved, &shavedBackward, tau, deadline, stateLimit, dead,
-                      false);
+  return depthFirstAt(shaved, &shavedBackward, tau, deadline, stateLimit,
+                      memory, false);
 }
 
 /// Improves `segment` by exact search until `deadline`; returns the states
@@ -283,8 +284,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t states = 0;
   Clock::time_point now = Clock::now();
   // Sets found without a completion within some tau, shared by the
-  // depth-first searches below (a quarter of the state budget).
-  Decisions dead(problem.numNodes, stateLimit / 4, parallel);
+  // depth-first searches below (a quarter of the state budget per
+  // direction).
+  Decisions memory(problem.numNodes, stateLimit / 4, parallel);
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // Every peak is a multiple of the buffer sizes' gcd.
@@ -299,7 +301,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // that tau or below (the downward track starts at the same tau).
     SearchResult below =
         depthFirstAt(problem, backward, segment.peak - unit,
-                     now + (deadline - now) / 4, stateLimit, dead, true);
+                     now + (deadline - now) / 4, stateLimit, memory, true);
     states += below.states;
     if (below.outcome == SearchOutcome::Exhausted) {
       segment.lowerBound = segment.peak;
@@ -414,6 +416,15 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   int64_t openTau = -1;
   // The least tau at which a shaving ended open.
   int64_t leastOpenTau = std::numeric_limits<int64_t>::max();
+  // An open shaving's dependences at tau become `known` when tau is the
+  // least so far.
+  auto keepKnown = [&](int64_t tau,
+                       const std::vector<std::pair<int, int>> &dependences) {
+    if (tau < knownTau && !dependences.empty()) {
+      known = dependences;
+      knownTau = tau;
+    }
+  };
   auto decide = [&](int64_t tau, Clock::time_point stepDeadline, bool upward) {
     // Above a tau where shaving ended open it cannot refute either (its
     // cuts only weaken as tau grows): an upward step there shaves as a
@@ -424,9 +435,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     if (tau <= knownTau)
       dependences = known;
     detail::Shaving::Outcome outcome = detail::Shaving::Timeout;
-    SearchResult result =
-        searchAt(segment, tau * unit, stepDeadline, stateLimit, dependences,
-                 dead, shavingShare, tau <= openTau ? &open : nullptr, outcome);
+    SearchResult result = searchAt(
+        segment, tau * unit, stepDeadline, stateLimit, dependences, memory,
+        shavingShare, tau <= openTau ? &open : nullptr, outcome);
     if (outcome == detail::Shaving::Open)
       leastOpenTau = std::min(leastOpenTau, tau);
     if (binary)
@@ -436,10 +447,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
               ? std::min(4 * binaryShavingShare, kLeastShavingShare)
               : kBinaryShavingShare;
     openTau = -1;
-    if (tau < knownTau && !dependences.empty()) {
-      known = std::move(dependences);
-      knownTau = tau;
-    }
+    keepKnown(tau, dependences);
     return result;
   };
   if (localSearch) {
@@ -458,10 +466,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         detail::Shaving shaving = detail::shave(
             problem, tau * unit, stepStart + (deadline - stepStart) / 4, known);
         if (shaving.outcome == detail::Shaving::Open) {
-          if (tau < knownTau && !shaving.dependences.empty()) {
-            known = shaving.dependences;
-            knownTau = tau;
-          }
+          keepKnown(tau, shaving.dependences);
           open = std::move(shaving);
           openTau = leastOpenTau = tau;
           break;
@@ -471,7 +476,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         low = tau + 1;
       }
     };
-    if (dead.parallel) {
+    if (memory.parallel) {
       std::thread helper([&] { descend(until); });
       shaveUpwards();
       helper.join();
@@ -510,7 +515,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       step = decide(tau, stepDeadline, up);
     } else {
       step = depthFirstAt(problem, backward, tau * unit, stepDeadline,
-                          stateLimit, dead, true);
+                          stateLimit, memory, true);
     }
     states += step.states;
     switch (step.outcome) {
@@ -621,7 +626,8 @@ void scheduleExact(const SchedulingProblem &problem,
       start + std::chrono::milliseconds(std::clamp<int64_t>(
                   options.timeLimitMs, 0, int64_t(1) << 40));
   const int64_t words = std::max(1, (numNodes + 63) / 64);
-  // Signature, peak, live bytes, parent/node/depth, hash slots, queue entry.
+  // Signature, peak, live bytes, dead value, parent/node/depth, hash slots,
+  // queue entry.
   const int64_t bytesPerState = 8 * words + 88;
   const int64_t stateLimit = std::max<int64_t>(
       1, std::min(options.maxStates, options.memoryLimitBytes / bytesPerState));
@@ -700,6 +706,11 @@ void scheduleExact(const SchedulingProblem &problem,
     // The minimum-cut bounds first, within an eighth of the segment's share:
     // they may prove the heuristic order optimal or the floor reached.
     segment.problem.strengthenBounds(now + (share - now) / 8);
+    segment.lowerBound =
+        std::max(segment.lowerBound, segment.problem.staticBound);
+    floor = std::max(floor, segment.lowerBound);
+    if (segment.peak <= floor)
+      continue;
     // The reversed graph, which the decisions search too (depthFirstAt),
     // with its own bounds (nodeBound and the cuts see the steps from the
     // other end): a step's usage is the same read backwards, so each
