@@ -68,7 +68,7 @@ private:
   size_t slotOf(const uint64_t *bits, uint64_t hash) const;
   void grow();
 
-  const int words;
+  int words;
   int count = 0;
   std::vector<uint64_t> signatures;
   std::vector<Slot> table;
@@ -90,7 +90,7 @@ public:
   int64_t size() const { return sets.size(); }
 
 private:
-  const int64_t capacity;
+  int64_t capacity;
   SignatureSet sets;
   /// Per set of `sets`: the largest budget it is known dead at.
   std::vector<int64_t> taus;

@@ -22,9 +22,11 @@
 #include "Symmetry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <thread>
 
 namespace serenity {
@@ -111,12 +113,16 @@ std::vector<int> induce(const std::vector<int> &order,
 /// dead sets, one table per direction (a set of the reversed graph is what
 /// its orders run first).
 struct Decisions {
-  Decisions(int numNodes, int64_t capacity, bool parallel)
+  Decisions(int numNodes, int64_t capacity, const std::atomic<bool> &parallel)
       : forward(numNodes, capacity), backward(numNodes, capacity),
-        parallel(parallel) {}
+        parallel(&parallel) {}
   detail::DeadStates forward, backward;
-  /// Whether the two directions run on two threads.
-  bool parallel;
+  /// Whether the two directions run on two threads (read at every turn:
+  /// off while the other thread runs the local search).
+  const std::atomic<bool> *parallel;
+  /// When given and set, a decision of both directions stops after its
+  /// current turn (Limit).
+  const std::atomic<bool> *cancel = nullptr;
 };
 
 /// Depth-first decision whether some order of `forward` has peak <= tau,
@@ -161,7 +167,7 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
       auto turn = [&ahead, &result, pause] {
         result = ahead.resumeDepthFirst(pause);
       };
-      if (memory.parallel && behind.isPaused())
+      if (*memory.parallel && behind.isPaused())
         helper = std::thread(turn);
       else
         turn();
@@ -177,7 +183,8 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
       std::reverse(result.order.begin(), result.order.end());
       break;
     }
-    if (!ahead.isPaused() && !behind.isPaused())
+    if ((!ahead.isPaused() && !behind.isPaused()) ||
+        (memory.cancel && *memory.cancel))
       break;
   }
   result.states += other.states;
@@ -286,7 +293,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // Sets found without a completion within some tau, shared by the
   // depth-first searches below (a quarter of the state budget per
   // direction).
-  Decisions memory(problem.numNodes, stateLimit / 4, parallel);
+  std::atomic<bool> twoThreads(parallel);
+  Decisions memory(problem.numNodes, stateLimit / 4, twoThreads);
+  // The decisions' memory: another one for the decision that runs beside
+  // the local search (below).
+  Decisions *active = &memory;
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // Every peak is a multiple of the buffer sizes' gcd.
@@ -436,7 +447,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       dependences = known;
     detail::Shaving::Outcome outcome = detail::Shaving::Timeout;
     SearchResult result = searchAt(
-        segment, tau * unit, stepDeadline, stateLimit, dependences, memory,
+        segment, tau * unit, stepDeadline, stateLimit, dependences, *active,
         shavingShare, tau <= openTau ? &open : nullptr, outcome);
     if (outcome == detail::Shaving::Open)
       leastOpenTau = std::min(leastOpenTau, tau);
@@ -450,6 +461,10 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     keepKnown(tau, dependences);
     return result;
   };
+  // The first decision of the upward track, when it ran beside the local
+  // search (below), at pendingTau.
+  std::optional<SearchResult> pending;
+  int64_t pendingTau = -1;
   if (localSearch) {
     // The local search, and the upward track's first steps: at taus far
     // below the peak, shaving alone refutes them (on the 60-node fan-in-6
@@ -476,22 +491,70 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         low = tau + 1;
       }
     };
-    if (memory.parallel) {
-      std::thread helper([&] { descend(until); });
+    // The decision at the first tau shaving did not refute, when the local
+    // search's peak is above it (else the loop below starts lower): with
+    // two threads it starts as soon as that shaving ends, beside the local
+    // search (its two directions then take turns on one thread until the
+    // local search ends), on a copy of the decisions' memory; it is
+    // cancelled when the local search ends at or below its tau, and its
+    // result and memory are kept only when the local search ends above.
+    // So the outcome is the one without threads (local search, shaving,
+    // then this decision), only sooner: on the 60-node fan-in-6 DAGs the
+    // local search takes 0.2-0.4 s, shaving refutes the lower taus in
+    // 0.1-0.3 s (docs/Scheduling.md).
+    auto decideOpen = [&] {
+      const Clock::time_point start = Clock::now();
+      pendingTau = openTau;
+      pending = decide(openTau, start + (deadline - start) / 2, true);
+    };
+    if (parallel) {
+      twoThreads = false;
+      std::atomic<bool> cancel(false), searched(false);
+      std::atomic<int64_t> searchedPeak(segment.peak), speculativeTau(-1);
+      std::thread helper([&] {
+        descend(until);
+        twoThreads = true;
+        searchedPeak = segment.peak;
+        searched = true;
+        const int64_t tau = speculativeTau;
+        if (tau >= 0 && searchedPeak <= tau * unit)
+          cancel = true;
+      });
       shaveUpwards();
+      std::optional<Decisions> beside;
+      if (openTau >= 0) {
+        speculativeTau = openTau;
+        if (!searched || searchedPeak > openTau * unit) {
+          beside.emplace(memory);
+          beside->cancel = &cancel;
+          active = &*beside;
+          decideOpen();
+          active = &memory;
+        }
+      }
       helper.join();
+      if (pending && segment.peak > pendingTau * unit) {
+        memory.forward = std::move(beside->forward);
+        memory.backward = std::move(beside->backward);
+      } else if (pending) {
+        // As if it had not run: the open shaving stays for the loop.
+        pending.reset();
+        openTau = pendingTau;
+      }
     } else {
       descend(until);
       shaveUpwards();
+      if (openTau >= 0 && segment.peak > openTau * unit)
+        decideOpen();
     }
     high = std::min(high, down(segment.peak - 1));
     segment.lowerBound = std::max(segment.lowerBound, low * unit);
     if (segment.peak <= std::max(floor, segment.lowerBound))
       return states;
   }
-  while (low <= high && segment.peak > floor) {
+  while (pending || (low <= high && segment.peak > floor)) {
     now = Clock::now();
-    if (now >= deadline)
+    if (!pending && now >= deadline)
       break;
     int64_t searchLow = std::max(low, std::min(down(floor), high));
     const bool up = ascending && (turnUp || !descending);
@@ -511,7 +574,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     }
     const bool downward = !up && descending;
     SearchResult step;
-    if (up || !descending) {
+    if (pending) {
+      tau = pendingTau;
+      step = std::move(*pending);
+      pending.reset();
+    } else if (up || !descending) {
       step = decide(tau, stepDeadline, up);
     } else {
       step = depthFirstAt(problem, backward, tau * unit, stepDeadline,
@@ -520,9 +587,12 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     states += step.states;
     switch (step.outcome) {
     case SearchOutcome::Found:
-      segment.order = std::move(step.order);
-      segment.peak = step.peak;
-      high = down(step.peak - 1);
+      // (The local search may have found a lower peak beside it.)
+      if (step.peak < segment.peak) {
+        segment.order = std::move(step.order);
+        segment.peak = step.peak;
+      }
+      high = down(segment.peak - 1);
       // Found near the lower bound: binary search (shaved) decides the
       // rest, first just below the peak found (it is often optimal).
       if (up) {

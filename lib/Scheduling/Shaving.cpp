@@ -20,7 +20,7 @@ public:
       : problem(problem), tau(tau), n(problem.numNodes), bounder(problem),
         before(n, std::vector<char>(n, 0)), inSet(n, std::vector<char>(n, 0)),
         lastCut(n, 0), readBytes(n, 0), writtenBytes(n, 0),
-        side(n, CutBounder::kFree) {
+        side(n, CutBounder::kFree), candidate(n, 0) {
     for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
       for (int u : problem.users[b])
         readBytes[u] += problem.bytes[b];
@@ -103,7 +103,7 @@ private:
   /// The cut of v under the dependences so far; false when it exceeds tau.
   bool cut(int v) {
     setSides(v, -1, -1);
-    int64_t value = bounder.bound(v, side, extra, tau);
+    int64_t value = flow(v);
     if (value > tau)
       return false;
     lastCut[v] = value;
@@ -126,17 +126,74 @@ private:
     for (int u = 0; u < n; ++u)
       if (inSet[x][u] && (u == y || before[y][u]))
         removed += readBytes[u];
-    if (removed > 0 && lastCut[x] + removed > tau &&
-        (!setSides(x, -1, y) || bounder.bound(x, side, extra, tau) > tau))
-      return false;
+    if (removed > 0 && lastCut[x] + removed > tau) {
+      for (int u = 0; u < n; ++u)
+        candidate[u] = inSet[x][u] && u != y && !before[y][u];
+      if (!witnessed(x, y) && (!setSides(x, -1, y) || flow(x) > tau))
+        return false;
+    }
     int64_t added = 0;
     for (int u = 0; u < n; ++u)
       if (!inSet[y][u] && (u == x || before[u][x]))
         added += writtenBytes[u];
-    if (added > 0 && lastCut[y] + added > tau &&
-        (!setSides(y, x, -1) || bounder.bound(y, side, extra, tau) > tau))
-      return false;
+    if (added > 0 && lastCut[y] + added > tau) {
+      for (int u = 0; u < n; ++u)
+        candidate[u] = inSet[y][u] || u == x || before[u][x];
+      if (!witnessed(y, -1) && (!setSides(y, x, -1) || flow(y) > tau))
+        return false;
+    }
     return true;
+  }
+
+  /// Whether `candidate` is one of the sets the cut of v ranges over (closed
+  /// under the problem's and the derived dependences, holding v's
+  /// ancestors, neither v, its descendants, nor `sink` and its descendants
+  /// when sink >= 0) and v's step after it fits within tau. The cut is the
+  /// least such step, so it fits too: the flow would find the same, and is
+  /// not needed (on the 60-node fan-in-6 DAGs of the scale suite this
+  /// skips about 70 % of the flows; shaving takes a third of the time).
+  ///
+  /// The candidates are a least set minus a node and its descendants, or
+  /// plus a node and its ancestors: closed under the problem's dependences
+  /// by construction (a least set is, being a finite cut's source side).
+  /// The least set may be stale (from before the last dependences were
+  /// derived), hence the checks of the derived dependences and of v's
+  /// ancestors and descendants as they are now.
+  bool witnessed(int v, int sink) {
+    if (!witnesses)
+      return false;
+    for (int u = 0; u < n; ++u)
+      if (candidate[u] ? u == v || before[v][u] ||
+                             (sink >= 0 && (u == sink || before[sink][u]))
+                       : before[u][v])
+        return false;
+    for (auto [first, second] : extra)
+      if (candidate[second] && !candidate[first])
+        return false;
+    int64_t live = problem.defBytes[v];
+    for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
+      const int64_t size = problem.bytes[b];
+      if (size == 0 || (!problem.returned[b] && problem.users[b].empty()))
+        continue;
+      bool allocated = problem.producer[b] < 0;
+      for (int w : problem.writers[b])
+        allocated = allocated || candidate[w];
+      if (!allocated)
+        continue;
+      bool consumed = !problem.returned[b];
+      for (int r : problem.users[b])
+        consumed = consumed && candidate[r];
+      if (!consumed && (live += size) > tau)
+        return false;
+    }
+    ++witnessedCuts;
+    return true;
+  }
+
+  /// The cut of v with the sides set.
+  int64_t flow(int v) {
+    ++flows;
+    return bounder.bound(v, side, extra, tau);
   }
 
 public:
@@ -171,18 +228,27 @@ private:
   std::vector<int64_t> readBytes, writtenBytes;
   std::vector<signed char> side;
   std::vector<std::pair<int, int>> extra;
+  /// A set that may show a cut within tau without a flow (witnessed).
+  std::vector<char> candidate;
+
+public:
+  bool witnesses = true;
+  int64_t flows = 0, witnessedCuts = 0;
 };
 
 } // namespace
 
 Shaving shave(const SchedulingProblem &problem, int64_t tau,
               std::chrono::steady_clock::time_point deadline,
-              const std::vector<std::pair<int, int>> &known) {
+              const std::vector<std::pair<int, int>> &known, bool witnesses) {
   Shaver shaver(problem, tau);
+  shaver.witnesses = witnesses;
   for (auto [first, second] : known)
     shaver.addDependence(first, second);
   Shaving result;
   result.outcome = shaver.refute(deadline);
+  result.flows = shaver.flows;
+  result.witnessedCuts = shaver.witnessedCuts;
   if (result.outcome == Shaving::Open) {
     result.stepBounds = shaver.stepBounds();
     result.dependences = shaver.takeDependences();

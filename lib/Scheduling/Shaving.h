@@ -48,14 +48,21 @@ struct Shaving {
   /// the derived dependences (a lower bound on the step in every order of
   /// peak <= tau), at least the step's stepBound.
   std::vector<int64_t> stepBounds;
+  /// The work done: maximum flows computed, and cuts shown within tau by a
+  /// set found without a flow (shave's `witnesses`).
+  int64_t flows = 0, witnessedCuts = 0;
 };
 
 /// Shaves `problem` at `tau`, starting from the dependences `known` (which
 /// every order of peak <= tau must keep, e.g. those shaved at a larger tau).
-/// Needs the problem built with bounds.
+/// Needs the problem built with bounds. With `witnesses`, a pair's cut is
+/// first tried on a set derived from the node's last least set (without a
+/// flow when that set is admissible and within tau): the same conclusions,
+/// fewer flows; without, every cut the screens leave is a flow (for tests).
 Shaving shave(const SchedulingProblem &problem, int64_t tau,
               std::chrono::steady_clock::time_point deadline,
-              const std::vector<std::pair<int, int>> &known = {});
+              const std::vector<std::pair<int, int>> &known = {},
+              bool witnesses = true);
 
 /// True when no order of `problem` has peak <= tau, false when the test
 /// cannot tell, nullopt when `deadline` passed first (shave's outcome).
