@@ -439,9 +439,16 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   auto decide = [&](int64_t tau, Clock::time_point stepDeadline, bool upward) {
     // Above a tau where shaving ended open it cannot refute either (its
     // cuts only weaken as tau grows): an upward step there shaves as a
-    // binary one does.
+    // binary one does. Below it, where shaving may refute, a binary step
+    // shaves as an upward one does: the upward track stops at the first
+    // tau its doubling strides find open, often far above the least (on
+    // the 100-node fan-in-6 DAGs 128 units), and the searches between
+    // decide little there (those DAGs at 10 s: with an eighth, seeds 9, 12
+    // and 21 ended with bounds 5595136, 6590464 and 5828608; so 6025216,
+    // 6942720 and 5967872; the 60-node ones take as long).
     const bool binary = !upward || tau > leastOpenTau;
-    const int shavingShare = binary ? binaryShavingShare : 2;
+    const int shavingShare =
+        binary && tau >= leastOpenTau ? binaryShavingShare : 2;
     std::vector<std::pair<int, int>> dependences;
     if (tau <= knownTau)
       dependences = known;
