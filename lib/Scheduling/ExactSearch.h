@@ -169,11 +169,13 @@ private:
   int64_t load(int state, int64_t atMost);
   /// The children worth exploring from the loaded state (peak so far `peak`,
   /// `live` bytes) whose completions are bounded below by `bound`, in order
-  /// of increasing step usage; true when one child may run eagerly without
-  /// loss (a node, or the first node of an eager pair), and is the only
-  /// child.
+  /// of increasing peak so far (the best-first search's key), or with
+  /// `liveFirst` of increasing live bytes after them (the depth-first
+  /// search, where any peak within tau will do); true when one child may
+  /// run eagerly without loss (a node, or the first node of an eager pair),
+  /// and is the only child.
   bool expand(int64_t peak, int64_t live, int64_t bound, int64_t floor,
-              std::vector<Expansion> &children);
+              std::vector<Expansion> &children, bool liveFirst = false);
   /// Whether every predecessor of `node` is in the loaded `scheduled` set.
   bool isReady(int node) const {
     for (int p : problem.preds[node])
