@@ -516,22 +516,23 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     };
     if (parallel) {
       twoThreads = false;
-      std::atomic<bool> cancel(false), searched(false);
-      std::atomic<int64_t> searchedPeak(segment.peak), speculativeTau(-1);
+      // The local search's peak once it has ended (-1 before), and the
+      // tau of the decision beside it (-1 before it starts).
+      std::atomic<bool> cancel(false);
+      std::atomic<int64_t> searchedPeak(-1), speculativeTau(-1);
       std::thread helper([&] {
         descend(until);
         twoThreads = true;
         searchedPeak = segment.peak;
-        searched = true;
         const int64_t tau = speculativeTau;
-        if (tau >= 0 && searchedPeak <= tau * unit)
+        if (tau >= 0 && segment.peak <= tau * unit)
           cancel = true;
       });
       shaveUpwards();
       std::optional<Decisions> beside;
       if (openTau >= 0) {
         speculativeTau = openTau;
-        if (!searched || searchedPeak > openTau * unit) {
+        if (searchedPeak < 0 || searchedPeak > openTau * unit) {
           beside.emplace(memory);
           beside->cancel = &cancel;
           active = &*beside;
