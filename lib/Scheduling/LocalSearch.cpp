@@ -70,11 +70,13 @@ private:
   std::vector<Slot> slots;
 };
 
-/// The tables of reinsertOptimally, kept from one call to the next by the
-/// local search: a round allocated and filled up to a few megabytes, and
-/// the fresh pages' faults were about a tenth of a 60-node fan-in-6 DAG's
-/// scheduling time (44 % of its page faults; measured with perf).
-struct Scratch {
+} // namespace
+
+/// The local search keeps these from one round to the next: a round
+/// allocated and filled up to a few megabytes, and the fresh pages' faults
+/// were about a tenth of a 60-node fan-in-6 DAG's scheduling time (44 % of
+/// its page faults; measured with perf).
+struct ReinsertionScratch::Tables {
   std::vector<int> movedIndex, grownBy, kept, keptPosition, keptNeeded;
   std::vector<uint64_t> movedNeeded, sets, grownSets, keptNeedsMoved;
   std::vector<int64_t> peak, live;
@@ -83,9 +85,14 @@ struct Scratch {
   SetIndex setIndex;
 };
 
-int64_t reinsert(const SchedulingProblem &problem,
-                 const std::vector<int> &order, std::vector<int> moved,
-                 int64_t budget, std::vector<int> &result, Scratch &scratch) {
+ReinsertionScratch::ReinsertionScratch() : tables(new Tables) {}
+ReinsertionScratch::~ReinsertionScratch() = default;
+
+int64_t reinsertOptimally(const SchedulingProblem &problem,
+                          const std::vector<int> &order, std::vector<int> moved,
+                          int64_t budget, std::vector<int> &result,
+                          ReinsertionScratch &tables) {
+  ReinsertionScratch::Tables &scratch = *tables.tables;
   const int n = problem.numNodes;
   assert(moved.size() <= size_t(kMaxReinserted) && "too many nodes to move");
   std::vector<int> &movedIndex = scratch.movedIndex;
@@ -243,13 +250,12 @@ int64_t reinsert(const SchedulingProblem &problem,
   return best;
 }
 
-} // namespace
-
 int64_t reinsertOptimally(const SchedulingProblem &problem,
                           const std::vector<int> &order, std::vector<int> moved,
                           int64_t budget, std::vector<int> &result) {
-  Scratch scratch;
-  return reinsert(problem, order, std::move(moved), budget, result, scratch);
+  ReinsertionScratch scratch;
+  return reinsertOptimally(problem, order, std::move(moved), budget, result,
+                           scratch);
 }
 
 namespace {
@@ -431,7 +437,7 @@ LocalSearchStats improveOrder(const SchedulingProblem &problem,
   std::mt19937_64 random(seed);
   Neighbourhood current(problem);
   std::vector<int> moved, better;
-  Scratch scratch;
+  ReinsertionScratch scratch;
   current.analyze(order);
   for (int stale = 0; stale < kStale && peak > floor &&
                       std::chrono::steady_clock::now() < deadline;
@@ -441,7 +447,7 @@ LocalSearchStats improveOrder(const SchedulingProblem &problem,
     // Orders of equal peak with no more steps at the peak are taken too (a
     // walk along the plateau), so the budget is the peak + 1.
     const int64_t reached =
-        reinsert(problem, order, moved, peak + 1, better, scratch);
+        reinsertOptimally(problem, order, moved, peak + 1, better, scratch);
     if (reached < 0 || better == order ||
         (reached == peak &&
          current.stepsAtPeak(better) > current.stepsAtPeak()))

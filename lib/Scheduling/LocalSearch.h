@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace serenity {
@@ -36,6 +37,22 @@ constexpr int64_t kMaxReinsertionStates = int64_t(1) << 20;
 int64_t reinsertOptimally(const SchedulingProblem &problem,
                           const std::vector<int> &order, std::vector<int> moved,
                           int64_t budget, std::vector<int> &result);
+
+/// The tables of reinsertOptimally, for callers that call it many times
+/// (improveOrder): kept from one call to the next, on any problems.
+class ReinsertionScratch {
+public:
+  ReinsertionScratch();
+  ~ReinsertionScratch();
+  struct Tables;
+  std::unique_ptr<Tables> tables;
+};
+
+/// reinsertOptimally with the tables of `scratch` (same result).
+int64_t reinsertOptimally(const SchedulingProblem &problem,
+                          const std::vector<int> &order, std::vector<int> moved,
+                          int64_t budget, std::vector<int> &result,
+                          ReinsertionScratch &scratch);
 
 struct LocalSearchStats {
   int64_t rounds = 0;

@@ -1,7 +1,8 @@
 //===- LocalSearchTest.cpp - Optimal re-insertion vs brute force ----------===//
 //
 // reinsertOptimally is exact over the orders that keep the other nodes in
-// their order (checked by enumerating all topological orders), and
+// their order (checked by enumerating all topological orders), also with
+// tables kept from earlier calls, and
 // improveOrder only ever returns valid orders of the peak it reports.
 //
 //===----------------------------------------------------------------------===//
@@ -46,7 +47,8 @@ std::vector<int> keptOf(const std::vector<int> &order,
   return kept;
 }
 
-void checkReinsertion(const MemoryGraph &graph, std::mt19937 &rng, int index) {
+void checkReinsertion(const MemoryGraph &graph, std::mt19937 &rng, int index,
+                      detail::ReinsertionScratch &shared) {
   SchedulingProblem problem;
   std::string error;
   ASSERT_TRUE(problem.build(graph, error)) << error;
@@ -71,6 +73,15 @@ void checkReinsertion(const MemoryGraph &graph, std::mt19937 &rng, int index) {
   ASSERT_TRUE(isTopological(problem, result)) << "graph " << index;
   ASSERT_EQ(keptOf(result, isMoved), kept) << "graph " << index;
   ASSERT_EQ(peakMemory(graph, result), reached) << "graph " << index;
+  // Tables kept from the calls on the earlier graphs (of other sizes) give
+  // the same result.
+  std::vector<int> again;
+  ASSERT_EQ(detail::reinsertOptimally(problem, order, moved,
+                                      std::numeric_limits<int64_t>::max(),
+                                      again, shared),
+            reached)
+      << "graph " << index;
+  ASSERT_EQ(again, result) << "graph " << index;
   // The budget is strict.
   ASSERT_EQ(detail::reinsertOptimally(problem, order, moved, best, result), -1)
       << "graph " << index;
@@ -81,11 +92,12 @@ void checkReinsertion(const MemoryGraph &graph, std::mt19937 &rng, int index) {
 
 TEST(LocalSearch, ReinsertionIsTheBestOrderKeepingTheOthers) {
   std::mt19937 rng(61);
+  detail::ReinsertionScratch shared;
   for (int index = 0; index < 400; ++index) {
     int n = 2 + index % 7;
     MemoryGraph graph = index % 3 == 2 ? randomInPlaceGraph(rng, n)
                                        : randomGraph(rng, n, index % 5 == 0);
-    checkReinsertion(graph, rng, index);
+    checkReinsertion(graph, rng, index, shared);
   }
 }
 
