@@ -525,8 +525,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     // two threads it starts as soon as that shaving ends, beside the local
     // search (its two directions then take turns on one thread until the
     // local search ends), on a copy of the decisions' memory; it is
-    // cancelled when the local search ends at or below its tau, and its
-    // result and memory are kept only when the local search ends above.
+    // cancelled when the local search ends at or below its tau (or at the
+    // floor: `enough`), and its result and memory are kept only when the
+    // local search ends above.
     // So the outcome is the one without threads (local search, shaving,
     // then this decision), only sooner: on the 60-node fan-in-6 DAGs the
     // local search takes 0.2-0.4 s, shaving refutes the lower taus in
