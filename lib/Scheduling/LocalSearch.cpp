@@ -91,17 +91,17 @@ ReinsertionScratch::~ReinsertionScratch() = default;
 int64_t reinsertOptimally(const SchedulingProblem &problem,
                           const std::vector<int> &order, std::vector<int> moved,
                           int64_t budget, std::vector<int> &result,
-                          ReinsertionScratch &tables) {
-  ReinsertionScratch::Tables &scratch = *tables.tables;
+                          ReinsertionScratch &scratch) {
+  ReinsertionScratch::Tables &tables = *scratch.tables;
   const int n = problem.numNodes;
   assert(moved.size() <= size_t(kMaxReinserted) && "too many nodes to move");
-  std::vector<int> &movedIndex = scratch.movedIndex;
+  std::vector<int> &movedIndex = tables.movedIndex;
   movedIndex.assign(n, -1);
   // The sets of moved nodes that can have run (closed under the moved
   // nodes' own dependences); the last nodes of `moved` stay in place while
   // there are more than maxSets of them.
-  std::vector<uint64_t> &movedNeeded = scratch.movedNeeded,
-                        &sets = scratch.sets, &grownSets = scratch.grownSets;
+  std::vector<uint64_t> &movedNeeded = tables.movedNeeded,
+                        &sets = tables.sets, &grownSets = tables.grownSets;
   movedNeeded.assign(moved.size(), 0);
   sets.assign(1, 0);
   for (size_t i = 0; i < moved.size(); ++i)
@@ -143,7 +143,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
     needed &= (uint64_t(1) << k) - 1;
   // Increasing values: a set comes after every set it grows from.
   std::sort(sets.begin(), sets.end());
-  SetIndex &setIndex = scratch.setIndex;
+  SetIndex &setIndex = tables.setIndex;
   setIndex.reset(k);
   bool inserted;
   for (int x = 0, e = static_cast<int>(sets.size()); x < e; ++x)
@@ -151,7 +151,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   const int numSets = static_cast<int>(sets.size());
   // grownBy[x * k + i]: the set x plus moved node i, -1 when i cannot run
   // after x.
-  std::vector<int> &grownBy = scratch.grownBy;
+  std::vector<int> &grownBy = tables.grownBy;
   grownBy.assign(size_t(numSets) * k, -1);
   for (int x = 0; x < numSets; ++x)
     for (int i = 0; i < k; ++i)
@@ -159,7 +159,7 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
         grownBy[size_t(x) * k + i] =
             setIndex.find(sets[x] | (uint64_t(1) << i));
 
-  std::vector<int> &kept = scratch.kept, &keptPosition = scratch.keptPosition;
+  std::vector<int> &kept = tables.kept, &keptPosition = tables.keptPosition;
   kept.clear();
   keptPosition.assign(n, -1);
   for (int v : order)
@@ -170,9 +170,9 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   const int m = static_cast<int>(kept.size());
   // Moved node i may run once the kept nodes before keptNeeded[i] have;
   // kept node j once the moved nodes of keptNeedsMoved[j] have.
-  std::vector<int> &keptNeeded = scratch.keptNeeded;
+  std::vector<int> &keptNeeded = tables.keptNeeded;
   keptNeeded.assign(k, 0);
-  std::vector<uint64_t> &keptNeedsMoved = scratch.keptNeedsMoved;
+  std::vector<uint64_t> &keptNeedsMoved = tables.keptNeedsMoved;
   keptNeedsMoved.assign(m, 0);
   for (int i = 0; i < k; ++i)
     for (int p : problem.preds[moved[i]])
@@ -188,16 +188,16 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   // `last` holds every state's last node for the way back: the kept node
   // (label k) or moved node `label`, written whenever a state is reached.
   constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-  std::vector<int64_t> &peak = scratch.peak, &live = scratch.live;
+  std::vector<int64_t> &peak = tables.peak, &live = tables.live;
   peak.resize(2 * size_t(numSets));
   live.resize(2 * size_t(numSets));
   // Read only where written (the states reached).
-  std::vector<signed char> &last = scratch.last;
+  std::vector<signed char> &last = tables.last;
   last.resize(size_t(m + 1) * numSets);
   std::fill(peak.begin(), peak.begin() + numSets, kNone);
   peak[0] = 0;
   live[0] = problem.initialLive;
-  std::vector<char> &scheduled = scratch.scheduled;
+  std::vector<char> &scheduled = tables.scheduled;
   scheduled.assign(n, 0);
   // From state (row, x) of the rows to (toRow, to) by running v.
   auto relax = [&](size_t from, size_t to, size_t state, int v, int label) {
