@@ -100,8 +100,8 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
   // The sets of moved nodes that can have run (closed under the moved
   // nodes' own dependences); the last nodes of `moved` stay in place while
   // there are more than maxSets of them.
-  std::vector<uint64_t> &movedNeeded = tables.movedNeeded,
-                        &sets = tables.sets, &grownSets = tables.grownSets;
+  std::vector<uint64_t> &movedNeeded = tables.movedNeeded, &sets = tables.sets,
+                        &grownSets = tables.grownSets;
   movedNeeded.assign(moved.size(), 0);
   sets.assign(1, 0);
   for (size_t i = 0; i < moved.size(); ++i)
