@@ -85,6 +85,17 @@ ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
     addRow(writerMasks, writers);
     addRow(userMasks, problem.users[b]);
   }
+  countedOf.resize(problem.numNodes);
+  carrySurvives = problem.numNodes > 0;
+  for (size_t i = 0; i < counted.size(); ++i) {
+    const int b = counted[i].buffer;
+    carrySurvives = carrySurvives && !problem.survives[b].empty();
+    for (const std::vector<int> *nodes :
+         {&problem.writers[b], &problem.users[b]})
+      for (int v : *nodes)
+        if (countedOf[v].empty() || countedOf[v].back() != static_cast<int>(i))
+          countedOf[v].push_back(static_cast<int>(i));
+  }
   classesOf.resize(problem.numNodes);
   memberIn.resize(problem.numNodes);
   for (int c = 0, e = static_cast<int>(problem.symmetricClasses.size()); c < e;
@@ -285,6 +296,85 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
         std::max(best, problem.nodeBound[problem.topo[pos]] + extraBytes[pos]);
   });
   return best;
+}
+
+int64_t ExactSearch::loadDepthFirst(int state, int64_t atMost, int node) {
+  if (!carrySurvives)
+    return load(state, atMost);
+  const int n = problem.numNodes;
+  const uint64_t *bits = signature(state);
+  for (int v = 0; v < n; ++v)
+    scheduled[v] = isScheduled(bits, v);
+  if (dfs.frames.empty() || node < 0) {
+    recomputeSurvivors(bits);
+  } else {
+    // Only the buffers `node` writes or reads can change; the changes are
+    // undone when the frame is left (leaveFrame).
+    const uint64_t *before = signature(dfs.frames.back().state);
+    for (int i : countedOf[node])
+      if (const bool live = isLive(bits, i); live != isLive(before, i)) {
+        const int64_t bytes = live ? counted[i].bytes : -counted[i].bytes;
+        addSurvivor(i, bytes);
+        dfs.changes.emplace_back(i, bytes);
+      }
+  }
+  const int64_t staticBound = remainingBound(bits);
+  if (staticBound + dfs.produced <= atMost)
+    return staticBound;
+  int64_t best = staticBound;
+  for (int pos = 0; pos < n; ++pos)
+    if (!scheduled[problem.topo[pos]])
+      best =
+          std::max(best, problem.nodeBound[problem.topo[pos]] + dfs.extra[pos]);
+  return best;
+}
+
+void ExactSearch::addSurvivor(size_t i, int64_t bytes) {
+  // Over every position (only the unscheduled ones are read): a buffer's
+  // survive set does not depend on the scheduled set.
+  dfs.produced += bytes;
+  problem.survives[counted[i].buffer].forEach(
+      [&](int pos) { dfs.extra[pos] += bytes; });
+}
+
+void ExactSearch::recomputeSurvivors(const uint64_t *bits) {
+  dfs.extra.assign(problem.numNodes, 0);
+  dfs.produced = 0;
+  for (size_t i = 0, e = counted.size(); i < e; ++i)
+    if (isLive(bits, i))
+      addSurvivor(i, counted[i].bytes);
+}
+
+void ExactSearch::leaveFrame() {
+  const Frame frame = dfs.frames.back();
+  dfs.frames.pop_back();
+  if (!carrySurvives || dfs.frames.empty())
+    return;
+  if (frame.recomputed) {
+    recomputeSurvivors(signature(dfs.frames.back().state));
+  } else {
+    for (size_t c = dfs.changes.size(); c-- > frame.changes;)
+      addSurvivor(dfs.changes[c].first, -dfs.changes[c].second);
+    dfs.changes.resize(frame.changes);
+  }
+  if (checkedBounds)
+    checkedBounds->mismatches +=
+        !survivorsMatch(signature(dfs.frames.back().state));
+}
+
+bool ExactSearch::survivorsMatch(const uint64_t *bits) {
+  if (!carrySurvives)
+    return true;
+  const std::vector<int64_t> extra = dfs.extra;
+  const int64_t produced = dfs.produced;
+  recomputeSurvivors(bits);
+  bool same = produced == dfs.produced;
+  for (int pos = 0; pos < problem.numNodes; ++pos)
+    same = same && (isScheduled(bits, problem.topo[pos]) ||
+                    extra[pos] == dfs.extra[pos]);
+  dfs.extra = extra;
+  dfs.produced = produced;
+  return same;
 }
 
 bool ExactSearch::expand(int64_t peak, int64_t live, int64_t bound,
@@ -628,14 +718,24 @@ SearchResult ExactSearch::finishDepthFirst(SearchOutcome outcome) {
   return result;
 }
 
-bool ExactSearch::enterDepthFirst(int state) {
+bool ExactSearch::enterDepthFirst(int state, int node) {
   if (depth[state] == problem.numNodes)
     return true;
   // Any order within tau will do: the bound matters only against tau, and
   // a node may run eagerly whenever its step stays within tau.
-  const size_t begin = dfs.pending.size();
+  const size_t begin = dfs.pending.size(), changes = dfs.changes.size();
+  const bool recomputed = dfs.frames.empty() || node < 0;
   int64_t low = std::numeric_limits<int64_t>::max();
-  if (int64_t bound = load(state, dfs.tau); bound <= dfs.tau) {
+  const int64_t fromScratch =
+      checkedBounds.has_value() ? load(state, dfs.tau) : 0;
+  const int64_t bound = loadDepthFirst(state, dfs.tau, node);
+  if (checkedBounds) {
+    ++checkedBounds->states;
+    checkedBounds->carried += !dfs.frames.empty() && node >= 0;
+    checkedBounds->mismatches +=
+        bound != fromScratch || !survivorsMatch(signature(state));
+  }
+  if (bound <= dfs.tau) {
     expand(bestPeak[state], liveBytes[state], bound, dfs.tau, dfsChildren,
            /*liveFirst=*/true);
     for (const Expansion &child : dfsChildren) {
@@ -647,7 +747,8 @@ bool ExactSearch::enterDepthFirst(int state) {
   } else {
     low = bound;
   }
-  dfs.frames.push_back({state, begin, begin, dfs.pending.size(), low});
+  dfs.frames.push_back(
+      {state, begin, begin, dfs.pending.size(), low, changes, recomputed});
   return false;
 }
 
@@ -676,7 +777,7 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
         dfs.rootValue = std::max(bound, deadAt + 1);
       return finishDepthFirst(SearchOutcome::Exhausted);
     }
-    if (enterDepthFirst(dfs.root)) {
+    if (enterDepthFirst(dfs.root, -1)) {
       SearchResult result = finishDepthFirst(SearchOutcome::Found);
       result.order = pathTo(dfs.root);
       result.peak = 0;
@@ -695,7 +796,7 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
       if (dead && frame.end > frame.begin)
         dead->record(signature(state), value - 1);
       dfs.pending.resize(frame.begin);
-      dfs.frames.pop_back();
+      leaveFrame();
       if (dfs.frames.empty())
         dfs.rootValue = value;
       else
@@ -731,7 +832,8 @@ SearchResult ExactSearch::resumeDepthFirst(int64_t pauseAt) {
     parent[state] = from;
     lastNode[state] = child.node;
     depth[state] = depth[from] + 1;
-    if (enterDepthFirst(state)) {
+    if (enterDepthFirst(state,
+                        classesOf[child.node].empty() ? child.node : -1)) {
       SearchResult result = finishDepthFirst(SearchOutcome::Found);
       result.order = pathTo(state);
       result.peak = child.peak;

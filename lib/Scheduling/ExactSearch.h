@@ -139,6 +139,15 @@ public:
   std::optional<std::pair<int, int64_t>>
   eagerChild(const std::vector<char> &set, int64_t threshold);
 
+  /// For tests: the depth-first searches also compute every state's bound
+  /// from scratch (load) and count where the carried one (loadDepthFirst)
+  /// differs.
+  struct BoundChecks {
+    int64_t states = 0, carried = 0, mismatches = 0;
+  };
+  void checkBounds() { checkedBounds.emplace(); }
+  const BoundChecks &boundChecks() const { return *checkedBounds; }
+
   /// Moves the time limit of later searches.
   void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }
 
@@ -167,6 +176,27 @@ private:
   /// live buffers of unrelated nodes that must survive its step. When that
   /// cannot exceed `atMost`, returns the cheaper static bound instead.
   int64_t load(int state, int64_t atMost);
+  /// load() for the depth-first search, entering `state` above the frames
+  /// on the stack: the same bound, but the live buffers' survive sums are
+  /// updated from the top frame's when `state` is its set plus `node` (not
+  /// canonicalized: else -1), instead of summed over every live buffer.
+  int64_t loadDepthFirst(int state, int64_t atMost, int node);
+  /// Adds `bytes` for counted buffer `i` to the survive sums.
+  void addSurvivor(size_t i, int64_t bytes);
+  /// The survive sums of the set `bits`, from nothing.
+  void recomputeSurvivors(const uint64_t *bits);
+  /// Pops the top frame and restores its parent's survive sums.
+  void leaveFrame();
+  /// Whether the survive sums are those of the set `bits` (for tests).
+  bool survivorsMatch(const uint64_t *bits);
+  /// Whether counted buffer `i` is live after the set `bits`.
+  bool isLive(const uint64_t *bits, size_t i) const {
+    const CountedBuffer &buffer = counted[i];
+    const bool allocated = buffer.writer >= 0
+                               ? isScheduled(bits, buffer.writer)
+                               : intersects(writerMasks, i, bits);
+    return allocated && (buffer.returned || !containedIn(userMasks, i, bits));
+  }
   /// The children worth exploring from the loaded state (peak so far `peak`,
   /// `live` bytes) whose completions are bounded below by `bound`, in order
   /// of increasing peak so far (the best-first search's key), or with
@@ -208,7 +238,7 @@ private:
   bool outOfBudget();
   /// The depth-first search's steps: enters a state (true when complete,
   /// else pushes its frame with its children within tau), and its result.
-  bool enterDepthFirst(int state);
+  bool enterDepthFirst(int state, int node);
   SearchResult finishDepthFirst(SearchOutcome outcome);
 
   const SchedulingProblem &problem;
@@ -244,6 +274,10 @@ private:
     size_t begin, next, end;
     /// With values: the least peak above tau found for its completions.
     int64_t low;
+    /// Where its survive changes start in dfs.changes, or whether the sums
+    /// were recomputed for it (loadDepthFirst).
+    size_t changes;
+    bool recomputed;
     void lower(int64_t value) { low = std::min(low, value); }
   };
   struct DepthFirstRun {
@@ -254,7 +288,21 @@ private:
     int64_t rootValue = 0;
     std::vector<Frame> frames;
     std::vector<Expansion> pending;
+    /// For the frame on top, per position in topo: the bytes of its live
+    /// buffers that must survive that node's step (`survives`), and the
+    /// bytes of all its live counted buffers; the frames' changes to them
+    /// (counted buffer, bytes), undone as frames are left.
+    std::vector<int64_t> extra;
+    int64_t produced = 0;
+    std::vector<std::pair<int, int64_t>> changes;
   } dfs;
+  /// Per node: the counted buffers it writes or reads (their liveness may
+  /// change when it runs).
+  std::vector<std::vector<int>> countedOf;
+  /// Whether every counted buffer has its survive set (loadDepthFirst may
+  /// carry the sums).
+  bool carrySurvives = false;
+  std::optional<BoundChecks> checkedBounds;
   std::vector<Expansion> dfsChildren;
   // Scratch.
   std::vector<char> scheduled;

@@ -214,6 +214,12 @@ struct SerenitySchedulePass
                            << maxStates.getValue() << ")";
       return signalPassFailure();
     }
+    if (memoryLimitMb < 1 || memoryLimitMb > (int64_t(1) << 30)) {
+      function.emitError() << "serenity-schedule: memory-limit-mb must be "
+                              "between 1 and 2^30 (got "
+                           << memoryLimitMb.getValue() << ")";
+      return signalPassFailure();
+    }
     FailureOr<MemoryModelOptions> modelOptions =
         getMemoryModelOptions(function, "serenity-schedule", concat,
                               accumulateInPlace, fuseRequantization);
@@ -226,6 +232,7 @@ struct SerenitySchedulePass
     options.algorithm = *parsed;
     options.timeLimitMs = timeLimitMs;
     options.maxStates = maxStates;
+    options.memoryLimitBytes = memoryLimitMb << 20;
     // Two search threads only where MLIR may use threads
     // (--mlir-disable-threading turns both off); same results either way.
     options.parallel = getContext().isMultithreadingEnabled();

@@ -17,9 +17,12 @@
 // RUN: not serenity-opt %s --serenity-schedule=algorithm=fastest 2>&1 | FileCheck %s --check-prefix=BADALG
 // RUN: not serenity-opt %s --serenity-schedule=time-limit-ms=-1 2>&1 | FileCheck %s --check-prefix=BADLIMIT
 // RUN: not serenity-opt %s --serenity-schedule=max-states=-5 2>&1 | FileCheck %s --check-prefix=BADLIMIT
+// RUN: not serenity-opt %s --serenity-schedule=memory-limit-mb=0 2>&1 | FileCheck %s --check-prefix=BADMEMORY
+// RUN: serenity-opt %s --serenity-schedule=memory-limit-mb=1 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
 
 // BADALG: error: serenity-schedule: unknown algorithm 'fastest' (expected dp, greedy, hill-valley, kahn or program-order)
 // BADLIMIT: error: serenity-schedule: time-limit-ms and max-states must not be negative
+// BADMEMORY: error: serenity-schedule: memory-limit-mb must be between 1 and 2^30 (got 0)
 
 // Bytes: tensor<1x8x8x4xf32> = 1024, 1x8x8x16 = 4096, 1x8x8x2 = 512.
 // Two branches expand the input x (1024) to 16 channels (4096) and reduce

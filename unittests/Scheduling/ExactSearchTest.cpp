@@ -160,3 +160,37 @@ TEST(ExactSearch, ReversedAndResumedDecisionsAnswerAsBruteForce) {
   }
   EXPECT_GT(reversedGraphs, 250);
 }
+
+// The depth-first search carries each state's survive sums from its parent
+// (loadDepthFirst) instead of summing them over every live buffer (load):
+// the bound must be the same in every state it enters, with and without
+// values, across pauses, with in-place buffers of several writers.
+TEST(ExactSearch, CarriedStateBoundsEqualTheBoundsFromScratch) {
+  std::mt19937 rng(2029);
+  detail::ExactSearch::BoundChecks total;
+  for (int i = 0; i < 300; ++i) {
+    MemoryGraph graph = i % 3 == 2 ? randomInPlaceGraph(rng, 4 + i % 10)
+                                   : randomGraph(rng, 4 + i % 17, i % 3 == 0);
+    SchedulingProblem problem;
+    std::string error;
+    ASSERT_TRUE(problem.build(graph, error)) << error;
+    const int64_t low = problem.staticBound,
+                  high = problem.peakOf(problem.greedyOrder());
+    const auto forever = detail::Clock::now() + std::chrono::hours(1);
+    for (int k = 0; k < 4; ++k) {
+      detail::ExactSearch search(problem, 1 << 20, forever);
+      search.checkBounds();
+      search.startDepthFirst(low + (high - low) * k / 3, nullptr,
+                             /*values=*/k % 2 == 1);
+      for (int64_t pause = 5; search.isPaused(); pause += 5)
+        search.resumeDepthFirst(pause);
+      const detail::ExactSearch::BoundChecks &checks = search.boundChecks();
+      ASSERT_EQ(checks.mismatches, 0) << "graph " << i << ", k " << k;
+      total.states += checks.states;
+      total.carried += checks.carried;
+    }
+  }
+  // Not vacuous: most states are entered from their parent's sums.
+  EXPECT_GT(total.states, 10000);
+  EXPECT_GT(total.carried, total.states / 2);
+}

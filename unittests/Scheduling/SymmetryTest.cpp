@@ -169,11 +169,20 @@ TEST(Symmetry, BreakingKeepsTheOptimumOnPlantedBranches) {
       ASSERT_TRUE(constrained.isTopologicalOrder(best.order)) << "graph " << i;
       EXPECT_EQ(best.peak, optimum) << "graph " << i;
       EXPECT_EQ(peakMemory(graph, best.order), optimum) << "graph " << i;
+      // (Permuted states: their bounds are computed from scratch.)
+      search.checkBounds();
       detail::SearchResult any = search.depthFirst(optimum);
+      EXPECT_EQ(search.boundChecks().mismatches, 0) << "graph " << i;
       ASSERT_EQ(any.outcome, detail::SearchOutcome::Found);
       ASSERT_TRUE(constrained.isTopologicalOrder(any.order)) << "graph " << i;
       EXPECT_EQ(peakMemory(graph, any.order), any.peak) << "graph " << i;
       EXPECT_LE(any.peak, optimum) << "graph " << i;
+      if (optimum > 0) {
+        detail::SearchResult none = search.depthFirst(optimum - 1);
+        EXPECT_EQ(none.outcome, detail::SearchOutcome::Exhausted)
+            << "graph " << i;
+        EXPECT_EQ(search.boundChecks().mismatches, 0) << "graph " << i;
+      }
     }
     ScheduleResult dp = schedule(graph);
     ASSERT_TRUE(graph.isTopologicalOrder(dp.order));

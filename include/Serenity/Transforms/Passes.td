@@ -377,6 +377,9 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
            "Time limit of the dp search per function, in milliseconds">,
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
            "Most search states the dp may create per search">,
+    Option<"memoryLimitMb", "memory-limit-mb", "int64_t", /*default=*/"256",
+           "Approximate cap on the dp's state tables in MiB; it lowers "
+           "max-states where that many states would not fit">,
   ], memoryModelOptions);
 }
 
