@@ -10,7 +10,10 @@
 //    any completion of S; load() strengthens it with nodeBound[v] plus the
 //    live buffers of unrelated executed nodes that a descendant of v still
 //    needs. States with max(peak so far, bound) at or above the
-//    budget are dropped.
+//    budget are dropped. The depth-first search carries those sums from a
+//    set to its child (loadDepthFirst: only buffers the child's node writes
+//    or reads change liveness) and undoes them as it backtracks; the same
+//    bounds, without summing over every live buffer per state.
 //  - Eager execution (what lets chains run as segments inside the search):
 //    if a ready node v does not grow the live bytes
 //    (keptBytes(v, S) <= freed bytes) and its step usage is at most
