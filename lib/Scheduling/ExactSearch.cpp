@@ -304,15 +304,15 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
 int64_t ExactSearch::loadDepthFirst(int state, int64_t atMost, int node) {
   if (!carrySurvives)
     return load(state, atMost);
-  const int n = problem.numNodes;
   const uint64_t *bits = signature(state);
-  for (int v = 0; v < n; ++v)
-    scheduled[v] = isScheduled(bits, v);
   if (dfs.frames.empty() || node < 0) {
     recomputeSurvivors(bits);
   } else {
-    // Only the buffers `node` writes or reads can change; the changes are
-    // undone when the frame is left (leaveFrame).
+    // Only `node` is newly scheduled, and only the buffers it writes or
+    // reads can change; the changes are undone when the frame is left
+    // (leaveFrame).
+    scheduled[node] = 1;
+    dfs.unscheduled.reset(problem.position[node]);
     const uint64_t *before = signature(dfs.frames.back().state);
     for (int i : countedOf[node])
       if (const bool live = isLive(bits, i); live != isLive(before, i)) {
@@ -325,10 +325,10 @@ int64_t ExactSearch::loadDepthFirst(int state, int64_t atMost, int node) {
   if (staticBound + dfs.produced <= atMost)
     return staticBound;
   int64_t best = staticBound;
-  for (int pos = 0; pos < n; ++pos)
-    if (!scheduled[problem.topo[pos]])
-      best =
-          std::max(best, problem.nodeBound[problem.topo[pos]] + dfs.extra[pos]);
+  dfs.unscheduled.forEach([&](int pos) {
+    best =
+        std::max(best, problem.nodeBound[problem.topo[pos]] + dfs.extra[pos]);
+  });
   return best;
 }
 
@@ -341,7 +341,15 @@ void ExactSearch::addSurvivor(size_t i, int64_t bytes) {
 }
 
 void ExactSearch::recomputeSurvivors(const uint64_t *bits) {
-  dfs.extra.assign(problem.numNodes, 0);
+  const int n = problem.numNodes;
+  dfs.unscheduled = Bits(n);
+  for (int pos = 0; pos < n; ++pos) {
+    const int v = problem.topo[pos];
+    scheduled[v] = isScheduled(bits, v);
+    if (!scheduled[v])
+      dfs.unscheduled.set(pos);
+  }
+  dfs.extra.assign(n, 0);
   dfs.produced = 0;
   for (size_t i = 0, e = counted.size(); i < e; ++i)
     if (isLive(bits, i))
@@ -359,6 +367,9 @@ void ExactSearch::leaveFrame() {
     for (size_t c = dfs.changes.size(); c-- > frame.changes;)
       addSurvivor(dfs.changes[c].first, -dfs.changes[c].second);
     dfs.changes.resize(frame.changes);
+    const int node = lastNode[frame.state];
+    scheduled[node] = 0;
+    dfs.unscheduled.set(problem.position[node]);
   }
   if (checkedBounds)
     checkedBounds->mismatches +=
@@ -370,13 +381,18 @@ bool ExactSearch::survivorsMatch(const uint64_t *bits) {
     return true;
   const std::vector<int64_t> extra = dfs.extra;
   const int64_t produced = dfs.produced;
+  const std::vector<char> flags = scheduled;
+  const Bits unscheduled = dfs.unscheduled;
   recomputeSurvivors(bits);
-  bool same = produced == dfs.produced;
+  bool same = produced == dfs.produced && flags == scheduled &&
+              unscheduled == dfs.unscheduled;
   for (int pos = 0; pos < problem.numNodes; ++pos)
     same = same && (isScheduled(bits, problem.topo[pos]) ||
                     extra[pos] == dfs.extra[pos]);
   dfs.extra = extra;
   dfs.produced = produced;
+  scheduled = flags;
+  dfs.unscheduled = unscheduled;
   return same;
 }
 

@@ -183,7 +183,7 @@ private:
   int64_t loadDepthFirst(int state, int64_t atMost, int node);
   /// Adds `bytes` for counted buffer `i` to the survive sums.
   void addSurvivor(size_t i, int64_t bytes);
-  /// The survive sums of the set `bits`, from nothing.
+  /// The survive sums (and `scheduled`) of the set `bits`, from nothing.
   void recomputeSurvivors(const uint64_t *bits);
   /// Pops the top frame and restores its parent's survive sums.
   void leaveFrame();
@@ -294,6 +294,9 @@ private:
     /// (counted buffer, bytes), undone as frames are left.
     std::vector<int64_t> extra;
     int64_t produced = 0;
+    /// The top frame's unscheduled nodes, by position in topo (`scheduled`
+    /// is carried as well).
+    Bits unscheduled;
     std::vector<std::pair<int, int64_t>> changes;
   } dfs;
   /// Per node: the counted buffers it writes or reads (their liveness may

@@ -54,6 +54,7 @@ public:
       words[w] &= ~other.words[w];
   }
   bool empty() const { return words.empty(); }
+  bool operator==(const Bits &other) const { return words == other.words; }
   /// Calls `fn(i)` for every set bit i in increasing order.
   template <typename Fn> void forEach(Fn fn) const {
     for (size_t w = 0; w < words.size(); ++w)
