@@ -185,9 +185,11 @@ private:
   void addSurvivor(size_t i, int64_t bytes);
   /// The survive sums (and `scheduled`) of the set `bits`, from nothing.
   void recomputeSurvivors(const uint64_t *bits);
-  /// Pops the top frame and restores its parent's survive sums.
+  /// Pops the top frame and restores its parent's survive sums, flags and
+  /// unscheduled nodes.
   void leaveFrame();
-  /// Whether the survive sums are those of the set `bits` (for tests).
+  /// Whether the survive sums, flags and unscheduled nodes are those of the
+  /// set `bits` (for tests).
   bool survivorsMatch(const uint64_t *bits);
   /// Whether counted buffer `i` is live after the set `bits`.
   bool isLive(const uint64_t *bits, size_t i) const {
