@@ -265,14 +265,9 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
   liveList.clear();
   int64_t liveProduced = 0;
   for (size_t i = 0, e = counted.size(); i < e; ++i) {
-    const CountedBuffer &buffer = counted[i];
-    bool allocated = buffer.writer >= 0 ? isScheduled(bits, buffer.writer)
-                                        : intersects(writerMasks, i, bits);
-    if (!allocated)
-      continue;
-    if (buffer.returned || !containedIn(userMasks, i, bits)) {
-      liveList.push_back(buffer.buffer);
-      liveProduced += buffer.bytes;
+    if (isLive(bits, i)) {
+      liveList.push_back(counted[i].buffer);
+      liveProduced += counted[i].bytes;
     }
   }
   // nodeBound[v] already counts v's uses and its ancestors' buffers needed
@@ -293,10 +288,15 @@ int64_t ExactSearch::load(int state, int64_t atMost) {
     problem.survives[b].forEachIn(unscheduledPositions,
                                   [&](int pos) { extraBytes[pos] += size; });
   }
+  return survivingBound(staticBound, unscheduledPositions, extraBytes);
+}
+
+int64_t ExactSearch::survivingBound(int64_t staticBound,
+                                    const Bits &unscheduled,
+                                    const std::vector<int64_t> &extra) const {
   int64_t best = staticBound;
-  unscheduledPositions.forEach([&](int pos) {
-    best =
-        std::max(best, problem.nodeBound[problem.topo[pos]] + extraBytes[pos]);
+  unscheduled.forEach([&](int pos) {
+    best = std::max(best, problem.nodeBound[problem.topo[pos]] + extra[pos]);
   });
   return best;
 }
@@ -324,12 +324,7 @@ int64_t ExactSearch::loadDepthFirst(int state, int64_t atMost, int node) {
   const int64_t staticBound = remainingBound(bits);
   if (staticBound + dfs.produced <= atMost)
     return staticBound;
-  int64_t best = staticBound;
-  dfs.unscheduled.forEach([&](int pos) {
-    best =
-        std::max(best, problem.nodeBound[problem.topo[pos]] + dfs.extra[pos]);
-  });
-  return best;
+  return survivingBound(staticBound, dfs.unscheduled, dfs.extra);
 }
 
 void ExactSearch::addSurvivor(size_t i, int64_t bytes) {
@@ -745,14 +740,13 @@ bool ExactSearch::enterDepthFirst(int state, int node) {
   const size_t begin = dfs.pending.size(), changes = dfs.changes.size();
   const bool recomputed = dfs.frames.empty() || node < 0;
   int64_t low = std::numeric_limits<int64_t>::max();
-  const int64_t fromScratch =
-      checkedBounds.has_value() ? load(state, dfs.tau) : 0;
   const int64_t bound = loadDepthFirst(state, dfs.tau, node);
   if (checkedBounds) {
+    // The carried values first (load() rewrites the flags from scratch).
+    const bool same = survivorsMatch(signature(state));
     ++checkedBounds->states;
-    checkedBounds->carried += !dfs.frames.empty() && node >= 0;
-    checkedBounds->mismatches +=
-        bound != fromScratch || !survivorsMatch(signature(state));
+    checkedBounds->carried += !recomputed;
+    checkedBounds->mismatches += !same || bound != load(state, dfs.tau);
   }
   if (bound <= dfs.tau) {
     expand(bestPeak[state], liveBytes[state], bound, dfs.tau, dfsChildren,

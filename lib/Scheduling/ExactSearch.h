@@ -181,6 +181,10 @@ private:
   /// updated from the top frame's when `state` is its set plus `node` (not
   /// canonicalized: else -1), instead of summed over every live buffer.
   int64_t loadDepthFirst(int state, int64_t atMost, int node);
+  /// The largest of `staticBound` and, over the `unscheduled` positions,
+  /// nodeBound plus the bytes in `extra` that must survive the node's step.
+  int64_t survivingBound(int64_t staticBound, const Bits &unscheduled,
+                         const std::vector<int64_t> &extra) const;
   /// Adds `bytes` for counted buffer `i` to the survive sums.
   void addSurvivor(size_t i, int64_t bytes);
   /// The survive sums (and `scheduled`) of the set `bits`, from nothing.
