@@ -9,6 +9,7 @@
 #ifndef SERENITY_LIB_SCHEDULING_EXACTSEARCH_H
 #define SERENITY_LIB_SCHEDULING_EXACTSEARCH_H
 
+#include "LargeAllocator.h"
 #include "SchedulingProblem.h"
 
 #include <algorithm>
@@ -70,8 +71,8 @@ private:
 
   int words;
   int count = 0;
-  std::vector<uint64_t> signatures;
-  std::vector<Slot> table;
+  LargeVector<uint64_t> signatures;
+  LargeVector<Slot> table;
 };
 
 /// Scheduled sets known to have no completion within a budget, kept across
@@ -93,7 +94,7 @@ private:
   int64_t capacity;
   SignatureSet sets;
   /// Per set of `sets`: the largest budget it is known dead at.
-  std::vector<int64_t> taus;
+  LargeVector<int64_t> taus;
 };
 
 /// Searches orders of `problem`. Orders whose peak is at most `floor` are all
@@ -257,11 +258,11 @@ private:
 
   // State records, one entry per state, numbered as in `states`.
   SignatureSet states;
-  std::vector<int64_t> bestPeak, liveBytes;
-  std::vector<int> parent, lastNode, depth;
+  LargeVector<int64_t> bestPeak, liveBytes;
+  LargeVector<int> parent, lastNode, depth;
   /// Per set the depth-first search finished: no completion has a lower
   /// peak.
-  std::vector<int64_t> deadValue;
+  LargeVector<int64_t> deadValue;
   // Buffers load() may count (with a producer and bytes): the only writer
   // (-1 when several), and per buffer the bitsets of its writers and
   // readers.
