@@ -444,7 +444,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // states; the run had ended at 7548928) were never searched. Measured
   // alternating with the binary before on that class's 16 unproven seeds:
   // at 10 s 7/16 -> 11/16 within 5 % of the bound; at 3 s 6/16 both, the
-  // largest gap 1.143 both, ten seeds better, one worse. Deciding the
+  // largest gap 1.143 both, seven seeds better, two worse. Deciding the
   // values above first (no turns) gave 11/16 at 10 s but lost bounds at
   // 3 s (seeds 9 and 12: 1.171 and 1.198); starting the turns above, seed
   // 21 at 3 s 1.029 -> 1.057; a quarter instead of an eighth 9/16, a
