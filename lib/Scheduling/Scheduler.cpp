@@ -689,9 +689,10 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         if (timedOutLow < 0) {
           timedOutLow = timedOutHigh = tau;
           aboveTurn = false;
+        } else {
+          timedOutLow = std::min(timedOutLow, tau);
+          timedOutHigh = std::max(timedOutHigh, tau);
         }
-        timedOutLow = std::min(timedOutLow, tau);
-        timedOutHigh = std::max(timedOutHigh, tau);
         // A decision of the binary search that runs out of time is often
         // followed by more (100-node fan-in-6 DAGs: every step after the
         // upward track's); another descent of the local search, with other
