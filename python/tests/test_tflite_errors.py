@@ -17,7 +17,7 @@ from serenity.tflite.check import verify_mlir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-ADD, TANH = 0, 28
+ADD = 0
 
 
 def _int_vector(b, values):
@@ -95,10 +95,48 @@ def test_hand_built_model_imports():
     verify_mlir(text)
 
 
-def test_unsupported_op_names_op_and_index():
-    model = load_model(build_model(TANH))
-    with pytest.raises(TFLiteError, match=r"operator 0: unsupported TFLite op TANH"):
+LRN, RNN = 13, 24
+
+
+def unsupported_ops_model() -> bytes:
+    """ADD, then LOCAL_RESPONSE_NORMALIZATION twice and RNN once (float32)."""
+    from serenity.tflite.writer import ModelWriter
+    m = ModelWriter()
+    x = m.tensor("x", [1, 4], "float32")
+    ts = [m.tensor(f"t{i}", [1, 4], "float32") for i in range(4)]
+    m.op("ADD", [x, x], [ts[0]], "AddOptions", {0: ("i8", 0)})
+    m.op("LOCAL_RESPONSE_NORMALIZATION", [ts[0]], [ts[1]])
+    m.op("RNN", [ts[1]], [ts[2]])
+    m.op("LOCAL_RESPONSE_NORMALIZATION", [ts[2]], [ts[3]])
+    m.inputs, m.outputs = [x], [ts[3]]
+    return m.finish()
+
+
+def test_unsupported_ops_listed_with_counts_and_first_index():
+    model = load_model(unsupported_ops_model())
+    with pytest.raises(TFLiteError) as e:
         import_model(model)
+    msg = str(e.value)
+    assert msg.startswith("3 of 4 operators are not supported: "
+                          "LOCAL_RESPONSE_NORMALIZATION x2 (first: operator 1); RNN x1 (first: "
+                          "operator 2). Supported: "), msg
+    assert "FULLY_CONNECTED" in msg
+
+
+def test_hybrid_model_suggests_float():
+    """int8 weights with float32 activations (TFLite Micro refuses these): an
+    error that names --float, never a silently wrong float computation."""
+    from serenity.tflite.writer import ModelWriter
+    m = ModelWriter()
+    x = m.tensor("x", [1, 4], "float32")
+    w = m.const("w", np.ones((3, 4)), "int8", scale=0.5, zero_point=0)
+    y = m.tensor("y", [1, 3], "float32")
+    m.op("FULLY_CONNECTED", [x, w, -1], [y], "FullyConnectedOptions", {0: ("i8", 0)})
+    m.inputs, m.outputs = [x], [y]
+    model = load_model(m.finish())
+    with pytest.raises(TFLiteError, match=r"operator 0 \(FULLY_CONNECTED\): hybrid operator.*--float"):
+        import_model(model)
+    assert '"tosa.conv2d"' in import_model(model, float_mode=True)
 
 
 def test_wrong_magic(tmp_path):
@@ -142,8 +180,9 @@ def test_random_garbage_never_tracebacks():
 def test_missing_file_and_unsupported_op_cli(tmp_path):
     r = run_cli("import-tflite", str(tmp_path / "nope.tflite"))
     assert r.returncode == 1 and "cannot read" in r.stderr and "Traceback" not in r.stderr
-    p = tmp_path / "tanh.tflite"
-    p.write_bytes(build_model(TANH))
+    p = tmp_path / "lrn.tflite"
+    p.write_bytes(unsupported_ops_model())
     r = run_cli("import-tflite", str(p))
     assert r.returncode == 1
-    assert "operator 0: unsupported TFLite op TANH" in r.stderr
+    assert f"error: {p}: 3 of 4 operators are not supported: LOCAL_RESPONSE_NORMALIZATION x2" \
+        in r.stderr

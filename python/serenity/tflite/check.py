@@ -32,6 +32,9 @@ LOWERING = (
 
 _ARMNN = {}
 
+NUMPY_OF_ELEMENT = {"f32": np.float32, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+                    "i64": np.int64, "i1": np.bool_}
+
 
 def llvm_bindir() -> str:
     for cand in (os.environ.get("LLVM_BINDIR"), "/usr/lib/llvm-22/bin"):
@@ -108,8 +111,8 @@ def run_mlir_many(items, timeout: int = 600):
         for inputs in batches:
             names = []
             for arr, ty in zip(inputs, arg_types):
-                elem = "f32" if float_inputs else "i8"
-                a = np.asarray(arr).astype(np.float32 if float_inputs else np.int8)
+                elem = ty[ty.rfind("x") + 1:-1] if "x" in ty else ty[len("tensor<"):-1]
+                a = np.asarray(arr).astype(NUMPY_OF_ELEMENT[elem])
                 if tensor_type(a.shape, elem) != ty:
                     raise TFLiteError(f"input shape {a.shape} does not match {ty}")
                 lines.append(f'  %in{k} = "tosa.const"() <{{values = {dense_literal(a, elem)} : {ty}}}> '
@@ -124,7 +127,7 @@ def run_mlir_many(items, timeout: int = 600):
                 pty = ty if is_f else ty[:ty.rfind("x") + 1] + "i32>"
                 elem = "f32" if is_f else "i32"
                 v = r
-                if not is_f:
+                if not is_f and not ty.endswith("xi32>"):
                     lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
                     v = r + "c"
                 mty = "memref" + pty[len("tensor"):]
@@ -382,8 +385,9 @@ def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: st
     batch and prints every output."""
     lowered, in_types, out_types, arena_bytes = lower_with_pipeline(text, options, serenity_opt,
                                                                     timeout)
-    batch_literals = [[dense_literal(np.asarray(a).astype(np.int8), "i8") for a in inputs]
-                      for inputs in batches]
+    elems = [t[t.rfind("x") + 1:-1] for t in in_types]
+    batch_literals = [[dense_literal(np.asarray(a).astype(NUMPY_OF_ELEMENT[e]), e)
+                       for a, e in zip(inputs, elems)] for inputs in batches]
     module = memref_driver(lowered, "net", in_types, out_types, batch_literals, arena_bytes)
     printed = lower_and_run(module, MEMREF_TO_LLVM, "lowering the pipeline's output failed", timeout)
     n = len(out_types)

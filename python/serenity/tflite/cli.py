@@ -9,9 +9,13 @@ from .importer import import_model
 def _import(args) -> int:
     try:
         model = load_file(args.model)
-        text = import_model(model, float_mode=args.float, rounding=args.rounding)
     except TFLiteError as e:
         print(f"serenity import-tflite: error: {e}", file=sys.stderr)
+        return 1
+    try:
+        text = import_model(model, float_mode=args.float, rounding=args.rounding)
+    except TFLiteError as e:
+        print(f"serenity import-tflite: error: {args.model}: {e}", file=sys.stderr)
         return 1
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -51,6 +55,21 @@ def _report(args) -> int:
         return 1
 
 
+def _check_ops(args) -> int:
+    from . import opcheck
+    from ..driver import ToolError
+    try:
+        return opcheck.main(args)
+    except (TFLiteError, ToolError) as e:
+        print(f"serenity check-tflite-ops: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _test_models(args) -> int:
+    from . import testmodels
+    return testmodels.main(args)
+
+
 def add_subparsers(subparsers) -> None:
     """Registers import-tflite, check-tflite and report-tflite on an argparse subparsers object."""
     p = subparsers.add_parser("import-tflite", help="import a .tflite model as TOSA v22 MLIR")
@@ -87,6 +106,27 @@ def add_subparsers(subparsers) -> None:
     c.add_argument("--per-op", action="store_true",
                    help="also compare every operator's output tensor (op-by-op debugging)")
     c.set_defaults(func=_check)
+
+    o = subparsers.add_parser("check-tflite-ops",
+                              help="compare imported test models with TensorFlow Lite Micro's "
+                                   "outputs (DIR/models, DIR/reference)")
+    o.add_argument("dir", nargs="?", default="test/tflite-ops",
+                   help="directory with models/ and reference/ (default: test/tflite-ops)")
+    o.add_argument("--name", action="append", help="regular expression of model names")
+    o.add_argument("--lowering", choices=["reference", "pipeline", "both"], default="both")
+    o.add_argument("--pipeline-options", default="")
+    o.add_argument("-v", "--verbose", action="store_true", help="print every output")
+    o.set_defaults(func=_check_ops)
+
+    t = subparsers.add_parser("tflite-test-models",
+                              help="write the importer's test models (and, with --oracle, "
+                                   "TensorFlow Lite Micro's references for them)")
+    t.add_argument("outdir")
+    t.add_argument("--group", action="append", help="only these groups (base, shape, ...)")
+    t.add_argument("--name", action="append", help="only these models")
+    t.add_argument("--oracle", help="the tflm-oracle binary (../shared/tools/tflm-oracle)")
+    t.add_argument("--make-refs", help="make_refs.py [../shared/tools/tflm-oracle/make_refs.py]")
+    t.set_defaults(func=_test_models)
 
     r = subparsers.add_parser("report-tflite",
                               help="markdown table: op mix and memory peak of imported models")

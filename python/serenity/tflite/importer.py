@@ -13,6 +13,10 @@ import numpy as np
 from . import quant
 from .emulate import ArmNNEmulation
 from .tflite_int import TFLiteIntegerOps
+from .ops_shape import ShapeOps
+from .ops_elementwise import ElementwiseOps
+from .ops_table import TableOps
+from .ops_reduce import ReduceOps
 from .mlir_text import Builder, Value, float_literal, tensor_type
 from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
 
@@ -25,8 +29,12 @@ ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH",
 
 F32_MAX = float(np.finfo(np.float32).max)
 
+# TFLite TensorType -> MLIR element type of the imported tensor.
+ELEMENT_TYPES = {0: "f32", 9: "i8", 7: "i16", 2: "i32", 6: "i1"}
 
-class Importer(ArmNNEmulation, TFLiteIntegerOps):
+
+class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, TableOps,
+               ReduceOps):
     """Imports subgraph 0 of a decoded model; run() returns the module text."""
 
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
@@ -86,7 +94,12 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         t = self.tensor(idx)
         if t.data is None:
             raise self.error(f"input tensor {idx} '{t.name}' is neither computed nor constant")
-        raise self.error(f"constant tensor {idx} '{t.name}' used as an activation is not supported")
+        # A constant operand (an ADD/MUL/CONCATENATION/... with weights): a tosa.const.
+        elem = self.elem_of(t)
+        data = self.dequantized(t) if (self.float_mode and t.type == 9) else t.data
+        v = Value(self.b.const(np.asarray(data).reshape(t.shape), elem, cache=True), t.shape, elem)
+        self.values[idx] = v
+        return v
 
     def elem_of(self, t: Tensor) -> str:
         if self.float_mode:
@@ -94,10 +107,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
                 raise self.error(f"tensor {t.index} '{t.name}' has type {t.type_name}; "
                                  "--float supports FLOAT32 and quantized INT8 graphs")
             return "f32"
-        if t.type == 9:
-            return "i8"
-        if t.type == 0:
-            return "f32"
+        if t.type in ELEMENT_TYPES:
+            return ELEMENT_TYPES[t.type]
         raise self.error(f"tensor {t.index} '{t.name}' has unsupported type {t.type_name}")
 
     def dequantized(self, t: Tensor) -> np.ndarray:
@@ -195,7 +206,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
     # ---------------------------------------------------------------- conv ops
     def conv_like(self, kind: str, x: Value, in_t: Tensor, weight: np.ndarray, wt: Tensor,
                   bias_idx: int, out: Tensor, pad, stride, dilation, act: int,
-                  comment: str) -> Value:
+                  comment: str, float_product: bool = False) -> Value:
         """conv2d / depthwise_conv2d (weights already in TOSA layout) + rescale + clamp."""
         b = self.b
         kh, kw = weight.shape[1:3] if kind == "conv2d" else weight.shape[0:2]
@@ -205,6 +216,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         bias_t = self.tensor(bias_idx) if bias_idx >= 0 else None
         acc_shape = list(out.shape)
         if x.elem == "f32":
+            if wt.type != 0 and not self.float_mode:
+                raise self.hybrid_error(wt)
             wname = b.const(weight.astype(np.float32), "f32")
             if bias_t is not None:
                 if bias_t.type != 0 and bias_t.quant is None:
@@ -257,7 +270,12 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         # Scales are float32 in the file; the real multiplier is computed in
         # double from them, as TFLite and the legalization do.
         if self.tflite_exact:
-            y = self.tflite_requantize(acc, s_in * s_w / s_out, 0, z_out, "i8")
+            scale = s_in * s_w / s_out
+            if float_product and s_w.size == 1:
+                # TFLite Micro's per-tensor FULLY_CONNECTED: GetQuantizedConvolutionMultipler
+                # multiplies the two scales in float32, then divides in double.
+                scale = np.array([float(np.float32(s_in) * np.float32(s_w[0]))]) / s_out
+            y = self.tflite_requantize(acc, scale, 0, z_out, "i8")
         else:
             y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
         return self.activation(y, act, out)
@@ -324,7 +342,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         out4 = Tensor(out.index, out.name, [n, 1, 1, oc], out.type, out.buffer, out.quant)
         y = self.conv_like("conv2d", x4, self.tensor(op.inputs[0]), w.reshape(oc, 1, 1, ic), wt,
                            bias, out4,
-                           [0, 0, 0, 0], (1, 1), (1, 1), act, f"FULLY_CONNECTED #{op.index}")
+                           [0, 0, 0, 0], (1, 1), (1, 1), act, f"FULLY_CONNECTED #{op.index}",
+                           float_product=True)
         return self.reshape(y, out.shape)
 
     def weights(self, wt: Tensor) -> np.ndarray:
@@ -332,10 +351,19 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             raise self.error(f"weight tensor {wt.index} '{wt.name}' must be constant")
         if self.float_mode:
             return self.dequantized(wt)
+        if wt.type == 0 and self.tensor(self.op.inputs[0]).type == 0:
+            return wt.data  # a float32 operator inside a quantized model
         if wt.type != 9:
             raise self.error(f"weight tensor {wt.index} '{wt.name}' has type {wt.type_name}; "
                              "int8 import needs INT8 weights")
         return wt.data
+
+    def hybrid_error(self, wt: Tensor) -> TFLiteError:
+        return self.error(
+            f"hybrid operator: float32 activations with {wt.type_name} weights (tensor {wt.index} "
+            f"'{wt.name}'). TFLite Micro does not run hybrid models either; import it as a float "
+            "model with dequantized weights (import-tflite --float, serenity-compile --float), or "
+            "convert it with full-integer quantization")
 
     def import_add(self, op: Operator):
         act = options(self.model, op).i8(0)
@@ -492,11 +520,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         sg = self.sg
         if len(self.model.subgraphs) != 1:
             raise TFLiteError(f"model has {len(self.model.subgraphs)} subgraphs; only one is supported")
-        # Check the op set first so an unsupported op is reported before anything else.
-        for op in sg.operators:
-            if op.name not in self.HANDLERS:
-                raise TFLiteError(f"operator {op.index}: unsupported TFLite op {op.name} "
-                                  f"(supported: {', '.join(sorted(self.HANDLERS))})")
+        # Check the op set first so that every unsupported op is reported at once.
+        check_operators(sg)
         args = []
         operators = sg.operators
         inputs = sg.inputs
@@ -516,13 +541,16 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
             if all(i in self.values for i in self.outputs):
                 break  # the requested outputs exist: later ops are not needed
             self.op = op
-            if len(op.outputs) != 1:
-                raise self.error("operators with several outputs are not supported")
-            out = self.HANDLERS[op.name](self, op)
-            t = self.tensor(op.outputs[0])
-            if list(out.shape) != list(t.shape):
-                raise self.error(f"computed shape {out.shape} differs from the file's {t.shape}")
-            self.values[op.outputs[0]] = out
+            out = HANDLERS[op.name](self, op)
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            if len(outs) != len(op.outputs):
+                raise self.error(f"computed {len(outs)} outputs, the file lists {len(op.outputs)}")
+            for idx, v in zip(op.outputs, outs):
+                t = self.tensor(idx)
+                if list(v.shape) != list(t.shape):
+                    raise self.error(f"computed shape {v.shape} differs from the file's {t.shape} "
+                                     f"(tensor {idx} '{t.name}')")
+                self.values[idx] = v
         self.op = None
         rets = [self.values[i] for i in self.outputs if i in self.values]
         if len(rets) != len(self.outputs):
@@ -537,6 +565,29 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps):
         tail = [f"    return {', '.join(r.name for r in rets)} : {', '.join(r.type for r in rets)}",
                 "  }", "}", ""]
         return "\n".join(head + body + tail)
+
+
+# Every operator the importer knows: the base class's, then each mixin's (a
+# mixin's entry replaces the base class's for the same operator).
+HANDLERS = dict(Importer.HANDLERS)
+for _cls in Importer.__mro__[1:]:
+    HANDLERS.update(vars(_cls).get("HANDLERS", {}))
+
+
+def check_operators(sg: SubGraph) -> None:
+    """Raises one TFLiteError listing every unsupported operator of the
+    subgraph with its count and first operator index."""
+    missing: Dict[str, List[int]] = {}
+    for op in sg.operators:
+        if op.name not in HANDLERS:
+            missing.setdefault(op.name, []).append(op.index)
+    if not missing:
+        return
+    total = sum(len(v) for v in missing.values())
+    rows = "; ".join(f"{name} x{len(idx)} (first: operator {idx[0]})"
+                     for name, idx in sorted(missing.items(), key=lambda kv: kv[1][0]))
+    raise TFLiteError(f"{total} of {len(sg.operators)} operators are not supported: {rows}. "
+                      f"Supported: {', '.join(sorted(HANDLERS))}")
 
 
 def import_model(model: Model, float_mode: bool = False, rounding: str = "double",

@@ -21,7 +21,12 @@ def dense_literal(arr: np.ndarray, elem: str) -> str:
         v = arr.reshape(-1)[0]
         if elem == "f32":
             return f"dense<{float_literal(float(v))}>"
+        if elem == "i1":
+            return f"dense<{'true' if v else 'false'}>"
         return f"dense<{int(v)}>"
+    if elem == "i1":
+        nested = np.vectorize(lambda b: "true" if b else "false")(arr.astype(bool))
+        return "dense<" + str(nested.tolist()).replace("'", "") + ">"
     le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
     return 'dense<"0x' + le.tobytes().hex().upper() + '">'
 
@@ -58,7 +63,8 @@ class Builder:
 
     def scalar1(self, value, elem: str) -> str:
         """A tensor<1xT> constant (zero points, shifts), shared."""
-        dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32}[elem]
+        dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32,
+                 "i64": np.int64}[elem]
         return self.const(np.array([value], dtype=dtype), elem, cache=True)
 
     def shape(self, dims) -> str:

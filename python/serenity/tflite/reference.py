@@ -176,12 +176,16 @@ class Reference:
             acc += bias.astype(np.int64)
         return wrap32(acc)
 
-    def requantize(self, acc, in_idx, w_idx, out_idx, act):
+    def requantize(self, acc, in_idx, w_idx, out_idx, act, float_product=False):
         s_in, _ = self.qp(in_idx)
         s_w, _ = self.qp(w_idx)
         s_out, z_out = self.qp(out_idx)
-        ms = [quant.tflite_quantize_multiplier(float(np.float64(s_in[0]) * np.float64(sw) / np.float64(s_out[0])))
-              for sw in s_w]
+        if float_product and s_w.size == 1:
+            # Per-tensor FULLY_CONNECTED: GetQuantizedConvolutionMultipler's float32 product.
+            reals = [float(np.float64(np.float32(s_in[0]) * np.float32(s_w[0])) / np.float64(s_out[0]))]
+        else:
+            reals = [float(np.float64(s_in[0]) * np.float64(sw) / np.float64(s_out[0])) for sw in s_w]
+        ms = [quant.tflite_quantize_multiplier(r) for r in reals]
         m = np.array([a for a, _ in ms], dtype=np.int64)
         sh = np.array([b for _, b in ms], dtype=np.int64)
         y = mbqm(acc, m, sh) + int(z_out[0])
@@ -226,7 +230,8 @@ class Reference:
         acc = xs @ w.T
         if bias is not None:
             acc = acc + bias.astype(np.int64)
-        y = self.requantize(wrap32(acc), op.inputs[0], op.inputs[1], op.outputs[0], act)
+        y = self.requantize(wrap32(acc), op.inputs[0], op.inputs[1], op.outputs[0], act,
+                            float_product=True)
         return y.reshape(self.sg.tensors[op.outputs[0]].shape)
 
     def op_add(self, op, t):
