@@ -56,3 +56,21 @@ def test_group_equals_tflite_micro(group, lowering):
     bad = [r for r in opcheck.check_models(DATA, names, lowering) if not r.ok]
     assert not bad, "\n".join(f"{r.name} seed {r.seed} output {r.output}: {r.different}/"
                               f"{r.elements} differ, max {r.max_diff:g}" for r in bad)
+
+
+def test_integer_models_on_cortex_m4():
+    """Every integer test model on QEMU's Cortex-M4 (mps2-an386), one object
+    for all of them: TFLite Micro's outputs bit for bit, and no libm."""
+    from serenity.deploy import has_cortex_m_tools
+    from serenity.tflite import cortexm_check
+    if not has_cortex_m_tools():
+        pytest.skip("arm-none-eabi-gcc / qemu-system-arm not installed (scripts/setup.sh)")
+    names = [n for n in opcheck.model_names(DATA)
+             if cortexm_check.is_integer_model(os.path.join(DATA, "models", n + ".tflite"))]
+    assert names
+    results, undefined = cortexm_check.check_cortex_m(DATA, names)
+    assert not [s for s in undefined if s in cortexm_check.LIBM], undefined
+    bad = [r for r in results if r[4]]
+    assert not bad, "\n".join(f"{r[0]} seed {r[1]} output {r[2]}: {r[4]}/{r[3]} differ, "
+                              f"max {r[5]:g}" for r in bad)
+    assert {r[0] for r in results} == set(names)

@@ -129,3 +129,30 @@ def test_add_input_scaling_needs_the_shift_first():
             assert tosa_apply_scale(shifted, m, 31 - shift, double_round=True) == want
             differ += tosa_apply_scale(x, m1, s1, double_round=True) != want
     assert differ > 0
+
+
+def test_per_tensor_fully_connected_multiplies_scales_in_float32():
+    """TFLite Micro's per-tensor FULLY_CONNECTED takes its multiplier from
+    GetQuantizedConvolutionMultipler, which multiplies input and filter scales
+    in float32 before dividing by the output scale in double. With ad01's last
+    layer scales that is 1462485078 (shift -9), not the double product's
+    1462485049, and the accumulator -88337 then gives -118, not -117."""
+    import numpy as np
+    from serenity.tflite import check, import_model, load_model
+    from serenity.tflite.writer import ModelWriter
+
+    def f32(bits):
+        return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+
+    s_in, s_w, s_out = f32(0x3CCB1644), f32(0x3CA03556), f32(0x3EBA9F8B)
+    m = ModelWriter()
+    x = m.tensor("x", [1, 1], "int8", scale=s_in, zero_point=0)
+    w = m.const("w", np.array([[1]]), "int8", scale=s_w, zero_point=0)
+    b = m.const("b", np.array([-88337]), "int32", scale=s_in * s_w)
+    y = m.tensor("y", [1, 1], "int8", scale=s_out, zero_point=0)
+    m.op("FULLY_CONNECTED", [x, w, b], [y], "FullyConnectedOptions", {0: ("i8", 0)})
+    m.inputs, m.outputs = [x], [y]
+    text = import_model(load_model(m.finish()))
+    assert "1462485078" in text and "1462485049" not in text
+    got = check.run_mlir(text, [[np.zeros((1, 1), np.int8)]], False)[0][0]
+    assert int(got.reshape(-1)[0]) == -118

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import check
 from .importer import import_model
-from .schema import Model, TFLiteError, load_file
+from .schema import TENSOR_TYPES, Model, TFLiteError, load_file
 
 LOWERINGS = ("reference", "pipeline")
 
@@ -46,15 +46,23 @@ class TensorDiff:
     op_name: str
     elements: int
     different: int
-    max_lsb: int
+    max_lsb: float  # largest difference (LSB for integers)
 
 
 def model_stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def _raw(path: str, shape) -> np.ndarray:
-    data = np.fromfile(path, dtype=np.int8)
+DTYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "float32": np.float32,
+          "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
+
+
+def _dtype(t) -> np.dtype:
+    return TENSOR_TYPES.get(t.type, (None, np.int8))[1] or np.int8
+
+
+def _raw(path: str, shape, dtype=np.int8) -> np.ndarray:
+    data = np.fromfile(path, dtype=dtype)
     if data.size != int(np.prod(shape)):
         raise TFLiteError(f"{path}: {data.size} bytes, expected {int(np.prod(shape))} for shape {list(shape)}")
     return data.reshape(shape)
@@ -85,8 +93,8 @@ def load_cases(model: Model, stem: str, against: str, seeds: Optional[List[int]]
     in_t, out_t = sg.tensors[sg.inputs[0]], sg.tensors[sg.outputs[0]]
     cases = []
     for seed in sorted(found):
-        case = Case(seed, [_raw(found[seed], in_t.shape)],
-                    _raw(os.path.join(ref_dir, f"{stem}.seed{seed}.bin"), out_t.shape))
+        case = Case(seed, [_raw(found[seed], in_t.shape, _dtype(in_t))],
+                    _raw(os.path.join(ref_dir, f"{stem}.seed{seed}.bin"), out_t.shape, _dtype(out_t)))
         idir = os.path.join(against, "intermediates", f"{stem}.seed{seed}")
         index = os.path.join(idir, "index.json")
         if os.path.exists(index):
@@ -95,22 +103,25 @@ def load_cases(model: Model, stem: str, against: str, seeds: Optional[List[int]]
             for e in entries:
                 if e.get("producer_op") is None:
                     continue
-                if e.get("type") != "int8":
+                if e.get("type") not in DTYPES:
                     raise TFLiteError(f"{index}: tensor {e['tensor']} has type {e.get('type')}; "
-                                      "only int8 tensors are compared")
-                case.tensors[e["tensor"]] = _raw(os.path.join(idir, e["file"]), e["shape"])
+                                      f"only {', '.join(DTYPES)} tensors are compared")
+                case.tensors[e["tensor"]] = _raw(os.path.join(idir, e["file"]), e["shape"],
+                                                 DTYPES[e["type"]])
                 case.meta[e["tensor"]] = e
         cases.append(case)
     return cases
 
 
 def _diff(tensor: int, op: Optional[int], name: str, want: np.ndarray, got: np.ndarray) -> TensorDiff:
-    w = want.astype(np.int64).reshape(-1)
-    g = np.rint(np.asarray(got)).astype(np.int64).reshape(-1)
-    if w.size != g.size:
-        raise TFLiteError(f"tensor {tensor}: {g.size} elements computed, {w.size} in the reference")
-    d = np.abs(w - g)
-    return TensorDiff(tensor, op, name, int(w.size), int(np.count_nonzero(d)), int(d.max(initial=0)))
+    """Integers: elements that differ and the largest difference in LSB; float32:
+    elements beyond opcheck's tolerance and the largest absolute difference."""
+    from .opcheck import compare_output
+    if np.asarray(got).size != want.size:
+        raise TFLiteError(f"tensor {tensor}: {np.asarray(got).size} elements computed, "
+                          f"{want.size} in the reference")
+    n, mx = compare_output(want, got)
+    return TensorDiff(tensor, op, name, int(want.size), n, mx)
 
 
 def run(text: str, batches, lowering: str, options: str = "") -> List[List[np.ndarray]]:
@@ -190,11 +201,11 @@ def main(args) -> int:
                     all_equal = False
                     status = (f"{len(bad)} differ; first: op {first.op} {first.op_name} (tensor "
                               f"{first.tensor}): {first.different}/{first.elements} elements, "
-                              f"max {first.max_lsb} LSB")
+                              f"max {first.max_lsb:g}")
                 print(f"  rounding={mode} lowering={low} seed {c.seed} ({what}): {status}")
                 if args.per_op:
                     for d in diffs:
                         print(f"    op {d.op if d.op is not None else '-':>3} {d.op_name:18s} tensor "
                               f"{d.tensor:3d}: {d.elements - d.different}/{d.elements} equal, "
-                              f"max diff {d.max_lsb} LSB")
+                              f"max diff {d.max_lsb:g}")
     return 0 if all_equal else 1

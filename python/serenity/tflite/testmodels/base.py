@@ -40,3 +40,61 @@ def fc_float():
 def add_relu6():
     return single_op("ADD", [T([1, 3, 5, 4], scale=0.05, zp=-10), T([1, 3, 5, 4], scale=0.11, zp=4)],
                      [T([1, 3, 5, 4], scale=0.04, zp=-128)], "AddOptions", {0: ("i8", 3)})
+
+
+@model("base", "conv_per_channel_stride2_same_relu6")
+def conv_per_channel_stride2_same_relu6():
+    w = weights(6, (4, 3, 3, 3))
+    b = np.random.RandomState(7).randint(-500, 500, size=4)
+    scales = [0.011, 0.023, 0.0071, 0.019]
+    return single_op("CONV_2D",
+                     [T([1, 7, 6, 3], scale=0.04, zp=5), T([4, 3, 3, 3], data=w, scale=scales),
+                      T([4], "int32", data=b, scale=[0.04 * s for s in scales])],
+                     [T([1, 4, 3, 4], scale=0.09, zp=-20)], "Conv2DOptions",
+                     {0: ("i8", 0), 1: ("i32", 2), 2: ("i32", 2), 3: ("i8", 3)})
+
+
+@model("base", "depthwise_multiplier2_valid")
+def depthwise_multiplier2_valid():
+    w = weights(8, (1, 3, 3, 4))
+    b = np.random.RandomState(9).randint(-300, 300, size=4)
+    scales = [0.02, 0.013, 0.031, 0.008]
+    return single_op("DEPTHWISE_CONV_2D",
+                     [T([1, 5, 5, 2], scale=0.05, zp=-3), T([1, 3, 3, 4], data=w, scale=scales, axis=3),
+                      T([4], "int32", data=b, scale=[0.05 * s for s in scales])],
+                     [T([1, 3, 3, 4], scale=0.07, zp=9)], "DepthwiseConv2DOptions",
+                     {0: ("i8", 1), 1: ("i32", 1), 2: ("i32", 1), 3: ("i32", 2), 4: ("i8", 0)})
+
+
+@model("base", "average_pool_same")
+def average_pool_same():
+    return single_op("AVERAGE_POOL_2D", [T([1, 5, 5, 3], scale=0.1, zp=-4)],
+                     [T([1, 3, 3, 3], scale=0.1, zp=-4)], "Pool2DOptions",
+                     {0: ("i8", 0), 1: ("i32", 2), 2: ("i32", 2), 3: ("i32", 3), 4: ("i32", 3),
+                      5: ("i8", 0)})
+
+
+@model("base", "softmax_beta_half")
+def softmax_beta_half():
+    return single_op("SOFTMAX", [T([2, 10], scale=0.12, zp=3)],
+                     [T([2, 10], scale=1.0 / 256, zp=-128)], "SoftmaxOptions", {0: ("f32", 0.5)})
+
+
+@model("base", "softmax_float")
+def softmax_float():
+    return single_op("SOFTMAX", [T([3, 7], "float32")], [T([3, 7], "float32")],
+                     "SoftmaxOptions", {0: ("f32", 1.0)}, )
+
+
+@model("base", "reshape_softmax")
+def reshape_softmax():
+    from ..writer import ModelWriter
+    m = ModelWriter()
+    x = m.tensor("x", [1, 2, 2, 5], "int8", scale=0.2, zero_point=-1)
+    shape = m.const("shape", np.array([4, 5]), "int32")
+    r = m.tensor("r", [4, 5], "int8", scale=0.2, zero_point=-1)
+    y = m.tensor("y", [4, 5], "int8", scale=1.0 / 256, zero_point=-128)
+    m.op("RESHAPE", [x, shape], [r], "ReshapeOptions", {0: ("i32vec", [4, 5])})
+    m.op("SOFTMAX", [r], [y], "SoftmaxOptions", {0: ("f32", 1.0)})
+    m.inputs, m.outputs = [x], [y]
+    return m
