@@ -78,15 +78,24 @@ def is_integer_model(path: str) -> bool:
 def check_cortex_m(directory: str, names: List[str], seeds_per_model: int = 2,
                    options: str = "", serenity_opt: str = None, keep: str = None):
     """Returns (results [(name, seed, output, elements, different, max)], undefined symbols)."""
-    funcs, cases = [], []
-    for k, name in enumerate(names):
+    items = []
+    for name in names:
         model = load_file(os.path.join(directory, "models", name + ".tflite"))
-        text = import_model(model)
-        funcs.append(function_text(text, f"m{k}"))
         refs = load_refs(os.path.join(directory, "reference"), name)
         # A full-range seed and, where there is one, a seed near the input zero point.
         near = [r for r in refs if r.seed >= 10]
-        cases.append((refs[:1] + near[:1] + refs[1:])[:seeds_per_model])
+        items.append((name, model, (refs[:1] + near[:1] + refs[1:])[:seeds_per_model]))
+    return check_models_cortex_m(items, options, serenity_opt, keep)
+
+
+def check_models_cortex_m(items, options: str = "", serenity_opt: str = None, keep: str = None):
+    """items: [(name, Model, [RefCase])]; the same as check_cortex_m."""
+    funcs, cases, names = [], [], []
+    for k, (name, model, refs) in enumerate(items):
+        text = import_model(model)
+        funcs.append(function_text(text, f"m{k}"))
+        cases.append(refs)
+        names.append(name)
     module = "module {\n" + "\n".join(funcs) + "\n}\n"
     work = keep or tempfile.mkdtemp(prefix="serenity-opcheck-")
     os.makedirs(work, exist_ok=True)

@@ -73,7 +73,9 @@ def model_memory(tool, text):
 
 def tflm_arenas(directory: str):
     """TFLite Micro's measured arenas from DIR/README.md (../shared/bench/tflm):
-    {model: (smallest arena, activations, max-live of its plan)}."""
+    {model: (smallest arena, activations, max-live of its plan)}; for the
+    example models (second table) the arena is arena_used_bytes and there is no
+    max-live."""
     path = os.path.join(directory, "README.md")
     if not os.path.exists(path):
         raise TFLiteError(f"{path}: no such file (expected ../shared/bench/tflm)")
@@ -83,6 +85,9 @@ def tflm_arenas(directory: str):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) == 5 and all(c.isdigit() for c in cells[1:]):
                 out[cells[0]] = (int(cells[1]), int(cells[2]), int(cells[4]))
+            elif len(cells) == 6 and all(c.isdigit() for c in cells[2:5]):
+                # TFLite Micro's example models: arena_used_bytes, activations, persistent.
+                out[cells[0]] = (int(cells[2]), int(cells[3]), None)
     return out
 
 
