@@ -541,7 +541,17 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
             if all(i in self.values for i in self.outputs):
                 break  # the requested outputs exist: later ops are not needed
             self.op = op
-            out = HANDLERS[op.name](self, op)
+            try:
+                out = HANDLERS[op.name](self, op)
+            except TFLiteError:
+                raise
+            except (ValueError, IndexError, KeyError, TypeError, ArithmeticError,
+                    AttributeError, AssertionError) as e:
+                # A variant the handler did not foresee (odd options, shapes or
+                # types in a model nobody here has seen): a diagnostic, never a traceback.
+                raise self.error(f"cannot import this {op.name} (inputs "
+                                 f"{[self.tensor(i).shape if i >= 0 else None for i in op.inputs]}"
+                                 f"): {type(e).__name__}: {e}") from None
             outs = list(out) if isinstance(out, (list, tuple)) else [out]
             if len(outs) != len(op.outputs):
                 raise self.error(f"computed {len(outs)} outputs, the file lists {len(op.outputs)}")
