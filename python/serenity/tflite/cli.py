@@ -17,6 +17,10 @@ def _import(args) -> int:
     except TFLiteError as e:
         print(f"serenity import-tflite: error: {args.model}: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # a bug of ours, still reported without a traceback
+        print(f"serenity import-tflite: internal error: {args.model}: {type(e).__name__}: {e} "
+              "(please report it with the model)", file=sys.stderr)
+        return 2
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
