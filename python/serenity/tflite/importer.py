@@ -312,10 +312,18 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         c = x.shape[3]
         if cm % c:
             raise self.error(f"filter has {cm} channels, not a multiple of the input's {c}")
-        # TFLite [1, KH, KW, C*M] -> TOSA [KH, KW, C, M]; output channel c*M+m in both.
-        w = w.reshape(kh, kw, c, cm // c)
         pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
+        if c == 1:
+            # One input channel with a depth multiplier (micro_speech's first layer):
+            # the same sums as a convolution with M output channels, [M, KH, KW, 1];
+            # its lowering keeps no accumulator rows in the arena.
+            return self.conv_like("conv2d", x, self.tensor(op.inputs[0]),
+                                  np.ascontiguousarray(w.reshape(kh, kw, cm).transpose(2, 0, 1)[..., None]),
+                                  wt, bias, out, pad, (sh, sw), (dh, dw), act,
+                                  f"DEPTHWISE_CONV_2D #{op.index} (one input channel: a convolution)")
+        # TFLite [1, KH, KW, C*M] -> TOSA [KH, KW, C, M]; output channel c*M+m in both.
+        w = w.reshape(kh, kw, c, cm // c)
         return self.conv_like("depthwise_conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out,
                               pad, (sh, sw), (dh, dw),
                               act, f"DEPTHWISE_CONV_2D #{op.index}")

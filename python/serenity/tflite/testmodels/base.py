@@ -98,3 +98,16 @@ def reshape_softmax():
     m.op("SOFTMAX", [r], [y], "SoftmaxOptions", {0: ("f32", 1.0)})
     m.inputs, m.outputs = [x], [y]
     return m
+
+
+@model("base", "depthwise_one_channel_multiplier4_same")
+def depthwise_one_channel_multiplier4_same():
+    # One input channel (micro_speech's first layer): imported as a convolution.
+    w = weights(10, (1, 3, 2, 4))
+    b = np.random.RandomState(11).randint(-300, 300, size=4)
+    scales = [0.021, 0.014, 0.03, 0.009]
+    return single_op("DEPTHWISE_CONV_2D",
+                     [T([1, 6, 5, 1], scale=0.06, zp=-128), T([1, 3, 2, 4], data=w, scale=scales, axis=3),
+                      T([4], "int32", data=b, scale=[0.06 * s for s in scales])],
+                     [T([1, 3, 3, 4], scale=0.05, zp=-128)], "DepthwiseConv2DOptions",
+                     {0: ("i8", 0), 1: ("i32", 2), 2: ("i32", 2), 3: ("i32", 4), 4: ("i8", 1)})
