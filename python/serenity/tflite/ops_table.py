@@ -1,12 +1,439 @@
-"""Importer mixin, table and fixed-point functions: LOGISTIC, TANH, HARD_SWISH, RSQRT, LOG_SOFTMAX,
-L2_NORMALIZATION.
+"""Importer mixin, unary functions, lookup tables and fixed point: LOGISTIC, TANH, HARD_SWISH,
+RSQRT, EXP, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, LOG_SOFTMAX, L2_NORMALIZATION.
 
-TFLite Micro's semantics (its reference kernels at tflite-micro @90b983c2b3f1),
-int8 bit for bit, float32 as its float kernels.
+TFLite Micro's semantics (its reference kernels at tflite-micro @90b983c2b3f1), int8 bit for
+bit, float32 as its float kernels.
+
+An int8 -> int8 element-wise operator is a function of 256 values: its TFLite Micro arithmetic
+is evaluated here, at import time, for every int8 input (the ``*_table`` functions below, each
+a numpy re-implementation of one TFLite Micro kernel written from its source) and emitted as
+one ``tosa.table``. The integer graph then holds no float arithmetic and no libm call.
+LOG_SOFTMAX and L2_NORMALIZATION reduce over a row and are emitted as integer TOSA.
 """
 
+import math
+from typing import Callable, Tuple
 
+import numpy as np
+
+from .mlir_text import Value, float_literal
+from .quant import INT32_MAX, INT32_MIN, mbqm, rdbpot, srdhm, wrap32
+from .reference import exp_on_negative_values, sat_mul_pot
+from .schema import Operator, options
+
+INT8_VALUES = np.arange(-128, 128, dtype=np.int64)
+F32 = np.float32
+
+
+# ------------------------------------------------------------ TFLite Micro's multipliers
+def tflm_quantize_multiplier(real: float) -> Tuple[int, int]:
+    """TFLite's QuantizeMultiplier (double rounding build): real ~= m * 2^(shift - 31),
+    m = round(frexp mantissa * 2^31) with the sign of ``real``; exponents below -31 flush
+    to (0, 0). Raises ValueError where TFLite Micro's MultiplyByQuantizedMultiplier would
+    hit its shift check (> 30) or the int32 cast of -2^31 (a negative mantissa of -1)."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    fixed = int(math.floor(abs(q) * (1 << 31) + 0.5)) * (1 if q > 0 else -1)
+    if fixed == (1 << 31):
+        fixed //= 2
+        shift += 1
+    if fixed == -(1 << 31):
+        raise ValueError(f"multiplier {real} rounds to -2^31")
+    if shift < -31:
+        return 0, 0
+    if shift > 30:
+        raise ValueError(f"multiplier {real} needs a left shift of {shift} (> 30)")
+    return fixed, shift
+
+
+def tflm_mbqm(x, multiplier: int, shift: int):
+    """TFLite's MultiplyByQuantizedMultiplier(int32 x, multiplier >= 0, shift)."""
+    if not -31 <= shift <= 30:
+        raise ValueError(f"MultiplyByQuantizedMultiplier shift {shift} outside [-31, 30]")
+    return mbqm(x, multiplier, shift)
+
+
+def frexp_multiplier(real: float) -> Tuple[int, int]:
+    """The LOGISTIC/TANH int8 Prepare: frexp of ``real``, multiplier round(q * 2^31)
+    (TfLiteRound, no renormalization: TFLite Micro casts 2^31 to int32, refused here)."""
+    q, shift = math.frexp(real)
+    fixed = int(math.floor(q * (1 << 31) + 0.5))
+    if fixed >= (1 << 31):
+        raise ValueError(f"input multiplier {real} rounds to 2^31")
+    return fixed, shift
+
+
+def input_radius(integer_bits: int, left_shift: int, total_bits: int = 31) -> int:
+    """TFLite's CalculateInputRadius (double arithmetic, floor)."""
+    return int(math.floor(((1 << integer_bits) - 1) * float(1 << (total_bits - integer_bits))
+                          / float(1 << left_shift)))
+
+
+# ------------------------------------------------------------ gemmlowp fixed point
+def _newton_reciprocal(a: int) -> int:
+    """The Newton-Raphson loop shared by gemmlowp's one_over_one_plus_x_for_x_in_0_1 and
+    one_minus_x_over_one_plus_x_for_x_in_0_1: x ~= 1 / (1 + a) as raw Q2.29, a raw Q0.31."""
+    total = a + INT32_MAX  # RoundingHalfSum(a, One) in 64 bits, C++ division
+    num = total + (1 if total >= 0 else -1)
+    half_denominator = num // 2 if num >= 0 else -((-num) // 2)
+    x = int(wrap32(1515870810 + int(srdhm(half_denominator, -1010580540))))
+    for _ in range(3):
+        one_minus = int(wrap32((1 << 29) - int(srdhm(half_denominator, x))))
+        x = int(wrap32(x + int(sat_mul_pot(int(srdhm(x, one_minus)), 2))))
+    return x
+
+
+def gemmlowp_logistic(a: int, integer_bits: int) -> int:
+    """gemmlowp::logistic of a raw Q(integer_bits) value, raw Q0.31 result."""
+    if a == 0:
+        return 1 << 30
+    e = exp_on_negative_values(-abs(a), integer_bits)
+    positive = int(sat_mul_pot(_newton_reciprocal(e), 1))  # Rescale<0>(ExactMulByPot<-1>(x))
+    return positive if a > 0 else int(wrap32(INT32_MAX - positive))
+
+
+def gemmlowp_tanh(a: int, integer_bits: int) -> int:
+    """gemmlowp::tanh of a raw Q(integer_bits) value, raw Q0.31 result."""
+    if a == 0:
+        return 0
+    # neg_tanh_on_negative_values: exp of ExactMulByPot<1>(-|a|) (one more integer bit),
+    # then (1 - e) / (1 + e) = Rescale<0>(x - One) of the Q2.29 reciprocal.
+    e = exp_on_negative_values(-abs(a), integer_bits + 1)
+    t = int(sat_mul_pot(int(wrap32(_newton_reciprocal(e) - (1 << 29))), 2))
+    return -t if a < 0 else t
+
+
+def inv_sqrt_multiplier_exp(x: int, reverse_shift: int = -1) -> Tuple[int, int]:
+    """TFLite's GetInvSqrtQuantizedMultiplierExp: (multiplier, shift) of 1 / sqrt(x)."""
+    if x <= 1:
+        return INT32_MAX, 0
+    shift = 11
+    while x >= (1 << 29):
+        x //= 4
+        shift += 1
+    clz = 32 - x.bit_length()
+    pairs = (clz - 1) // 2 - 1
+    shift -= pairs
+    x <<= 2 * pairs
+    # Newton-Raphson in Q3.28: x_{n+1} = 1.5 x - (input / 2) x^3, starting at 1.
+    half_input = int(rdbpot(x >> 1, 1))
+    half_three = (1 << 28) + (1 << 27)
+    r = 1 << 28
+    for _ in range(5):
+        r3 = int(sat_mul_pot(int(srdhm(int(srdhm(r, r)), r)), 6))
+        r = int(sat_mul_pot(int(wrap32(int(srdhm(half_three, r)) - int(srdhm(half_input, r3)))), 3))
+    r = int(srdhm(r, 1518500250))  # * sqrt(2) / 2
+    if shift < 0:
+        r = int(wrap32(r << -shift))
+        shift = 0
+    return r, shift * reverse_shift
+
+
+# ------------------------------------------------------------ int8 tables
+def logistic_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
+    """reference_integer_ops::Logistic (int8) with LogisticPrepare's parameters: the input
+    to Q4.27 by a frexp multiplier of scale * 2^27, gemmlowp::logistic, then
+    RoundingDivideByPOT(., 23) - 128 (output scale 1/256 and zero point -128 assumed)."""
+    mult, shift = frexp_multiplier(float(input_scale) * float(1 << 27))
+    radius = input_radius(4, shift)
+    out = np.empty(256, dtype=np.int64)
+    for i, q in enumerate(INT8_VALUES):
+        v = int(q) - input_zp
+        if v <= -radius:
+            out[i] = -128
+        elif v >= radius:
+            out[i] = 127
+        else:
+            q4 = int(tflm_mbqm(v, mult, shift))
+            out[i] = min(max(int(rdbpot(gemmlowp_logistic(q4, 4), 23)) - 128, -128), 127)
+    return out
+
+
+def tanh_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
+    """reference_integer_ops::Tanh (int8) with TanhPrepare's parameters: as LOGISTIC with
+    gemmlowp::tanh and RoundingDivideByPOT(., 24) (output scale 1/128, zero point 0 assumed;
+    TFLite Micro reads neither)."""
+    mult, shift = frexp_multiplier(float(input_scale) * float(1 << 27))
+    radius = input_radius(4, shift)
+    out = np.empty(256, dtype=np.int64)
+    for i, q in enumerate(INT8_VALUES):
+        v = int(q) - input_zp
+        if v <= -radius:
+            out[i] = -128
+        elif v >= radius:
+            out[i] = 127
+        else:
+            q4 = int(tflm_mbqm(v, mult, shift))
+            out[i] = min(max(int(rdbpot(gemmlowp_tanh(q4, 4), 24)), -128), 127)
+    return out
+
+
+def _wrap16(x: int) -> int:
+    return ((int(x) + (1 << 15)) & 0xFFFF) - (1 << 15)
+
+
+def _srdhm16(a: int, b: int) -> int:
+    """gemmlowp SaturatingRoundingDoublingHighMul<int16_t>."""
+    if a == b == -(1 << 15):
+        return (1 << 15) - 1
+    ab = a * b
+    num = ab + ((1 << 14) if ab >= 0 else 1 - (1 << 14))
+    return _wrap16(num // (1 << 15) if num >= 0 else -((-num) // (1 << 15)))  # C++ division
+
+
+def _sat_left_shift16(v: int, amount: int) -> int:
+    return min(max(v * (1 << amount), -(1 << 15)), (1 << 15) - 1)
+
+
+def _downscale_multiplier16(m: int) -> int:
+    """TFLite's DownScaleInt32ToInt16Multiplier."""
+    if m >= INT32_MAX - (1 << 15):
+        return (1 << 15) - 1
+    return (m + (1 << 15)) >> 16
+
+
+def hard_swish_int8_params(input_scale: float, output_scale: float):
+    """HardSwishPrepare: float32 scale arithmetic, QuantizeMultiplier, int16 multipliers.
+    Returns (output multiplier int16, output exponent, reluish multiplier int16, reluish
+    exponent)."""
+    hires = F32(F32(1.0) / F32(128.0)) * F32(input_scale)
+    reluish_scale = F32(3.0) / F32(32768.0)
+    m_out, e_out = tflm_quantize_multiplier(float(F32(hires / F32(output_scale))))
+    m_rel, e_rel = tflm_quantize_multiplier(float(F32(hires / reluish_scale)))
+    return _downscale_multiplier16(m_out), e_out, _downscale_multiplier16(m_rel), e_rel
+
+
+def hard_swish_int8_table(input_scale: float, input_zp: int, output_scale: float,
+                          output_zp: int) -> np.ndarray:
+    """reference_ops::HardSwish<int8_t> (quantized): int16 fixed point, wrapping like the
+    kernel's int16_t variables."""
+    m_out, e_out, m_rel, e_rel = hard_swish_int8_params(input_scale, output_scale)
+    out = np.empty(256, dtype=np.int64)
+    for i, q in enumerate(INT8_VALUES):
+        v = _wrap16(int(q) - input_zp)
+        hires = _wrap16(v * (1 << 7))
+        preshift = _srdhm16(hires, m_out)
+        rel = hires
+        if e_rel > 0:
+            rel = _sat_left_shift16(rel, e_rel - 1)
+        rel = _srdhm16(rel, m_rel)
+        if e_rel > 0:
+            rel = _sat_left_shift16(rel, 1)
+        if e_rel < 0:
+            rel = int(rdbpot(rel, -e_rel))
+        rel = _wrap16((rel + (1 << 15)) >> 1)
+        # SaturatingDoublingHighMul: the int32 product / 2^15, truncated.
+        if rel == preshift == -(1 << 15):
+            pre = (1 << 15) - 1
+        else:
+            p = rel * preshift
+            pre = _wrap16(p // (1 << 15) if p >= 0 else -((-p) // (1 << 15)))
+        o = _wrap16(int(rdbpot(pre, -e_out)) + output_zp)
+        out[i] = min(max(o, -128), 127)
+    return out
+
+
+def relu_int8_table(input_scale: float, input_zp: int, output_scale: float,
+                    output_zp: int) -> np.ndarray:
+    """tflite::ReluQuantized<int8_t> with CalculateReluOpData: requantize by the float32
+    quotient of the scales, clamp to [max(-128, output zero point), 127]."""
+    m, s = tflm_quantize_multiplier(float(F32(input_scale) / F32(output_scale)))
+    y = output_zp + tflm_mbqm(INT8_VALUES - input_zp, m, s)
+    return np.clip(y, max(-128, output_zp), 127)
+
+
+def leaky_relu_int8_table(input_scale: float, input_zp: int, output_scale: float,
+                          output_zp: int, alpha: float) -> np.ndarray:
+    """reference_ops::QuantizeLeakyRelu<int8_t> with CalculateOpDataLeakyRelu: identity
+    multiplier in_scale / out_scale and alpha multiplier in_scale * alpha / out_scale (float32
+    arithmetic), a negative alpha applied as the negated product of its magnitude."""
+    m_id, s_id = tflm_quantize_multiplier(float(F32(input_scale) / F32(output_scale)))
+    m_a, s_a = tflm_quantize_multiplier(
+        float(F32(F32(input_scale) * F32(alpha)) / F32(output_scale)))
+    v = INT8_VALUES - input_zp
+    pos = tflm_mbqm(v, m_id, s_id)
+    neg = tflm_mbqm(v, abs(m_a), s_a)
+    if m_a < 0:
+        neg = -neg
+    return np.clip(output_zp + np.where(v >= 0, pos, neg), -128, 127)
+
+
+def rsqrt_int8_params(input_scale: float, output_scale: float) -> Tuple[int, int]:
+    """SetRsqrtOutputMultiplier: 1 / (sqrtf(in_scale) * out_scale) (float32 product), in
+    double, QuantizeMultiplier."""
+    return tflm_quantize_multiplier(
+        1.0 / float(F32(np.sqrt(F32(input_scale))) * F32(output_scale)))
+
+
+def rsqrt_int8_table(input_scale: float, input_zp: int, output_scale: float,
+                     output_zp: int) -> np.ndarray:
+    """RsqrtEvalQuantized<int8_t>: 127 at the zero point, else
+    MBQM(MBQM(1, inv_sqrt(v), shift + 20), m, s - 20) + out_zp with GetInvSqrtQuantized-
+    MultiplierExp. Inputs below the zero point (TFLite Micro fails Invoke there) give 127."""
+    m, s = rsqrt_int8_params(input_scale, output_scale)
+    out = np.full(256, 127, dtype=np.int64)
+    for i, q in enumerate(INT8_VALUES):
+        v = int(q) - input_zp
+        if v <= 0:
+            continue
+        inv, inv_shift = inv_sqrt_multiplier_exp(v)
+        data = int(tflm_mbqm(1, inv, inv_shift + 20))
+        out[i] = min(max(int(tflm_mbqm(data, m, s - 20)) + output_zp, -128), 127)
+    return out
+
+
+# ------------------------------------------------------------------ the mixin
 class TableOps:
     """Mixin for Importer; ``HANDLERS`` maps TFLite op names to methods."""
 
-    HANDLERS = {}
+    # ------------------------------------------------------------ helpers
+    def unary_io(self, op: Operator):
+        """(input Value, input Tensor, output Tensor), input and output of the same type."""
+        it, ot = self.tensor(op.inputs[0]), self.tensor(op.outputs[0])
+        if it.type != ot.type:
+            raise self.error(f"input type {it.type_name} differs from output type {ot.type_name}")
+        return self.value(op.inputs[0]), it, ot
+
+    def int8_table(self, x: Value, table: np.ndarray, comment: str) -> Value:
+        """tosa.table: y = table[x + 128] for int8 x."""
+        table = np.asarray(table, dtype=np.int64)
+        if table.min() < -128 or table.max() > 127:
+            raise self.error("internal error: table value outside int8")
+        t = self.b.const(table.astype(np.int8), "i8", cache=True)
+        res = Value("", x.shape, "i8")
+        res.name = self.b.op("table", [x.name, t], [x.type, "tensor<256xi8>"], res.type,
+                             comment=comment)
+        return res
+
+    def table_op(self, op: Operator, make: Callable[..., np.ndarray], what: str,
+                 float_fn: Callable[[Value], Value]) -> Value:
+        """An element-wise operator: ``float_fn`` for float32, else the int8 table
+        ``make(in_scale, in_zp, out_scale, out_zp)``."""
+        x, it, ot = self.unary_io(op)
+        if x.elem == "f32":
+            return float_fn(x)
+        if x.elem != "i8":
+            raise self.error(f"{x.elem} {op.name} is not supported (int8 and float32 are)")
+        si, zi = self.per_tensor(it)
+        so, zo = self.per_tensor(ot)
+        try:
+            table = make(si, zi, so, zo)
+        except ValueError as e:
+            raise self.error(f"TFLite Micro cannot run this int8 {op.name}: {e}") from None
+        return self.int8_table(x, table, f"{op.name} #{op.index}: {what}")
+
+    def fclamp(self, x: Value, lo: float, hi: float, comment: str = "") -> Value:
+        return self.ew("clamp", [x], "f32",
+                       f"max_val = {float_literal(hi)} : f32, min_val = {float_literal(lo)} : f32",
+                       comment)
+
+    def fscalar(self, v: float, x: Value) -> Value:
+        return self.fconst(v, len(x.shape))
+
+    # ------------------------------------------------------------ operators
+    def import_logistic(self, op: Operator):
+        def float_fn(x):
+            # TFLite Micro's float kernel: exp(x) below -9, 1 above 16.619..., else
+            # 1 / (1 + exp(-x)).
+            c = f"LOGISTIC #{op.index}"
+            s = self.ew("sigmoid", [x], "f32", comment=c)
+            low = self.ew("greater", [self.fscalar(-9.0, x), x], "i1")
+            y = self.ew("select", [low, self.ew("exp", [x], "f32"), s], "f32")
+            high = self.ew("greater", [x, self.fscalar(float(F32(16.619047164916992188)), x)], "i1")
+            return self.ew("select", [high, self.fscalar(1.0, x), y], "f32")
+
+        def make(si, zi, so, zo):
+            if zo != -128:
+                raise ValueError(f"output zero point must be -128, not {zo}")
+            return logistic_int8_table(si, zi)
+        return self.table_op(op, make, "TFLite Micro's int8 logistic (table)", float_fn)
+
+    def import_tanh(self, op: Operator):
+        return self.table_op(op, lambda si, zi, so, zo: tanh_int8_table(si, zi),
+                             "TFLite Micro's int8 tanh (table)",
+                             lambda x: self.ew("tanh", [x], "f32", comment=f"TANH #{op.index}"))
+
+    def import_hard_swish(self, op: Operator):
+        def float_fn(x):
+            # x * min(6, max(0, x + 3)) / 6
+            r = self.fclamp(self.ew("add", [x, self.fscalar(3.0, x)], "f32"), 0.0, 6.0,
+                            f"HARD_SWISH #{op.index}")
+            p = self.fmul(x, r)
+            return self.fmul(p, self.fscalar(1.0 / 6.0, x))
+
+        def make(si, zi, so, zo):
+            if hard_swish_int8_params(si, so)[1] > 0:
+                raise ValueError("output multiplier exponent > 0 (input scale / 128 above the "
+                                 "output scale)")
+            return hard_swish_int8_table(si, zi, so, zo)
+        return self.table_op(op, make, "TFLite Micro's int8 hard swish (table)", float_fn)
+
+    def import_rsqrt(self, op: Operator):
+        def make(si, zi, so, zo):
+            m, s = rsqrt_int8_params(si, so)
+            if s - 20 < -31:
+                raise ValueError(f"output multiplier shift {s} - 20 is below -31")
+            return rsqrt_int8_table(si, zi, so, zo)
+        return self.table_op(op, make, "TFLite Micro's int8 rsqrt (table; 127 at and below the "
+                             "input zero point)",
+                             lambda x: self.ew("rsqrt", [x], "f32", comment=f"RSQRT #{op.index}"))
+
+    def import_exp(self, op: Operator):
+        x, _, _ = self.unary_io(op)
+        if x.elem != "f32":
+            raise self.error(f"{x.elem} EXP is not supported: TFLite Micro's EXP is float32 only")
+        return self.ew("exp", [x], "f32", comment=f"EXP #{op.index}")
+
+    def import_relu(self, op: Operator):
+        return self.table_op(op, relu_int8_table, "TFLite Micro's int8 relu (requantize, table)",
+                             lambda x: self.fclamp(x, 0.0, float(np.finfo(np.float32).max),
+                                                   f"RELU #{op.index}"))
+
+    def import_relu6(self, op: Operator):
+        x, it, ot = self.unary_io(op)
+        if x.elem == "f32":
+            return self.fclamp(x, 0.0, 6.0, f"RELU6 #{op.index}")
+        if x.elem != "i8":
+            raise self.error(f"{x.elem} RELU6 is not supported (int8 and float32 are)")
+        # Relu6Quantized: a clamp in the input's quantization to [zp, quantized 6]; TFLite
+        # Micro does not requantize (the output's parameters are not read).
+        s, z = self.per_tensor(it)
+        # FloatToQuantizedType<int8_t>(6.0f, scale, zp): round(6.0f / scale) + zp, clamped.
+        six = min(max(int(math.floor(float(F32(6.0) / F32(s)) + 0.5)) + z, -128), 127)
+        res = Value("", x.shape, "i8")
+        res.name = self.b.op("clamp", [x.name], [x.type], res.type,
+                             f"max_val = {six} : i8, min_val = {z} : i8",
+                             f"RELU6 #{op.index}: clamp to [zero point, quantized 6]")
+        return res
+
+    def import_relu_n1_to_1(self, op: Operator):
+        x, _, _ = self.unary_io(op)
+        if x.elem != "f32":
+            raise self.error(f"{x.elem} RELU_N1_TO_1 is not supported: TFLite Micro has no "
+                             "RELU_N1_TO_1 kernel to be exact against")
+        return self.fclamp(x, -1.0, 1.0, f"RELU_N1_TO_1 #{op.index}")
+
+    def import_leaky_relu(self, op: Operator):
+        alpha = float(F32(options(self.model, op).f32(0, 0.0)))
+
+        def float_fn(x):
+            pos = self.ew("greater", [x, self.fscalar(0.0, x)], "i1",
+                          comment=f"LEAKY_RELU #{op.index}")
+            return self.ew("select", [pos, x, self.fmul(x, self.fscalar(alpha, x))], "f32")
+
+        return self.table_op(op, lambda si, zi, so, zo: leaky_relu_int8_table(si, zi, so, zo,
+                                                                               alpha),
+                             f"TFLite Micro's int8 leaky relu, alpha {alpha} (table)", float_fn)
+
+    HANDLERS = {
+        "LOGISTIC": import_logistic,
+        "TANH": import_tanh,
+        "HARD_SWISH": import_hard_swish,
+        "RSQRT": import_rsqrt,
+        "EXP": import_exp,
+        "RELU": import_relu,
+        "RELU6": import_relu6,
+        "RELU_N1_TO_1": import_relu_n1_to_1,
+        "LEAKY_RELU": import_leaky_relu,
+    }
