@@ -175,10 +175,10 @@ def build_timed(source, out, target, pipeline="", name="net", function="main", i
     obj = os.path.join(out, name + ".o")
     if target == "host":
         exe = os.path.join(out, name + ".exe")
-        check_output([host_cc(), "-O2", "-I", out, main_c, obj, "-o", exe, "-lm"])
+        check_output([host_cc(), "-O2", "-I", out, main_c, obj, "-o", exe, *report.get("link_flags", [])])
     else:
         exe = os.path.join(out, name + ".elf")
-        check_output(arm_link_command(out, [main_c, obj], exe))
+        check_output(arm_link_command(out, [main_c, obj], exe) + report.get("link_flags", []))
     return report, exe
 
 

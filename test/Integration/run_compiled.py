@@ -8,7 +8,10 @@ does with the generated files (docs/Deploy.md).
 
 Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4
            [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
-           [--input-file IN.bin --expect-file OUT.bin]
+           [--float] [--input-file IN.bin --expect-file OUT.bin]
+--float imports a .tflite model as its float32 graph (serenity-compile
+--float, import-tflite --float). The program is linked with the report's
+link_flags (-lm when the object calls the math library).
 With --input-file the (int8) input is that file's bytes instead of seeded
 values, and with --expect-file the output is compared with that file's int8
 bytes (e.g. TFLite Micro's, ../shared/bench/tflm/reference) instead of the
@@ -44,8 +47,12 @@ def program(name, report, seed, input_values=None):
     lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <string.h>", f'#include "{name}.h"', "",
              f"static uint8_t arena[{upper}_ARENA_BYTES] __attribute__((aligned({upper}_ARENA_ALIGNMENT)));"]
     for i, operand in enumerate(report["inputs"]):
+        # lcg_values: floats in [-1, 1), integers of any width in [-128, 128).
         element = "f32" if operand["type"] == "float" else "i8"
-        values = cl.lcg_values(operand["bytes"] // (4 if element == "f32" else 1), element, seed + i)
+        count = 1
+        for dim in operand["shape"]:
+            count *= dim
+        values = cl.lcg_values(count, element, seed + i)
         if i == 0 and input_values is not None:
             if element != "i8" or len(input_values) != operand["bytes"]:
                 sys.exit(f"error: the input file holds {len(input_values)} bytes; input 0 is "
@@ -85,6 +92,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=0)
     parser.add_argument("--rtol", type=float, default=0)
+    parser.add_argument("--float", action="store_true", help="import a .tflite model as float32")
     parser.add_argument("--input-file", help="raw int8 bytes of input 0")
     parser.add_argument("--expect-file", help="raw int8 bytes output 0 must equal")
     parser.add_argument("--serenity-compile", default=shutil.which("serenity-compile") or "serenity-compile")
@@ -96,6 +104,8 @@ def main():
                "--io", args.io, "-o", out]
         if args.pipeline:
             cmd += ["--pipeline", args.pipeline]
+        if args.float:
+            cmd.append("--float")
         print(cl.run(cmd).strip())
         with open(os.path.join(out, args.name + ".json")) as f:
             report = json.load(f)
@@ -108,13 +118,13 @@ def main():
                             int8_file(args.input_file) if args.input_file else None))
         if args.target == "host":
             exe = os.path.join(work, "net")
-            cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe])
+            cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe, *report["link_flags"]])
             printed = cl.run([exe])
         else:
             undefined = cl.run(["arm-none-eabi-nm", "-u", obj]).split()
             print("undefined symbols of the object:", " ".join(s for s in undefined if s != "U") or "none")
             elf = os.path.join(work, "net.elf")
-            cl.run(arm_link_command(out, [main_c, obj], elf))
+            cl.run(arm_link_command(out, [main_c, obj], elf) + report["link_flags"])
             qemu = subprocess.run(qemu_command(elf, icount=False), capture_output=True, text=True,
                                   timeout=300)
             if qemu.returncode != 0:
@@ -132,7 +142,8 @@ def main():
         source = args.network
         if source.endswith(".tflite"):
             source = os.path.join(work, "imported.mlir")
-            cl.run([sys.executable, "-m", "serenity", "import-tflite", args.network, "-o", source])
+            cl.run([sys.executable, "-m", "serenity", "import-tflite", args.network, "-o", source,
+                    *(["--float"] if args.float else [])])
         with open(source) as f:
             text = re.sub(r"@main\b", "@net", f.read())
         net = os.path.join(work, "net.mlir")

@@ -35,7 +35,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -59,22 +61,37 @@ extern char **environ;
 using namespace mlir;
 namespace cl = llvm::cl;
 
+/// The tool's own options: --help lists these alone (the LLVM libraries
+/// linked in register some 370 lines of theirs; --help-hidden lists all).
+static cl::OptionCategory compileCategory("serenity-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<MODEL.mlir|MODEL.tflite>"));
+                                      cl::desc("<MODEL.mlir|MODEL.tflite>"),
+                                      cl::cat(compileCategory));
 static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Output directory"),
-                                      cl::value_desc("DIR"));
+                                      cl::value_desc("DIR"),
+                                      cl::cat(compileCategory));
 static cl::opt<std::string>
     targetName("target", cl::init("host"),
-               cl::desc("host, cortex-m4, cortex-m7 or cortex-m55"));
+               cl::desc("host, cortex-m4, cortex-m7 or cortex-m55"),
+               cl::cat(compileCategory));
 static cl::opt<std::string>
     name("name", cl::init("net"),
-         cl::desc("C name of the network: NAME_run, NAME.o, NAME.h"));
+         cl::desc("C name of the network: NAME_run, NAME.o, NAME.h"),
+         cl::cat(compileCategory));
 static cl::opt<std::string>
     functionName("function", cl::init("main"),
-                 cl::desc("Function of the module to compile (default main)"));
+                 cl::desc("Function of the module to compile (default main)"),
+                 cl::cat(compileCategory));
+static cl::opt<bool> floatImport(
+    "float",
+    cl::desc("A .tflite model is imported as its dequantized float32 graph "
+             "(import-tflite --float): for float models with quantized "
+             "weights (hybrid), or to compare with the int8 one"),
+    cl::cat(compileCategory));
 static cl::opt<std::string> ioMode(
-    "io", cl::init("caller"),
+    "io", cl::init("caller"), cl::cat(compileCategory),
     cl::desc("caller: NAME_run(inputs..., outputs..., arena), the caller "
              "holds inputs and outputs; arena: they live in the arena at "
              "NAME_INPUTi_OFFSET / NAME_OUTPUTi_OFFSET (as in TFLite Micro), "
@@ -82,7 +99,8 @@ static cl::opt<std::string> ioMode(
 static cl::opt<std::string> pipelineOptions(
     "pipeline", cl::init(""),
     cl::desc("Extra serenity-pipeline options, e.g. \"schedule=greedy\" "
-             "(arena, io, target and lower-to-llvm are set by the tool)"));
+             "(arena, io, target and lower-to-llvm are set by the tool)"),
+    cl::cat(compileCategory));
 
 namespace {
 
@@ -147,6 +165,8 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
     SmallVector<StringRef> env(environment.begin(), environment.end());
     SmallVector<StringRef> args{*python, "-m", "serenity", "import-tflite",
                                 path,    "-o", imported};
+    if (floatImport)
+      args.push_back("--float");
     std::string error;
     int code = llvm::sys::ExecuteAndWait(*python, args, env, {}, 0, 0, &error);
     if (code != 0) {
@@ -192,17 +212,76 @@ std::string cType(Type element) {
   return "";
 }
 
+/// Whether `symbol` is a function of the C math library (libm): the float,
+/// double and long double variants of <math.h>'s functions.
+bool isMathLibrarySymbol(StringRef symbol) {
+  static const llvm::StringSet<> functions = {
+      "acos",  "acosh", "asin",      "asinh", "atan",  "atan2",  "atanh",
+      "cbrt",  "ceil",  "copysign",  "cos",   "cosh",  "erf",    "erfc",
+      "exp",   "exp10", "exp2",      "expm1", "fabs",  "fdim",   "floor",
+      "fma",   "fmax",  "fmin",      "fmod",  "frexp", "hypot",  "ldexp",
+      "lgamma", "llrint", "llround", "log",   "log10", "log1p",  "log2",
+      "logb",  "lrint", "lround",    "modf",  "nearbyint", "pow", "remainder",
+      "rint",  "round", "roundeven", "sin",   "sincos", "sinh",  "sqrt",
+      "tan",   "tanh",  "tgamma",    "trunc"};
+  if (functions.contains(symbol))
+    return true;
+  return (symbol.ends_with("f") || symbol.ends_with("l")) &&
+         functions.contains(symbol.drop_back());
+}
+
+/// The symbols the object file at `path` leaves undefined, sorted: what the
+/// link has to provide.
+FailureOr<SmallVector<std::string>> undefinedSymbols(StringRef path) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object)
+    return fail("cannot read " + path + ": " +
+                llvm::toString(object.takeError())),
+           failure();
+  SmallVector<std::string> symbols;
+  for (const llvm::object::SymbolRef &symbol :
+       object->getBinary()->symbols()) {
+    llvm::Expected<uint32_t> flags = symbol.getFlags();
+    llvm::Expected<StringRef> symbolName = symbol.getName();
+    if (!flags || !symbolName) {
+      llvm::consumeError(flags.takeError());
+      llvm::consumeError(symbolName.takeError());
+      return fail("cannot read the symbols of " + path), failure();
+    }
+    if ((*flags & llvm::object::SymbolRef::SF_Undefined) &&
+        !symbolName->empty())
+      symbols.push_back(symbolName->str());
+  }
+  llvm::sort(symbols);
+  symbols.erase(llvm::unique(symbols), symbols.end());
+  return symbols;
+}
+
 /// The header: constants, the MLIR-ABI declaration and NAME_run.
 std::string header(StringRef source, StringRef target, int64_t arenaBytes,
                    int64_t alignment, ArrayRef<Operand> inputs,
-                   ArrayRef<Operand> outputs) {
+                   ArrayRef<Operand> outputs,
+                   ArrayRef<std::string> externalSymbols) {
   std::string text;
   llvm::raw_string_ostream os(text);
   std::string upper = StringRef(name).upper();
   os << "/* " << name << ".h: generated by serenity-compile from " << source
      << " for " << target << ". */\n"
      << "#ifndef " << upper << "_H\n#define " << upper << "_H\n\n"
-     << "#include <stdint.h>\n\n"
+     << "#include <stdint.h>\n\n";
+  SmallVector<StringRef> math;
+  for (const std::string &symbol : externalSymbols)
+    if (isMathLibrarySymbol(symbol))
+      math.push_back(symbol);
+  os << "/* External functions the object calls: "
+     << (externalSymbols.empty() ? std::string("none")
+                                 : llvm::join(externalSymbols, ", "))
+     << ".\n   "
+     << (math.empty()
+             ? std::string("No math library: link without -lm.")
+             : "Link with -lm (the C math library: " + llvm::join(math, ", ") +
+                   ").")
+     << " */\n\n"
      << "/* The arena: every intermediate tensor lives in it (no malloc). "
         "The caller\n   supplies it, aligned to "
      << upper << "_ARENA_ALIGNMENT bytes. */\n"
@@ -441,6 +520,14 @@ bool isCIdentifier(StringRef text) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Hidden rather than cl::HideUnrelatedOptions' ReallyHidden: --help-hidden
+  // still lists the LLVM options (e.g. -debug-only for a bug report).
+  // (LLVM's own options sit in its general category, so the generic ones,
+  // --help and --version, are kept by name.)
+  for (auto &[key, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &compileCategory) &&
+        key != "help" && key != "version")
+      option->setHiddenFlag(cl::Hidden);
   cl::ParseCommandLineOptions(
       argc, argv,
       "serenity-compile: a TOSA (.mlir) or TFLite (.tflite) model to an "
@@ -451,6 +538,9 @@ int main(int argc, char **argv) {
                 "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
   if (ioMode != "caller" && ioMode != "arena")
     return fail("unknown --io '" + ioMode + "' (expected caller or arena)");
+  if (floatImport && !StringRef(inputFile).ends_with(".tflite"))
+    return fail("--float applies to .tflite models (a .mlir model is "
+                "compiled with the types it has)");
   if (!isCIdentifier(name))
     return fail("--name '" + name + "' is not a C identifier");
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
@@ -566,17 +656,6 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(headerPath, name + ".h");
   llvm::sys::path::append(jsonPath, name + ".json");
   llvm::sys::path::append(objectPath, name + ".o");
-  if (failed(writeFile(headerPath,
-                       header(inputFile, targetName, arenaAttr.getInt(),
-                              options->alignment, inputs, outputs))))
-    return 1;
-  std::string jsonText;
-  llvm::raw_string_ostream jsonStream(jsonText);
-  jsonStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
-             << "\n";
-  if (failed(writeFile(jsonPath, jsonText)))
-    return 1;
-
   {
     PassManager pm(&context);
     if (failed(serenity::buildSerenityLLVMLowering(
@@ -595,6 +674,32 @@ int main(int argc, char **argv) {
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
   if (failed(emitObject(*llvmModule, *spec, objectPath)))
+    return 1;
+
+  // What the link must provide, read from the object: the code generator
+  // turns intrinsics such as llvm.exp.f32 into library calls (expf), which
+  // the LLVM module does not declare.
+  FailureOr<SmallVector<std::string>> externals = undefinedSymbols(objectPath);
+  if (failed(externals))
+    return 1;
+  llvm::json::Array externalArray, linkFlags;
+  for (const std::string &symbol : *externals)
+    externalArray.push_back(symbol);
+  if (llvm::any_of(*externals, isMathLibrarySymbol))
+    linkFlags.push_back("-lm");
+  json["external_symbols"] = std::move(externalArray);
+  json["link_flags"] = std::move(linkFlags);
+
+  if (failed(writeFile(headerPath,
+                       header(inputFile, targetName, arenaAttr.getInt(),
+                              options->alignment, inputs, outputs,
+                              *externals))))
+    return 1;
+  std::string jsonText;
+  llvm::raw_string_ostream jsonStream(jsonText);
+  jsonStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(json)))
+             << "\n";
+  if (failed(writeFile(jsonPath, jsonText)))
     return 1;
   llvm::outs() << "serenity-compile: wrote " << objectPath << ", " << headerPath
                << ", " << jsonPath << " (arena " << arenaAttr.getInt()
