@@ -182,6 +182,15 @@ def _srdhm16(a: int, b: int) -> int:
     return _wrap16(num // (1 << 15) if num >= 0 else -((-num) // (1 << 15)))  # C++ division
 
 
+def _rdbpot16(x: int, exponent: int) -> int:
+    """gemmlowp RoundingDivideByPOT<int16_t>: its mask (2^exponent - 1) is an int16, so from
+    exponent 16 on it is -1 and the result is 1 for x >= 0 and -1 for x < 0."""
+    mask = _wrap16((1 << exponent) - 1)
+    remainder = _wrap16(x & mask)
+    threshold = _wrap16((mask >> 1) + (1 if x < 0 else 0))
+    return _wrap16((x >> exponent) + (1 if remainder > threshold else 0))
+
+
 def _sat_left_shift16(v: int, amount: int) -> int:
     return min(max(v * (1 << amount), -(1 << 15)), (1 << 15) - 1)
 
@@ -221,7 +230,7 @@ def hard_swish_int8_table(input_scale: float, input_zp: int, output_scale: float
         if e_rel > 0:
             rel = _sat_left_shift16(rel, 1)
         if e_rel < 0:
-            rel = int(rdbpot(rel, -e_rel))
+            rel = _rdbpot16(rel, -e_rel)
         rel = _wrap16((rel + (1 << 15)) >> 1)
         # SaturatingDoublingHighMul: the int32 product / 2^15, truncated.
         if rel == preshift == -(1 << 15):
@@ -229,7 +238,7 @@ def hard_swish_int8_table(input_scale: float, input_zp: int, output_scale: float
         else:
             p = rel * preshift
             pre = _wrap16(p // (1 << 15) if p >= 0 else -((-p) // (1 << 15)))
-        o = _wrap16(int(rdbpot(pre, -e_out)) + output_zp)
+        o = _wrap16(_rdbpot16(pre, -e_out) + output_zp)
         out[i] = min(max(o, -128), 127)
     return out
 
@@ -426,7 +435,104 @@ class TableOps:
                                                                                alpha),
                              f"TFLite Micro's int8 leaky relu, alpha {alpha} (table)", float_fn)
 
+    # ------------------------------------------------ integer TOSA building blocks
+    def ic(self, value: int, rank: int) -> Value:
+        return self.iconst([value], [1] * rank)
+
+    def sat_shl(self, v: Value, k: int) -> Value:
+        """gemmlowp SaturatingRoundingMultiplyByPOT<k> (k > 0): v << k, saturated."""
+        rank = len(v.shape)
+        thr = (1 << (31 - k)) - 1
+        shl = self.ew("logical_left_shift", [v, self.ic(k, rank)], "i32")
+        hi = self.ew("greater", [v, self.ic(thr, rank)], "i1")
+        lo = self.ew("greater", [self.ic(-thr, rank), v], "i1")
+        return self.ew("select", [hi, self.ic(INT32_MAX, rank),
+                                  self.ew("select", [lo, self.ic(INT32_MIN, rank), shl], "i32")],
+                       "i32")
+
+    def rdbpot_var(self, v: Value, exponent: Value) -> Value:
+        """gemmlowp RoundingDivideByPOT(v, exponent >= 0) (ties away from zero) with a tensor
+        exponent: tosa.arithmetic_right_shift rounds ties up, so a negative v is lowered by
+        one first when the exponent is positive."""
+        rank = len(v.shape)
+        zero = self.ic(0, rank)
+        adjust = self.ew("logical_and", [self.ew("greater", [zero, v], "i1"),
+                                         self.ew("greater", [exponent, zero], "i1")], "i1")
+        v = self.ew("select", [adjust, self.ew("sub", [v, self.ic(1, rank)], "i32"), v], "i32")
+        return self.ew("arithmetic_right_shift", [v, exponent], "i32", "round = true")
+
+    def inv_sqrt_multiplier_exp(self, acc: Value, comment: str):
+        """GetInvSqrtQuantizedMultiplierExp(acc, kReverseShift) in integer TOSA for
+        1 < acc < 2^29 (the caller bounds acc; acc <= 1 is selected by the caller): returns
+        (multiplier, right shift >= 0) tensors. Mirrors ``inv_sqrt_multiplier_exp``."""
+        rank = len(acc.shape)
+        c = lambda v: self.ic(v, rank)  # noqa: E731
+        clz = self.ew("clz", [acc], "i32", comment=comment + ": GetInvSqrtQuantizedMultiplierExp")
+        pairs = self.ew("sub", [self.ew("arithmetic_right_shift",
+                                        [self.ew("sub", [clz, c(1)], "i32"), c(1)], "i32",
+                                        "round = false"), c(1)], "i32")
+        shift = self.ew("sub", [c(11), pairs], "i32")
+        x = self.ew("logical_left_shift", [acc, self.ew("add", [pairs, pairs], "i32")], "i32")
+        # half_input = RoundingDivideByPOT(x >> 1, 1) of a non-negative value.
+        half_input = self.ew("arithmetic_right_shift",
+                             [self.ew("arithmetic_right_shift", [x, c(1)], "i32", "round = false"),
+                              c(1)], "i32", "round = true")
+        r = c(1 << 28)
+        for _ in range(5):
+            r3 = self.sat_shl(self.imul31(self.imul31(r, r), r), 6)
+            d = self.ew("sub", [self.imul31(c((1 << 28) + (1 << 27)), r),
+                                self.imul31(half_input, r3)], "i32")
+            r = self.sat_shl(d, 3)
+        r = self.imul31(r, c(1518500250))
+        # A negative shift moves into the multiplier.
+        up = self.ew("maximum", [self.ew("sub", [c(0), shift], "i32"), c(0)], "i32")
+        r = self.ew("logical_left_shift", [r, up], "i32")
+        return r, self.ew("maximum", [shift, c(0)], "i32")
+
+    def import_l2_normalization(self, op: Operator):
+        x, it, ot = self.unary_io(op)
+        act = options(self.model, op).i8(0)
+        if act != 0:
+            raise self.error("L2_NORMALIZATION with a fused activation is not supported "
+                             "(TFLite Micro requires NONE)")
+        if len(x.shape) > 4:
+            raise self.error("L2_NORMALIZATION of more than 4 dimensions (TFLite Micro's limit)")
+        rank = len(x.shape)
+        axis = f"axis = {rank - 1} : i32"
+        comment = f"L2_NORMALIZATION #{op.index}"
+        if x.elem == "f32":
+            # x / max(sqrt(sum x^2), 1e-6) as x * min(rsqrt(sum x^2), 1 / 1e-6).
+            s = self.ireduce("reduce_sum", self.fmul(x, x), axis)
+            r = self.ew("minimum", [self.ew("rsqrt", [s], "f32"),
+                                    self.fscalar(float(1.0 / F32(1e-6)), x)], "f32")
+            return self.fmul(x, r)
+        if x.elem != "i8":
+            raise self.error(f"{x.elem} L2_NORMALIZATION is not supported (int8 and float32 are)")
+        _, zp = self.per_tensor(it)
+        depth = x.shape[-1]
+        if depth * 255 * 255 >= (1 << 29):
+            raise self.error(f"int8 L2_NORMALIZATION over {depth} elements is not supported "
+                             "(sums of squares from 2^29 on)")
+        # reference_integer_ops::L2Normalization: acc = sum (q - zp)^2 per row, its inverse
+        # square root as a multiplier and shift, MBQM(q - zp, m, shift + 7), saturated (output
+        # scale 1/128, zero point 0 assumed: TFLite Micro reads no output parameters).
+        v = self.ew("sub", [self.ew("cast", [x], "i32", comment=comment), self.ic(zp, rank)],
+                    "i32")
+        acc = self.ireduce("reduce_sum", self.tosa_mul(v, v, "i32", 0), axis)
+        inv, right = self.inv_sqrt_multiplier_exp(acc, comment)
+        small = self.ew("greater", [self.ic(2, rank), acc], "i1")
+        inv = self.ew("select", [small, self.ic(INT32_MAX, rank), inv], "i32")
+        right = self.ew("select", [small, self.ic(0, rank), right], "i32")
+        # MBQM with shift 7 - right: left shift max(7 - right, 0), right shift max(right - 7, 0).
+        left = self.ew("maximum", [self.ew("sub", [self.ic(7, rank), right], "i32"),
+                                   self.ic(0, rank)], "i32")
+        down = self.ew("maximum", [self.ew("sub", [right, self.ic(7, rank)], "i32"),
+                                   self.ic(0, rank)], "i32")
+        p = self.imul31(self.ew("logical_left_shift", [v, left], "i32"), inv)
+        return self.saturate(self.rdbpot_var(p, down), 0, "i8")
+
     HANDLERS = {
+        "L2_NORMALIZATION": import_l2_normalization,
         "LOGISTIC": import_logistic,
         "TANH": import_tanh,
         "HARD_SWISH": import_hard_swish,

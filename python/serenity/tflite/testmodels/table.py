@@ -174,3 +174,31 @@ def rsqrt_float():
 @model("table", "exp_float", refs_args=["--float-range=-5,5"])
 def exp_float():
     return unary("EXP", [3, 20], FLOAT, FLOAT)
+
+
+# ---------------------------------------------------------- L2_NORMALIZATION
+def l2norm(shape, inp, out):
+    return unary("L2_NORMALIZATION", shape, inp, out, "L2NormOptions", {0: ("i8", 0)})
+
+
+@model("table", "l2_normalization_int8")
+def l2_normalization_int8():
+    return l2norm([1, 4, 3, 16], q(0.05, 3), q(1.0 / 128, 0))
+
+
+@model("table", "l2_normalization_int8_long_rows")
+def l2_normalization_int8_long_rows():
+    # Rows of 100: sums of squares up to 6.5e6 (the inverse square root's right shifts).
+    return l2norm([3, 100], q(0.1, -128), q(1.0 / 128, 0))
+
+
+@model("table", "l2_normalization_int8_short_rows", refs_args=["--spread=2"])
+def l2_normalization_int8_short_rows():
+    # Rows of 2; seed 10 within 2 of the zero point: sums of squares of 0 and 1 (TFLite
+    # Micro's special case) and below 8 (a negative shift moved into the multiplier).
+    return l2norm([40, 2], q(0.02, -5), q(1.0 / 128, 0))
+
+
+@model("table", "l2_normalization_float", refs_args=["--float-range=-3,3"])
+def l2_normalization_float():
+    return l2norm([2, 3, 10], FLOAT, FLOAT)
