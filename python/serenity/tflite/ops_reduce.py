@@ -3,10 +3,259 @@ ARG_MAX, RESIZE_BILINEAR, TRANSPOSE_CONV, BATCH_MATMUL.
 
 TFLite Micro's semantics (its reference kernels at tflite-micro @90b983c2b3f1),
 int8 bit for bit, float32 as its float kernels.
+
+* MAX_POOL_2D is ``tosa.max_pool2d`` (TFLite Micro skips the padding; TOSA pads
+  with the type's lowest value, which never wins), then the activation clamp.
+  TFLite Micro requires the same input and output quantization.
+* MEAN / SUM (int8, int16): ``reference_ops::QuantizedMeanOrSum``. The integer
+  sum of the raw values minus ``zp_in * n`` (exact), then
+  MultiplyByQuantizedMultiplier with TFLite's QuantizeMultiplier of
+  ``double(s_in) / double(s_out)`` (one ``DOUBLE_ROUND`` rescale, exact as
+  tflite_int.py proves); MEAN folds ``1/n`` into the multiplier as TFLite
+  does: ``shift = min(floor(log2 n), 32, 31 + shift_out)``,
+  ``m' = (m << shift) / n`` (int64, truncated), ``shift_out - shift``.
+  (TFLite Micro has no special int8 path for a 4-D mean over H and W; the
+  float kernel's special path sums in the same order as the general one.)
+* REDUCE_MAX: ``tosa.reduce_max`` (int8 needs the same quantization in and out).
+* ARG_MAX: ``tosa.argmax`` (first maximum on ties, as TFLite); TFLite Micro
+  only produces INT32 indices.
+* Reductions over several axes are one reduction over one axis: the reduced
+  axes are made adjacent (a ``tosa.transpose`` only when they are not) and
+  merged by a reshape, so each output sums its inputs in TFLite's row-major
+  order (float32 sums round as TFLite's loop).
+* TRANSPOSE_CONV is ``tosa.transpose_conv2d``: TFLite scatters input ``(y, x)``
+  to output ``y*stride - pad + ky``, TOSA to ``y*stride + out_pad_top + ky``,
+  so ``out_pad_top = -pad`` and the bottom pad makes the output size; then the
+  per-channel rescale of CONV_2D (double product ``s_in * s_w[c] / s_out``).
+* BATCH_MATMUL is ``tosa.matmul`` on ``[batch, rows, depth]`` x
+  ``[batch, depth, cols]`` (``tosa.transpose`` for ``adj_x``/``adj_y``,
+  ``tosa.tile`` for broadcast batch dimensions), int8 with both zero points in
+  the matmul and TFLite's multiplier ``float(s_lhs * s_rhs) / s_out`` (a
+  float32 product, GetQuantizedConvolutionMultipler without bias).
+* RESIZE_BILINEAR int8: ``reference_ops::ResizeBilinearInteger`` weighs the
+  four neighbours with 10-bit fractions of ``y * scale_10`` (+ offset with
+  half-pixel centers). ``tosa.resize`` BILINEAR with ``scale = [1024,
+  scale_10_y, 1024, scale_10_x]`` and that offset selects the same
+  neighbours with the same weights (where TFLite clamps ``y0 = y1``, TOSA's
+  clamped pair has weights summing to 1024 on the same element) and returns
+  the i32 sum in units of 2^20; TFLite's division by 2^20 rounding half away
+  from zero follows (``x - (x < 0)`` then a half-up rescale).
 """
+
+import math
+from typing import List, Sequence
+
+import numpy as np
+
+from . import quant
+from .mlir_text import Value, float_literal, tensor_type
+from .schema import Operator, options
+
+F32_LOWEST = float(-np.finfo(np.float32).max)
+TYPE_NAMES = {0: "FLOAT32", 2: "INT32", 4: "INT64", 9: "INT8", 7: "INT16"}
+
+
+def mean_multiplier(multiplier: int, shift: int, n: int):
+    """QuantizedMeanOrSum's folding of 1/n into (multiplier, shift) (TFLite
+    shift: positive = left)."""
+    s = min(n.bit_length() - 1, 32, 31 + shift)
+    return int((multiplier << s) // n), shift - s
 
 
 class ReduceOps:
     """Mixin for Importer; ``HANDLERS`` maps TFLite op names to methods."""
 
-    HANDLERS = {}
+    # ------------------------------------------------------------- helpers
+    def _op(self, name: str, operands: List[Value], shape, elem: str, attrs: str = "",
+            comment: str = "", extra=()) -> Value:
+        """One TOSA op; ``extra`` are (name, type) operands appended after the values."""
+        res = Value("", shape, elem)
+        res.name = self.b.op(name, [v.name for v in operands] + [n for n, _ in extra],
+                             [v.type for v in operands] + [t for _, t in extra], res.type,
+                             attrs, comment)
+        return res
+
+    def _transpose(self, x: Value, perm: Sequence[int], comment: str = "") -> Value:
+        if list(perm) == list(range(len(perm))):
+            return x
+        return self._op("transpose", [x], [x.shape[p] for p in perm], x.elem,
+                        f"perms = array<i32: {', '.join(map(str, perm))}>", comment)
+
+    def _clamp(self, x: Value, lo, hi) -> Value:
+        if x.elem == "f32":
+            attrs = f"max_val = {float_literal(hi)} : f32, min_val = {float_literal(lo)} : f32"
+        else:
+            attrs = f"max_val = {int(hi)} : {x.elem}, min_val = {int(lo)} : {x.elem}"
+        return self._op("clamp", [x], x.shape, x.elem, attrs)
+
+    def _qrange(self, elem: str):
+        return {"i8": (-128, 127), "i16": (-32768, 32767)}[elem]
+
+    def _fused(self, x: Value, act: int, out, name: str) -> Value:
+        """Fused activation of float, int8 or int16 results (TFLite's
+        CalculateActivationRange / CalculateActivationRangeQuantized)."""
+        if act == 0:
+            return x
+        if act not in quant.ACTIVATION_REAL_RANGE:
+            raise self.error(f"{name}: fused activation {act} is not supported")
+        if x.elem == "f32":
+            lo, hi = quant.ACTIVATION_REAL_RANGE[act]
+            return self._clamp(x, lo, float(np.finfo(np.float32).max) if hi is None else hi)
+        s, z = self.per_tensor(out)
+        lo, hi = quant.activation_range(act, s, z, *self._qrange(x.elem))
+        return self._clamp(x, lo, hi)
+
+    def _same_quant(self, op: Operator, name: str, exact: bool = False):
+        si, zi = self.per_tensor(self.tensor(op.inputs[0]))
+        so, zo = self.per_tensor(self.tensor(op.outputs[0]))
+        same = np.float32(si) == np.float32(so) if exact else abs(np.float32(si) - np.float32(so)) <= 1e-6
+        if not same or zi != zo:
+            raise self.error(f"{name} needs the same input and output quantization (TFLite Micro "
+                             f"requires it), not scale {si} zp {zi} -> scale {so} zp {zo}")
+
+    def _axes(self, op: Operator, rank: int, name: str) -> List[int]:
+        """The constant axis tensor, resolved as TFLite's ResolveAxis (negative
+        axes wrap, duplicates count once), sorted."""
+        at = self.tensor(op.inputs[1])
+        if at.data is None:
+            raise self.error(f"{name}: the axis tensor must be constant")
+        if at.type != 2:
+            raise self.error(f"{name}: the axis tensor must be INT32 (TFLite Micro's requirement)")
+        axes = []
+        for a in np.asarray(at.data).reshape(-1).tolist():
+            if not -rank <= a < rank:
+                raise self.error(f"{name}: axis {a} is out of range for rank {rank}")
+            a = a + rank if a < 0 else a
+            if a not in axes:
+                axes.append(a)
+        return sorted(axes)
+
+    def _rows(self, x: Value, axes: List[int], comment: str) -> Value:
+        """x as [A, R, B] with the reduced axes merged into R, in row-major order."""
+        shape = x.shape
+        if not axes:
+            return self.reshape(x, [int(np.prod(shape, dtype=np.int64)), 1, 1])
+        if axes != list(range(axes[0], axes[-1] + 1)):
+            kept = [i for i in range(len(shape)) if i not in axes]
+            x = self._transpose(x, kept + axes, comment + ": reduced axes last")
+            shape = x.shape
+            axes = list(range(len(kept), len(shape)))
+        a = int(np.prod(shape[:axes[0]], dtype=np.int64))
+        r = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+        bb = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
+        return self.reshape(x, [a, r, bb])
+
+    def _reduce(self, kind: str, x: Value, axes: List[int], out_shape, comment: str) -> Value:
+        x3 = self._rows(x, axes, comment)
+        y = self._op(kind, [x3], [x3.shape[0], 1, x3.shape[2]], x3.elem, "axis = 1 : i32",
+                     comment)
+        return y, x3.shape[1]
+
+    # ----------------------------------------------------------- MAX_POOL_2D
+    def import_max_pool(self, op: Operator):
+        o = options(self.model, op)
+        padding, sw, sh, fw, fh, act = o.i8(0), o.i32(1), o.i32(2), o.i32(3), o.i32(4), o.i8(5)
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        comment = f"MAX_POOL_2D #{op.index}"
+        if len(x.shape) != 4:
+            raise self.error("MAX_POOL_2D expects a 4-D NHWC input")
+        if x.elem not in ("f32", "i8", "i16"):
+            raise self.error(f"MAX_POOL_2D on {x.elem} is not supported (TFLite Micro: float32, "
+                             "int8, int16)")
+        if x.elem != "f32":
+            self._same_quant(op, "MAX_POOL_2D")
+        pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
+        if pad[0] >= fh or pad[1] >= fh or pad[2] >= fw or pad[3] >= fw:
+            raise self.error("MAX_POOL_2D: a window lies entirely in the padding")
+        x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
+        y = self._op("max_pool2d", [x], out.shape, x.elem,
+                     f"kernel = array<i64: {fh}, {fw}>, pad = array<i64: {', '.join(map(str, pad))}>, "
+                     f"stride = array<i64: {sh}, {sw}>", comment)
+        return self._fused(y, act, out, "MAX_POOL_2D")
+
+    # --------------------------------------------------------- MEAN and SUM
+    def _mean_or_sum(self, op: Operator, is_mean: bool):
+        name = "MEAN" if is_mean else "SUM"
+        comment = f"{name} #{op.index}"
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        axes = self._axes(op, len(x.shape), name)
+        if x.elem == "f32":
+            s, n = self._reduce("reduce_sum", x, axes, out.shape, comment)
+            if is_mean and n != 1:
+                # TFLite divides the float sum by n; TOSA has no float division:
+                # multiply by the float32 reciprocal (within an ulp or two).
+                r = Value(self.b.const(np.full([1, 1, 1], 1.0 / n, dtype=np.float32), "f32",
+                                       cache=True), [1, 1, 1], "f32")
+                s = self.tosa_mul(s, r, "f32")
+            return self.reshape(s, out.shape)
+        if x.elem not in ("i8", "i16"):
+            raise self.error(f"{name} on {x.elem} is not supported (TFLite Micro: float32, int8, "
+                             "int16)")
+        if self.elem_of(out) != x.elem:
+            raise self.error(f"{name}: the output type must be the input type")
+        si, zi = self.per_tensor(self.tensor(op.inputs[0]))
+        so, zo = self.per_tensor(out)
+        # PrepareMeanOrSumHelper: QuantizeMultiplier(double(s_in) / double(s_out)).
+        try:
+            m, shift = quant.tflite_quantize_multiplier(float(np.float32(si)) / float(np.float32(so)))
+        except ValueError as e:
+            raise self.error(f"{name}: {e}") from None
+        x32 = self._op("cast", [x], x.shape, "i32", comment=comment + ": sum of the raw values")
+        s, n = self._reduce("reduce_sum", x32, axes, out.shape, comment)
+        if zi:
+            s = self.ew("add", [s, self.iconst([-zi * n], [1, 1, 1])], "i32")
+        if is_mean:
+            m, shift = mean_multiplier(m, shift, n)
+        if not -31 <= shift <= 29:
+            raise self.error(f"{name}: the rescale shift {shift} of scale {si}/{so} is outside "
+                             "what one tosa.rescale represents")
+        y = self.rescale_raw(s, [m], [31 - shift], 0, zo, x.elem, "DOUBLE_ROUND",
+                             comment + ": MultiplyByQuantizedMultiplier")
+        return self.reshape(y, out.shape)
+
+    def import_mean(self, op: Operator):
+        return self._mean_or_sum(op, True)
+
+    def import_sum(self, op: Operator):
+        return self._mean_or_sum(op, False)
+
+    # ----------------------------------------------------- REDUCE_MAX, ARG_MAX
+    def import_reduce_max(self, op: Operator):
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        if x.elem not in ("f32", "i8"):
+            raise self.error(f"REDUCE_MAX on {x.elem} is not supported (TFLite Micro: float32, "
+                             "int8)")
+        if x.elem == "i8":
+            self._same_quant(op, "REDUCE_MAX", exact=True)
+        axes = self._axes(op, len(x.shape), "REDUCE_MAX")
+        y, _ = self._reduce("reduce_max", x, axes, out.shape, f"REDUCE_MAX #{op.index}")
+        return self.reshape(y, out.shape)
+
+    def import_arg_max(self, op: Operator):
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        if out.type != 2:
+            raise self.error(f"ARG_MAX with {TYPE_NAMES.get(out.type, out.type)} output is not "
+                             "supported (TFLite Micro only produces INT32 indices)")
+        if x.elem not in ("f32", "i8"):
+            raise self.error(f"ARG_MAX on {x.elem} is not supported (TFLite Micro: float32, int8)")
+        axes = self._axes(op, len(x.shape), "ARG_MAX")
+        at = self.tensor(op.inputs[1])
+        if at.data.size != 1:
+            raise self.error("ARG_MAX takes one axis")
+        axis = axes[0]
+        shape = x.shape[:axis] + x.shape[axis + 1:]
+        y = self._op("argmax", [x], shape, "i32", f"axis = {axis} : i32",
+                     f"ARG_MAX #{op.index} (first maximum on ties, as TFLite)")
+        return self.reshape(y, out.shape)
+
+    HANDLERS = {
+        "MAX_POOL_2D": import_max_pool,
+        "MEAN": import_mean,
+        "SUM": import_sum,
+        "REDUCE_MAX": import_reduce_max,
+        "ARG_MAX": import_arg_max,
+    }

@@ -4,3 +4,165 @@ import numpy as np
 
 from . import model
 from .common import T, single_op, weights
+
+
+def pool(padding, sw, sh, fw, fh, act):
+    return {0: ("i8", padding), 1: ("i32", sw), 2: ("i32", sh), 3: ("i32", fw), 4: ("i32", fh),
+            5: ("i8", act)}
+
+
+SAME, VALID = 0, 1
+NONE, RELU, RELU_N1_TO_1, RELU6 = 0, 1, 2, 3
+
+
+# ------------------------------------------------------------------ MAX_POOL_2D
+@model("reduce", "max_pool_float_same_s2")
+def max_pool_float_same_s2():
+    return single_op("MAX_POOL_2D", [T([1, 7, 6, 3], "float32")], [T([1, 4, 3, 3], "float32")],
+                     "Pool2DOptions", pool(SAME, 2, 2, 3, 3, NONE))
+
+
+@model("reduce", "max_pool_float_valid_relu6", refs_args=["--float-range=-4,8"])
+def max_pool_float_valid_relu6():
+    return single_op("MAX_POOL_2D", [T([2, 6, 5, 2], "float32")], [T([2, 3, 2, 2], "float32")],
+                     "Pool2DOptions", pool(VALID, 2, 2, 2, 2, RELU6))
+
+
+@model("reduce", "max_pool_int8_same_relu")
+def max_pool_int8_same_relu():
+    return single_op("MAX_POOL_2D", [T([1, 5, 5, 4], scale=0.05, zp=-10)],
+                     [T([1, 5, 5, 4], scale=0.05, zp=-10)], "Pool2DOptions",
+                     pool(SAME, 1, 1, 3, 2, RELU))
+
+
+@model("reduce", "max_pool_int8_valid_strides_relu_n1")
+def max_pool_int8_valid_strides_relu_n1():
+    return single_op("MAX_POOL_2D", [T([1, 8, 9, 2], scale=0.02, zp=5)],
+                     [T([1, 3, 3, 2], scale=0.02, zp=5)], "Pool2DOptions",
+                     pool(VALID, 3, 2, 3, 3, RELU_N1_TO_1))
+
+
+@model("reduce", "max_pool_int8_same_s2_zp127")
+def max_pool_int8_same_s2_zp127():
+    return single_op("MAX_POOL_2D", [T([1, 6, 7, 3], scale=0.11, zp=127)],
+                     [T([1, 3, 4, 3], scale=0.11, zp=127)], "Pool2DOptions",
+                     pool(SAME, 2, 2, 2, 2, NONE))
+
+
+@model("reduce", "max_pool_int16")
+def max_pool_int16():
+    return single_op("MAX_POOL_2D", [T([1, 4, 6, 3], "int16", scale=0.001, zp=0)],
+                     [T([1, 2, 3, 3], "int16", scale=0.001, zp=0)], "Pool2DOptions",
+                     pool(VALID, 2, 2, 2, 2, RELU))
+
+
+# ------------------------------------------------------------------ MEAN, SUM
+def reducer(op, x, axes, out, keep):
+    return single_op(op, [x, T([len(axes)], "int32", data=np.array(axes, dtype=np.int32))], [out],
+                     "ReducerOptions", {0: ("bool", keep)})
+
+
+@model("reduce", "mean_int8_hw_keep")
+def mean_int8_hw_keep():
+    return reducer("MEAN", T([1, 4, 5, 8], scale=0.05, zp=-3), [1, 2],
+                   T([1, 1, 1, 8], scale=0.05, zp=-3), True)
+
+
+@model("reduce", "mean_int8_hw_requant")
+def mean_int8_hw_requant():
+    return reducer("MEAN", T([2, 3, 3, 6], scale=0.1, zp=10), [2, 1],
+                   T([2, 6], scale=0.03, zp=-20), False)
+
+
+@model("reduce", "mean_int8_last_axis_extreme_zp")
+def mean_int8_last_axis_extreme_zp():
+    return reducer("MEAN", T([3, 10], scale=0.02, zp=-128), [-1],
+                   T([3, 1], scale=0.013, zp=127), True)
+
+
+@model("reduce", "mean_int8_nonadjacent_axes")
+def mean_int8_nonadjacent_axes():
+    # s_in / s_out = 7: a left shift in the multiplier.
+    return reducer("MEAN", T([2, 3, 4, 5], scale=0.07, zp=0), [0, 2],
+                   T([3, 5], scale=0.01, zp=3), False)
+
+
+@model("reduce", "mean_int16")
+def mean_int16():
+    return reducer("MEAN", T([1, 3, 4, 5], "int16", scale=0.001, zp=0), [2],
+                   T([1, 3, 5], "int16", scale=0.0007, zp=0), False)
+
+
+@model("reduce", "mean_float_hw_keep")
+def mean_float_hw_keep():
+    return reducer("MEAN", T([1, 4, 4, 3], "float32"), [1, 2], T([1, 1, 1, 3], "float32"), True)
+
+
+@model("reduce", "mean_float_nonadjacent")
+def mean_float_nonadjacent():
+    return reducer("MEAN", T([4, 3, 2], "float32"), [0, 2], T([3], "float32"), False)
+
+
+@model("reduce", "sum_int8_middle_axis")
+def sum_int8_middle_axis():
+    return reducer("SUM", T([2, 5, 4], scale=0.02, zp=4), [1], T([2, 4], scale=0.2, zp=-5), False)
+
+
+@model("reduce", "sum_int8_all_keep")
+def sum_int8_all_keep():
+    return reducer("SUM", T([3, 4], scale=0.01, zp=-100), [0, 1], T([1, 1], scale=0.5, zp=0), True)
+
+
+@model("reduce", "sum_int16")
+def sum_int16():
+    return reducer("SUM", T([4, 6], "int16", scale=0.0005, zp=0), [1],
+                   T([4], "int16", scale=0.003, zp=0), False)
+
+
+@model("reduce", "sum_float")
+def sum_float():
+    return reducer("SUM", T([2, 3, 4], "float32"), [2, 0], T([1, 3, 1], "float32"), True)
+
+
+# ------------------------------------------------------------ REDUCE_MAX, ARG_MAX
+@model("reduce", "reduce_max_int8_keep")
+def reduce_max_int8_keep():
+    return reducer("REDUCE_MAX", T([2, 4, 5], scale=0.1, zp=3), [1],
+                   T([2, 1, 5], scale=0.1, zp=3), True)
+
+
+@model("reduce", "reduce_max_int8_two_axes")
+def reduce_max_int8_two_axes():
+    return reducer("REDUCE_MAX", T([2, 3, 4, 2], scale=0.03, zp=-128), [1, 3],
+                   T([2, 4], scale=0.03, zp=-128), False)
+
+
+@model("reduce", "reduce_max_float")
+def reduce_max_float():
+    return reducer("REDUCE_MAX", T([3, 5], "float32"), [-1], T([3], "float32"), False)
+
+
+def arg_max(x, axis, out):
+    return single_op("ARG_MAX", [x, T([1], "int32", data=np.array([axis], dtype=np.int32))],
+                     [out], "ArgMaxOptions", {0: ("i8", 2)})
+
+
+@model("reduce", "arg_max_int8_ties")
+def arg_max_int8_ties():
+    # Near the zero point (seed 10) many rows hold their maximum twice.
+    return arg_max(T([6, 7], scale=0.1, zp=0), 1, T([6], "int32"))
+
+
+@model("reduce", "arg_max_int8_axis0")
+def arg_max_int8_axis0():
+    return arg_max(T([5, 3, 2], scale=0.05, zp=-7), 0, T([3, 2], "int32"))
+
+
+@model("reduce", "arg_max_float_last")
+def arg_max_float_last():
+    return arg_max(T([4, 6], "float32"), -1, T([4], "int32"))
+
+
+@model("reduce", "arg_max_float_middle")
+def arg_max_float_middle():
+    return arg_max(T([2, 3, 4], "float32"), 1, T([2, 4], "int32"))
