@@ -292,6 +292,33 @@ def rsqrt_int8_table(input_scale: float, input_zp: int, output_scale: float,
     return out
 
 
+def log_softmax_int8_params(input_scale: float):
+    """LOG_SOFTMAX's CalculateOpData (int8, beta 1): PreprocessLogSoftmaxScalingExp and
+    diff_min. Returns (input multiplier, input left shift, reverse scaling divisor, its
+    left shift <= 0, diff_min)."""
+    real = min(1.0 * float(input_scale) * float(1 << 26), float((1 << 31) - 1))
+    mult, shift = tflm_quantize_multiplier(real)
+    if shift < 0 or real <= 1.0:
+        raise ValueError(f"input scale {input_scale} is too small (multiplier below one)")
+    rev = float(1 << (31 - shift)) / float(mult)
+    if not 0.0 < rev < 1.0:
+        raise ValueError(f"reverse scaling divisor {rev} is not below one")
+    mult_rev, shift_rev = tflm_quantize_multiplier(rev)
+    return mult, shift, mult_rev, shift_rev, -input_radius(5, shift)
+
+
+def log_softmax_int8_tables(input_scale: float):
+    """The two per-difference functions of reference_ops::LogSoftmaxQuantized<int8_t> for
+    d = x - max in [-255, 0] (index d + 255): Rescale<12>(exp_on_negative_values(MBQM(d)))
+    (0 where d < diff_min: the kernel skips those) and MBQM(d) itself (Q5.26)."""
+    mult, shift, _, _, diff_min = log_softmax_int8_params(input_scale)
+    d = np.arange(-255, 1, dtype=np.int64)
+    q5 = tflm_mbqm(d, mult, shift)
+    exp_terms = np.array([int(rdbpot(exp_on_negative_values(int(v), 5), 12)) if di >= diff_min
+                          else 0 for di, v in zip(d, q5)], dtype=np.int64)
+    return exp_terms, wrap32(q5)
+
+
 # ------------------------------------------------------------------ the mixin
 class TableOps:
     """Mixin for Importer; ``HANDLERS`` maps TFLite op names to methods."""
@@ -489,6 +516,126 @@ class TableOps:
         r = self.ew("logical_left_shift", [r, up], "i32")
         return r, self.ew("maximum", [shift, c(0)], "i32")
 
+    def sat_shl_var(self, v: Value, e: Value) -> Value:
+        """TFLite's SaturatingRoundingMultiplyByPOTParam(v, e) for a tensor exponent e >= 0."""
+        rank = len(v.shape)
+        thr = self.ew("logical_right_shift", [self.ic(INT32_MAX, rank), e], "i32")
+        shl = self.ew("logical_left_shift", [v, e], "i32")
+        hi = self.ew("greater", [v, thr], "i1")
+        lo = self.ew("greater", [self.ew("sub", [self.ic(0, rank), thr], "i32"), v], "i1")
+        return self.ew("select", [hi, self.ic(INT32_MAX, rank),
+                                  self.ew("select", [lo, self.ic(INT32_MIN, rank), shl], "i32")],
+                       "i32")
+
+    def one_over_one_plus_x(self, a: Value) -> Value:
+        """gemmlowp one_over_one_plus_x_for_x_in_0_1 (raw Q0.31 in and out, a >= 0)."""
+        rank = len(a.shape)
+        c = lambda v: self.ic(v, rank)  # noqa: E731
+        # RoundingHalfSum(a, One) = (a + 2^31) / 2 without leaving int32.
+        hd = self.ew("add", [self.ew("arithmetic_right_shift", [a, c(1)], "i32", "round = false"),
+                             c(1 << 30)], "i32")
+        x = self.ew("add", [c(1515870810), self.imul31(hd, c(-1010580540))], "i32")
+        for _ in range(3):
+            u = self.ew("sub", [c(1 << 29), self.imul31(hd, x)], "i32")
+            x = self.ew("add", [x, self.sat_shl(self.imul31(x, u), 2)], "i32")
+        return self.sat_shl(x, 1)
+
+    def log_x_ge_1(self, a: Value, input_bits: int, output_bits: int, comment: str) -> Value:
+        """TFLite's log_x_for_x_greater_than_or_equal_to_1_impl<output_bits, input_bits> of a
+        raw Q(input_bits) tensor a >= 1.0, raw Q(output_bits) result, in integer TOSA."""
+        rank = len(a.shape)
+        c = lambda v: self.ic(v, rank)  # noqa: E731
+        add = lambda x, y: self.ew("add", [x, y], "i32")  # noqa: E731
+        sub = lambda x, y: self.ew("sub", [x, y], "i32")  # noqa: E731
+        mul = self.imul31
+        acc_bits = output_bits + 1
+        log_2, sqrt_sqrt_half, sqrt_half = 1488522236, 1805811301, 1518500250
+        alpha_n, alpha_d, alpha_i, alpha_f = 117049297, 127690142, 1057819769, 638450708
+        shifted_quarter = int(rdbpot(536870912, acc_bits))
+        h1 = self.ew("clz", [a], "i32", comment=comment + ": log_x_for_x_greater_than_or_equal_to_1")
+        # a << (h1 - 1) keeps the sign bit clear: SaturatingRoundingMultiplyByPOTParam does
+        # not saturate there.
+        r_a = self.sat_shl(mul(self.ew("logical_left_shift", [a, sub(h1, c(1))], "i32"),
+                               c(sqrt_half)), 1)
+        # (input_bits - headroom) << (31 - acc_bits): small integers, never saturated.
+        z_a_adj = add(self.ew("logical_left_shift", [sub(c(input_bits), h1), c(31 - acc_bits)],
+                              "i32"), c(shifted_quarter))
+        hb = sub(self.ew("clz", [mul(a, c(sqrt_half))], "i32"), c(1))
+        r_b = self.sat_shl_var(a, hb)
+        z_b_adj = sub(self.ew("logical_left_shift", [sub(c(input_bits), hb), c(31 - acc_bits)],
+                              "i32"), c(shifted_quarter))
+        r = self.ew("minimum", [r_a, r_b], "i32")
+        z_adj = self.ew("maximum", [z_a_adj, z_b_adj], "i32")
+        # RoundingHalfSum(r, sqrt_sqrt_half) of r >= 0 and the odd constant: (r >> 1) + c/2 + 1.
+        p = add(self.ew("arithmetic_right_shift", [r, c(1)], "i32", "round = false"),
+                c(sqrt_sqrt_half // 2 + 1))
+        q = sub(r, c(sqrt_sqrt_half))
+        q = add(q, q)
+        common_sq = mul(q, q)
+        num = add(mul(q, r), mul(mul(q, common_sq), c(alpha_n)))
+        denom_minus_one = add(mul(p, add(add(c(alpha_i), q), mul(c(alpha_d), common_sq))),
+                              mul(c(alpha_f), q))
+        recip = self.one_over_one_plus_x(denom_minus_one)
+        num_scaled = self.rdbpot_var(num, c(acc_bits))
+        total = add(mul(z_adj, c(log_2)), mul(num_scaled, recip))
+        return self.sat_shl(total, acc_bits - output_bits)
+
+    def import_log_softmax(self, op: Operator):
+        x, it, ot = self.unary_io(op)
+        rank = len(x.shape)
+        axis = f"axis = {rank - 1} : i32"
+        red = x.shape[:-1] + [1]
+        comment = f"LOG_SOFTMAX #{op.index}"
+        if x.elem == "f32":
+            # (x - max) - log(sum(exp(x - max))), as reference_ops::LogSoftmax.
+            d = self.ew("sub", [x, self.ireduce("reduce_max", x, axis)], "f32", comment=comment)
+            s = self.ireduce("reduce_sum", self.ew("exp", [d], "f32"), axis)
+            return self.ew("sub", [d, self.ew("log", [s], "f32")], "f32")
+        if x.elem != "i8":
+            raise self.error(f"{x.elem} LOG_SOFTMAX is not supported (int8 and float32 are)")
+        si, _ = self.per_tensor(it)
+        so, zo = self.per_tensor(ot)
+        if F32(so) != F32(16.0 / 256) or zo != 127:
+            raise self.error(f"int8 LOG_SOFTMAX needs output scale 16/256 and zero point 127 "
+                             f"(TFLite Micro's requirement), not {so} and {zo}")
+        depth = x.shape[-1]
+        if depth > 4096:
+            raise self.error(f"int8 LOG_SOFTMAX over {depth} elements is not supported (its Q12 "
+                             "sum of exponentials may overflow)")
+        try:
+            params = log_softmax_int8_params(si)
+        except ValueError as e:
+            raise self.error(f"TFLite Micro cannot run this int8 LOG_SOFTMAX: {e}") from None
+        exp_table, diff_table = log_softmax_int8_tables(si)
+        mult_rev, shift_rev, diff_min = params[2], params[3], params[4]
+        # reference_ops::LogSoftmaxQuantized: per element of x - max(row) (256 values), the
+        # Q5.26 rescaled difference and its Rescale<12>(exp) term are table entries.
+        xi = self.ew("cast", [x], "i32", comment=comment + ": TFLite Micro's int8 log-softmax")
+        diff = self.ew("sub", [xi, self.ireduce("reduce_max", xi, axis)], "i32")
+        idx = self.reshape(self.ew("add", [diff, self.ic(255, rank)], "i32"),
+                           [1, int(np.prod(x.shape))])
+
+        def gather(table, what):
+            t = Value(self.b.const(table.reshape(1, 256, 1).astype(np.int32), "i32", cache=True),
+                      [1, 256, 1], "i32")
+            g = Value("", [1, idx.shape[1], 1], "i32")
+            g.name = self.b.op("gather", [t.name, idx.name], [t.type, idx.type], g.type,
+                               comment=what)
+            return self.reshape(g, x.shape)
+        terms = gather(exp_table, "Rescale<12>(exp_on_negative_values) of each difference "
+                                  "(0 below diff_min)")
+        diff_q5 = gather(diff_table, "MultiplyByQuantizedMultiplier of each difference (Q5.26)")
+        log_sum = self.log_x_ge_1(self.ireduce("reduce_sum", terms, axis), 12, 5, comment)
+        shifted = self.ew("add", [log_sum, self.ic(INT32_MIN, rank)], "i32")
+        bound = self.rescale_raw(shifted, [mult_rev], [31 - shift_rev], 0, 0, "i32",
+                                 "DOUBLE_ROUND")
+        adjusted = self.ew("maximum", [bound, self.ic(diff_min - 1, rank)], "i32")
+        out = self.rdbpot_var(self.ew("sub", [diff_q5, log_sum], "i32"), self.ic(22, rank))
+        out = self.iclamp(self.ew("add", [out, self.ic(127, rank)], "i32"), -128, 127)
+        keep = self.ew("greater", [diff, adjusted], "i1")
+        out = self.ew("select", [keep, out, self.ic(-128, rank)], "i32")
+        return self.ew("cast", [out], "i8")
+
     def import_l2_normalization(self, op: Operator):
         x, it, ot = self.unary_io(op)
         act = options(self.model, op).i8(0)
@@ -533,6 +680,7 @@ class TableOps:
 
     HANDLERS = {
         "L2_NORMALIZATION": import_l2_normalization,
+        "LOG_SOFTMAX": import_log_softmax,
         "LOGISTIC": import_logistic,
         "TANH": import_tanh,
         "HARD_SWISH": import_hard_swish,

@@ -202,3 +202,27 @@ def l2_normalization_int8_short_rows():
 @model("table", "l2_normalization_float", refs_args=["--float-range=-3,3"])
 def l2_normalization_float():
     return l2norm([2, 3, 10], FLOAT, FLOAT)
+
+
+# --------------------------------------------------------------- LOG_SOFTMAX
+# TFLite Micro's int8 LOG_SOFTMAX requires output scale 16/256 and zero point 127.
+@model("table", "log_softmax_int8")
+def log_softmax_int8():
+    return unary("LOG_SOFTMAX", [4, 10], q(0.1, -5), q(16.0 / 256, 127))
+
+
+@model("table", "log_softmax_int8_wide_rows")
+def log_softmax_int8_wide_rows():
+    # Large input scale: most differences fall below diff_min.
+    return unary("LOG_SOFTMAX", [2, 3, 33], q(0.37, 20), q(16.0 / 256, 127))
+
+
+@model("table", "log_softmax_int8_fine")
+def log_softmax_int8_fine():
+    # Small input scale: every difference contributes; rows of 100 sum to ~2^26.
+    return unary("LOG_SOFTMAX", [3, 100], q(0.011, -128), q(16.0 / 256, 127))
+
+
+@model("table", "log_softmax_float", refs_args=["--float-range=-6,6"])
+def log_softmax_float():
+    return unary("LOG_SOFTMAX", [3, 2, 9], FLOAT, FLOAT)
