@@ -58,18 +58,23 @@ def test_group_equals_tflite_micro(group, lowering):
                               f"{r.elements} differ, max {r.max_diff:g}" for r in bad)
 
 
-def test_integer_models_on_cortex_m4():
-    """Every integer test model on QEMU's Cortex-M4 (mps2-an386), one object
-    for all of them: TFLite Micro's outputs bit for bit, and no libm."""
+@pytest.mark.parametrize("kind", ["integer", "float"])
+def test_models_on_cortex_m4(kind):
+    """Every test model on QEMU's Cortex-M4 (mps2-an386), one object for the
+    integer models and one for those with float32 tensors: TFLite Micro's
+    outputs (integers bit for bit, float32 within opcheck's tolerance), and no
+    libm in the integer object."""
     from serenity.deploy import has_cortex_m_tools
     from serenity.tflite import cortexm_check
     if not has_cortex_m_tools():
         pytest.skip("arm-none-eabi-gcc / qemu-system-arm not installed (scripts/setup.sh)")
     names = [n for n in opcheck.model_names(DATA)
-             if cortexm_check.is_integer_model(os.path.join(DATA, "models", n + ".tflite"))]
+             if cortexm_check.is_integer_model(os.path.join(DATA, "models", n + ".tflite"))
+             == (kind == "integer")]
     assert names
     results, undefined = cortexm_check.check_cortex_m(DATA, names)
-    assert not [s for s in undefined if s in cortexm_check.LIBM], undefined
+    if kind == "integer":
+        assert not [s for s in undefined if s in cortexm_check.LIBM], undefined
     bad = [r for r in results if r[4]]
     assert not bad, "\n".join(f"{r[0]} seed {r[1]} output {r[2]}: {r[4]}/{r[3]} differ, "
                               f"max {r[5]:g}" for r in bad)

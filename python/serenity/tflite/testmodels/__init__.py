@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..writer import ModelWriter
 
-GROUPS = ("base", "shape", "elementwise", "table", "reduce")
+GROUPS = ("base", "shape", "elementwise", "table", "reduce", "composite")
 
 
 @dataclass
