@@ -1,5 +1,5 @@
 """Importer mixin, element-wise arithmetic: ADD (broadcasting), MUL, SUB, DIV, MINIMUM, MAXIMUM,
-SQUARED_DIFFERENCE, PRELU, QUANTIZE, DEQUANTIZE.
+SQUARED_DIFFERENCE, PRELU, QUANTIZE, DEQUANTIZE, CAST.
 
 TFLite Micro's semantics (its reference kernels at tflite-micro @90b983c2b3f1),
 integers bit for bit, float32 as its float kernels. Operands broadcast as in
@@ -466,8 +466,31 @@ class ElementwiseOps:
             q = self.fsub(q, self.fconst(float(z), rank))
         return self.fmul(q, self.fconst(float(np.float32(s)), rank))
 
+    # ------------------------------------------------------------------ CAST
+    def import_cast(self, op: Operator):
+        """CAST as TFLM's cast.cc: ``static_cast`` element by element. Between
+        integer types (and bool) ``tosa.cast`` sign-extends or wraps like
+        C++; integer -> float32 rounds to nearest like C++; float32 -> integer
+        truncates toward zero (``floor`` / ``ceil`` by sign, then an exact
+        ``tosa.cast``; out-of-range values are undefined in C++)."""
+        x = self.value(op.inputs[0])
+        out = self.tensor(op.outputs[0])
+        oelem = self.elem_of(out)
+        if x.elem == oelem:
+            return x
+        comment = f"CAST #{op.index}"
+        if x.elem == "f32":
+            if oelem not in ("i8", "i16", "i32"):
+                raise self.error(f"CAST float32 -> {oelem} is not supported")
+            ge = self.ew("greater_equal", [x, self._scalar(0.0, len(x.shape), "f32")], "i1",
+                         comment=comment + ": truncation toward zero")
+            x = self.ew("select", [ge, self.ew("floor", [x], "f32"), self.ew("ceil", [x], "f32")],
+                        "f32")
+        return self.ew("cast", [x], oelem, comment=comment)
+
     HANDLERS = {
         "ADD": import_add_broadcast,
+        "CAST": import_cast,
         "SUB": import_sub,
         "MUL": import_mul,
         "DIV": import_div,

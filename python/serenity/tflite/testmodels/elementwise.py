@@ -322,3 +322,25 @@ def dequantize_int8():
 @model("elementwise", "dequantize_int16")
 def dequantize_int16():
     return single_op("DEQUANTIZE", [T([2, 9], "int16", scale=0.00031)], [T([2, 9], "float32")])
+
+
+# ---------------------------------------------------------------- CAST
+@model("elementwise", "cast_int8_float32")
+def cast_int8_float32():
+    return single_op("CAST", [T([3, 7], "int8")], [T([3, 7], "float32")])
+
+
+@model("elementwise", "cast_float32_int32", refs_args=["--float-range=-100,100"])
+def cast_float32_int32():
+    return single_op("CAST", [T([4, 6], "float32")], [T([4, 6], "int32")])
+
+
+@model("elementwise", "cast_int32_int8", refs_args=["--range=0=-400,400"])
+def cast_int32_int8():
+    # static_cast<int8_t> wraps values outside [-128, 127].
+    return single_op("CAST", [T([2, 10], "int32")], [T([2, 10], "int8")])
+
+
+@model("elementwise", "cast_int16_int32")
+def cast_int16_int32():
+    return single_op("CAST", [T([2, 8], "int16")], [T([2, 8], "int32")])
