@@ -31,6 +31,8 @@ F32_MAX = float(np.finfo(np.float32).max)
 
 # TFLite TensorType -> MLIR element type of the imported tensor.
 ELEMENT_TYPES = {0: "f32", 9: "i8", 7: "i16", 2: "i32", 6: "i1"}
+# INT8, INT16, UINT8: the types of quantized activations (dequantized by --float).
+QUANTIZED_TYPES = (9, 7, 3)
 
 
 class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, TableOps,
@@ -44,7 +46,9 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         self.model = model
         self.sg: SubGraph = model.subgraphs[0]
         # A model without INT8 tensors is a float model: import it as such.
-        self.float_mode = float_mode or not any(t.type == 9 for t in self.sg.tensors)
+        # A model without quantized (INT8/INT16/UINT8) tensors is a float model.
+        self.float_mode = float_mode or not any(t.type in QUANTIZED_TYPES and t.quant is not None
+                                                for t in self.sg.tensors)
         self.rounding = ROUNDING_MODES[rounding]
         self.emulate = rounding == "armnn"
         # --rounding=double: TFLite's integer arithmetic (tflite_int.py).
@@ -96,17 +100,17 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
             raise self.error(f"input tensor {idx} '{t.name}' is neither computed nor constant")
         # A constant operand (an ADD/MUL/CONCATENATION/... with weights): a tosa.const.
         elem = self.elem_of(t)
-        data = self.dequantized(t) if (self.float_mode and t.type == 9) else t.data
+        data = self.dequantized(t) if elem == "f32" and t.type != 0 else t.data
         v = Value(self.b.const(np.asarray(data).reshape(t.shape), elem, cache=True), t.shape, elem)
         self.values[idx] = v
         return v
 
     def elem_of(self, t: Tensor) -> str:
-        if self.float_mode:
-            if t.type not in (0, 9, 3):
-                raise self.error(f"tensor {t.index} '{t.name}' has type {t.type_name}; "
-                                 "--float supports FLOAT32 and quantized INT8 graphs")
-            return "f32"
+        if self.float_mode and (t.type == 0 or (t.type in QUANTIZED_TYPES and t.quant is not None)):
+            return "f32"  # quantized tensors dequantized
+        if self.float_mode and t.type in QUANTIZED_TYPES:
+            raise self.error(f"tensor {t.index} '{t.name}' has type {t.type_name} without "
+                             "quantization parameters; --float cannot dequantize it")
         if t.type in ELEMENT_TYPES:
             return ELEMENT_TYPES[t.type]
         raise self.error(f"tensor {t.index} '{t.name}' has unsupported type {t.type_name}")
