@@ -46,9 +46,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         self.model = model
         self.sg: SubGraph = model.subgraphs[0]
         # A model without INT8 tensors is a float model: import it as such.
-        # A model without quantized (INT8/INT16/UINT8) tensors is a float model.
-        self.float_mode = float_mode or not any(t.type in QUANTIZED_TYPES and t.quant is not None
-                                                for t in self.sg.tensors)
+        # A model without INT8/INT16/UINT8 tensors is a float model.
+        self.float_mode = float_mode or not any(t.type in QUANTIZED_TYPES for t in self.sg.tensors)
         self.rounding = ROUNDING_MODES[rounding]
         self.emulate = rounding == "armnn"
         # --rounding=double: TFLite's integer arithmetic (tflite_int.py).
