@@ -23,10 +23,17 @@ int8 bit for bit, float32 as its float kernels.
   axes are made adjacent (a ``tosa.transpose`` only when they are not) and
   merged by a reshape, so each output sums its inputs in TFLite's row-major
   order (float32 sums round as TFLite's loop).
-* TRANSPOSE_CONV is ``tosa.transpose_conv2d``: TFLite scatters input ``(y, x)``
-  to output ``y*stride - pad + ky``, TOSA to ``y*stride + out_pad_top + ky``,
-  so ``out_pad_top = -pad`` and the bottom pad makes the output size; then the
-  per-channel rescale of CONV_2D (double product ``s_in * s_w[c] / s_out``).
+* TRANSPOSE_CONV: TFLite scatters input row ``y`` to output rows
+  ``y*s - p + ky``. Neither MLIR's TOSA-to-linalg nor serenity-pipeline lowers
+  ``tosa.transpose_conv2d`` (upstream decomposes it in
+  tosa-optional-decompositions), so the importer emits the same decomposition
+  itself: output phase ``r`` of ``q*s + r - p`` is a stride-1 correlation of
+  the input with the flipped sub-kernel ``w[r + j*s]``; one ``tosa.conv2d``
+  computes every phase as channels ``(r_h, r_w, c)`` (bias and per-channel
+  requantization tiled, input zero point in the conv), a reshape/transpose
+  interleaves the phases and a slice takes the output window. int8 is
+  CONV_2D's requantization (``double(s_in) * double(s_w[c]) / double(s_out)``,
+  PopulateConvolutionQuantizationParams) and its activation range.
 * BATCH_MATMUL is ``tosa.matmul`` on ``[batch, rows, depth]`` x
   ``[batch, depth, cols]`` (``tosa.transpose`` for ``adj_x``/``adj_y``,
   ``tosa.tile`` for broadcast batch dimensions), int8 with both zero points in
@@ -252,7 +259,129 @@ class ReduceOps:
                      f"ARG_MAX #{op.index} (first maximum on ties, as TFLite)")
         return self.reshape(y, out.shape)
 
+    # -------------------------------------------------------- TRANSPOSE_CONV
+    def import_transpose_conv(self, op: Operator):
+        o = options(self.model, op)
+        padding, sw, sh, act = o.i8(0), o.i32(1, 1), o.i32(2, 1), o.i8(3)
+        comment = f"TRANSPOSE_CONV #{op.index}"
+        shape_t, wt = self.tensor(op.inputs[0]), self.tensor(op.inputs[1])
+        in_t, out = self.tensor(op.inputs[2]), self.tensor(op.outputs[0])
+        bias_t = self.tensor(op.inputs[3]) if len(op.inputs) > 3 and op.inputs[3] >= 0 else None
+        if shape_t.data is None:
+            raise self.error("TRANSPOSE_CONV: the output shape tensor must be constant")
+        if list(np.asarray(shape_t.data).reshape(-1)) != list(out.shape):
+            raise self.error(f"TRANSPOSE_CONV: output shape tensor {shape_t.data.tolist()} differs "
+                             f"from the output tensor's {out.shape}")
+        x = self.value(op.inputs[2])
+        w = self.weights(wt)
+        if len(x.shape) != 4 or w.ndim != 4:
+            raise self.error("TRANSPOSE_CONV expects a 4-D input and filter")
+        if x.elem not in ("f32", "i8"):
+            raise self.error(f"TRANSPOSE_CONV on {x.elem} is not supported (float32 and int8 are)")
+        oc, kh, kw, ic = w.shape
+        n, ih, iw, _ = x.shape
+        oh, ow = out.shape[1:3]
+        if out.shape[3] != oc or x.shape[3] != ic or out.shape[0] != n:
+            raise self.error(f"TRANSPOSE_CONV shapes do not match: input {x.shape}, filter "
+                             f"{list(w.shape)}, output {out.shape}")
+        if padding not in (0, 1):
+            raise self.error(f"TRANSPOSE_CONV: unknown padding {padding}")
+
+        def tflm_pad(size, k, s):
+            # ComputePaddingHeightWidth on the *output* size (transpose_conv.cc).
+            o_ = (size + s - 1) // s if padding == 0 else (size + s - k) // s
+            return max((o_ - 1) * s + k - size, 0) // 2
+
+        # Output phase r of dimension d: out[q*s + r - p] = sum_j in[q - j] * w[r + j*s], a
+        # stride-1 correlation with the flipped sub-kernel of length J = ceil(k / s); one
+        # conv2d computes all s_h * s_w phases as channels (rh, rw, c), then the phases are
+        # interleaved and the p-offset window sliced out.
+        dims = []
+        for size, k, s, insize in ((oh, kh, sh, ih), (ow, kw, sw, iw)):
+            p = tflm_pad(size, k, s)
+            jn = -(-k // s)
+            q0 = p // s
+            qn = -(-(p + size) // s) - q0
+            top = jn - 1 - q0
+            bottom = qn - insize + q0
+            keep = insize if bottom >= 0 else insize + bottom
+            dims.append(dict(p=p, j=jn, q0=q0, qn=qn, top=top, bottom=max(bottom, 0),
+                             keep=keep, s=s, k=k, off=p - q0 * s))
+        if any(d["top"] < 0 or d["keep"] <= 0 for d in dims):
+            raise self.error("TRANSPOSE_CONV: padding larger than the filter is not supported")
+        dh, dw = dims
+        jh, jw = dh["j"], dw["j"]
+        sub = np.zeros((sh, sw, oc, jh, jw, ic), dtype=w.dtype)
+        for rh in range(sh):
+            for a in range(jh):
+                ky = rh + (jh - 1 - a) * sh
+                if ky >= kh:
+                    continue
+                for rw in range(sw):
+                    for c_ in range(jw):
+                        kx = rw + (jw - 1 - c_) * sw
+                        if kx < kw:
+                            sub[rh, rw, :, a, c_, :] = w[:, ky, kx, :]
+        nc = sh * sw * oc
+        sub = sub.reshape(nc, jh, jw, ic)
+        if dh["keep"] != ih or dw["keep"] != iw:
+            x = self._op("slice", [x], [n, dh["keep"], dw["keep"], ic], x.elem,
+                         comment=comment + ": input rows/columns no kept output reads",
+                         extra=[(self.b.shape([0, 0, 0, 0]), "!tosa.shape<4>"),
+                                (self.b.shape([n, dh["keep"], dw["keep"], ic]), "!tosa.shape<4>")])
+        pad = [dh["top"], dh["bottom"], dw["top"], dw["bottom"]]
+        conv_shape = [n, dh["qn"], dw["qn"], nc]
+        attrs = (f"dilation = array<i64: 1, 1>, pad = array<i64: {', '.join(map(str, pad))}>, "
+                 "stride = array<i64: 1, 1>")
+        b = self.b
+        if x.elem == "f32":
+            if wt.type != 0 and not self.float_mode:
+                raise self.hybrid_error(wt)
+            bias = (self.dequantized(bias_t).reshape(-1) if bias_t is not None
+                    else np.zeros(oc, dtype=np.float32))
+            zp = b.scalar1(0.0, "f32")
+            y = self._op("conv2d", [x], conv_shape, "f32", "acc_type = f32, " + attrs,
+                         comment + ": all stride phases as channels of one convolution",
+                         extra=[(b.const(sub.astype(np.float32), "f32"), tensor_type(sub.shape, "f32")),
+                                (b.const(np.tile(bias.astype(np.float32), sh * sw), "f32"),
+                                 f"tensor<{nc}xf32>"),
+                                (zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+        else:
+            si, zi = self.per_tensor(in_t)
+            s_w, z_w = self.qparams(wt)
+            so, zo = self.per_tensor(out)
+            if np.any(z_w != 0):
+                raise self.error(f"TRANSPOSE_CONV: weight tensor {wt.index} has a non-zero zero point")
+            if s_w.size not in (1, oc):
+                raise self.error(f"TRANSPOSE_CONV: {s_w.size} weight scales for {oc} channels")
+            if bias_t is not None and (bias_t.type != 2 or bias_t.data is None):
+                raise self.error("TRANSPOSE_CONV: the int8 bias must be a constant INT32 tensor")
+            bias = (bias_t.data.astype(np.int32).reshape(-1) if bias_t is not None
+                    else np.zeros(oc, dtype=np.int32))
+            acc = self._op("conv2d", [x], conv_shape, "i32", "acc_type = i32, " + attrs,
+                           comment + ": all stride phases as channels of one convolution",
+                           extra=[(b.const(sub.astype(np.int8), "i8"), tensor_type(sub.shape, "i8")),
+                                  (b.const(np.tile(bias, sh * sw), "i32"), f"tensor<{nc}xi32>"),
+                                  (b.scalar1(zi, "i8"), "tensor<1xi8>"),
+                                  (b.scalar1(0, "i8"), "tensor<1xi8>")])
+            # PopulateConvolutionQuantizationParams: double(s_in) * double(s_w[c]) / double(s_out).
+            scales = np.broadcast_to(float(np.float32(si)) * s_w.astype(np.float64), (oc,))
+            scales = np.tile(scales / float(np.float32(so)), sh * sw)
+            y = self.tflite_requantize(acc, scales, 0, zo, "i8",
+                                       comment=comment + ": MultiplyByQuantizedMultiplier")
+        y = self._fused(y, act, out, "TRANSPOSE_CONV")
+        if sh * sw > 1:
+            y = self.reshape(y, [n, dh["qn"], dw["qn"], sh, sw, oc])
+            y = self._transpose(y, [0, 1, 3, 2, 4, 5], comment + ": interleave the phases")
+            y = self.reshape(y, [n, dh["qn"] * sh, dw["qn"] * sw, oc])
+        if y.shape[1:3] != [oh, ow]:
+            y = self._op("slice", [y], [n, oh, ow, oc], y.elem,
+                         extra=[(b.shape([0, dh["off"], dw["off"], 0]), "!tosa.shape<4>"),
+                                (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
+        return y
+
     HANDLERS = {
+        "TRANSPOSE_CONV": import_transpose_conv,
         "MAX_POOL_2D": import_max_pool,
         "MEAN": import_mean,
         "SUM": import_sum,

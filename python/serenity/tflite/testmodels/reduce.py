@@ -166,3 +166,58 @@ def arg_max_float_last():
 @model("reduce", "arg_max_float_middle")
 def arg_max_float_middle():
     return arg_max(T([2, 3, 4], "float32"), 1, T([2, 4], "int32"))
+
+
+# --------------------------------------------------------------- TRANSPOSE_CONV
+def transpose_conv(x, w, bias, out, padding, sw, sh, act):
+    shape = T([4], "int32", data=np.array(out["shape"], dtype=np.int32))
+    ins = [shape, w, x] + ([bias] if bias is not None else [])
+    return single_op("TRANSPOSE_CONV", ins, [out], "TransposeConvOptions",
+                     {0: ("i8", padding), 1: ("i32", sw), 2: ("i32", sh), 3: ("i8", act)})
+
+
+def fweights(seed, shape):
+    return np.random.RandomState(seed).uniform(-1, 1, size=shape).astype(np.float32)
+
+
+@model("reduce", "transpose_conv_float_same_s2")
+def transpose_conv_float_same_s2():
+    return transpose_conv(T([1, 3, 3, 2], "float32"), T([4, 3, 3, 2], "float32", data=fweights(20, (4, 3, 3, 2))),
+                          T([4], "float32", data=fweights(21, (4,))), T([1, 6, 6, 4], "float32"),
+                          SAME, 2, 2, NONE)
+
+
+@model("reduce", "transpose_conv_float_valid_s1_nobias_relu")
+def transpose_conv_float_valid_s1_nobias_relu():
+    return transpose_conv(T([1, 4, 3, 3], "float32"), T([2, 2, 3, 3], "float32", data=fweights(22, (2, 2, 3, 3))),
+                          None, T([1, 5, 5, 2], "float32"), VALID, 1, 1, RELU)
+
+
+@model("reduce", "transpose_conv_int8_same_s2_per_channel")
+def transpose_conv_int8_same_s2_per_channel():
+    scales = [0.011, 0.023, 0.0071, 0.019, 0.03]
+    b = np.random.RandomState(24).randint(-800, 800, size=5)
+    return transpose_conv(T([1, 4, 4, 3], scale=0.05, zp=-5),
+                          T([5, 3, 3, 3], data=weights(23, (5, 3, 3, 3)), scale=scales),
+                          T([5], "int32", data=b, scale=[0.05 * s for s in scales]),
+                          T([1, 8, 8, 5], scale=0.08, zp=2), SAME, 2, 2, NONE)
+
+
+@model("reduce", "transpose_conv_int8_valid_s2_extra_row_relu")
+def transpose_conv_int8_valid_s2_extra_row_relu():
+    # Output row 7 receives no input (VALID; TFLite Micro leaves it at the bias).
+    scales = [0.02, 0.013, 0.031]
+    b = np.random.RandomState(26).randint(-300, 300, size=3)
+    return transpose_conv(T([1, 3, 2, 2], scale=0.1, zp=127),
+                          T([3, 3, 3, 2], data=weights(25, (3, 3, 3, 2)), scale=scales),
+                          T([3], "int32", data=b, scale=[0.1 * s for s in scales]),
+                          T([1, 8, 5, 3], scale=0.06, zp=-128), VALID, 2, 2, RELU)
+
+
+@model("reduce", "transpose_conv_int8_strides_1x2_per_tensor_relu6")
+def transpose_conv_int8_strides_1x2_per_tensor_relu6():
+    b = np.random.RandomState(28).randint(-300, 300, size=3)
+    return transpose_conv(T([2, 3, 3, 2], scale=0.04, zp=10),
+                          T([3, 2, 4, 2], data=weights(27, (3, 2, 4, 2)), scale=0.015),
+                          T([3], "int32", data=b, scale=0.04 * 0.015),
+                          T([2, 3, 6, 3], scale=0.03, zp=-60), SAME, 2, 1, RELU6)
