@@ -380,7 +380,73 @@ class ReduceOps:
                                 (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
         return y
 
+    # ---------------------------------------------------------- BATCH_MATMUL
+    def import_batch_matmul(self, op: Operator):
+        o = options(self.model, op)
+        adj_x, adj_y = o.bool(0), o.bool(1)
+        comment = f"BATCH_MATMUL #{op.index}"
+        a, c = self.value(op.inputs[0]), self.value(op.inputs[1])
+        out = self.tensor(op.outputs[0])
+        if a.elem != c.elem or a.elem not in ("f32", "i8"):
+            raise self.error(f"BATCH_MATMUL on {a.elem} x {c.elem} is not supported (float32 and "
+                             "int8 are)")
+        if not (2 <= len(a.shape) <= 5 and 2 <= len(c.shape) <= 5):
+            raise self.error("BATCH_MATMUL takes operands of rank 2 to 5 (TFLite Micro's limit)")
+        rank = max(len(a.shape), len(c.shape))
+        a = self.reshape(a, [1] * (rank - len(a.shape)) + a.shape)
+        c = self.reshape(c, [1] * (rank - len(c.shape)) + c.shape)
+        swap = list(range(rank - 2)) + [rank - 1, rank - 2]
+        if adj_x:
+            a = self._transpose(a, swap, comment + ": adj_x")
+        if adj_y:
+            c = self._transpose(c, swap, comment + ": adj_y")
+        ba, bc = a.shape[:-2], c.shape[:-2]
+        for da, dc in zip(ba, bc):
+            if da != dc and 1 not in (da, dc):
+                raise self.error(f"BATCH_MATMUL batch dimensions {ba} and {bc} do not broadcast")
+        batch = [max(da, dc) for da, dc in zip(ba, bc)]
+        m, k = a.shape[-2:]
+        k2, n = c.shape[-2:]
+        if k != k2:
+            raise self.error(f"BATCH_MATMUL depths differ: {k} and {k2}")
+        nb = int(np.prod(batch, dtype=np.int64))
+        if all(d == 1 for d in bc):
+            # One right-hand matrix for every batch: the batches are more rows.
+            a3 = self.reshape(a, [1, nb * m, k])
+            c3 = self.reshape(c, [1, k, n])
+        else:
+            if ba != batch:
+                a = self._op("tile", [a], batch + [m, k], a.elem, comment=comment + ": broadcast",
+                             extra=[(self.b.shape([bt // d for bt, d in zip(batch, ba)] + [1, 1]),
+                                     f"!tosa.shape<{rank}>")])
+            if bc != batch:
+                c = self._op("tile", [c], batch + [k, n], c.elem, comment=comment + ": broadcast",
+                             extra=[(self.b.shape([bt // d for bt, d in zip(batch, bc)] + [1, 1]),
+                                     f"!tosa.shape<{rank}>")])
+            a3 = self.reshape(a, [nb, m, k])
+            c3 = self.reshape(c, [nb, k, n])
+        shape3 = [a3.shape[0], a3.shape[1], n]
+        if a.elem == "f32":
+            zp = self.b.scalar1(0.0, "f32")
+            y = self._op("matmul", [a3, c3], shape3, "f32", comment=comment,
+                         extra=[(zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+        else:
+            sa, za = self.per_tensor(self.tensor(op.inputs[0]))
+            sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
+            so, zo = self.per_tensor(out)
+            acc = self._op("matmul", [a3, c3], shape3, "i32",
+                           comment=comment + ": sum of (a - a_zp) * (b - b_zp)",
+                           extra=[(self.b.scalar1(za, "i8"), "tensor<1xi8>"),
+                                  (self.b.scalar1(zc, "i8"), "tensor<1xi8>")])
+            # GetQuantizedConvolutionMultipler without bias: the scales' product in
+            # float32, divided by the output scale in double.
+            scale = float(np.float32(sa) * np.float32(sc)) / float(np.float32(so))
+            y = self.tflite_requantize(acc, scale, 0, zo, "i8",
+                                       comment=comment + ": MultiplyByQuantizedMultiplier")
+        return self.reshape(y, out.shape)
+
     HANDLERS = {
+        "BATCH_MATMUL": import_batch_matmul,
         "TRANSPOSE_CONV": import_transpose_conv,
         "MAX_POOL_2D": import_max_pool,
         "MEAN": import_mean,

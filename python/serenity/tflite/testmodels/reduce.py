@@ -77,7 +77,7 @@ def mean_int8_hw_requant():
 @model("reduce", "mean_int8_last_axis_extreme_zp")
 def mean_int8_last_axis_extreme_zp():
     return reducer("MEAN", T([3, 10], scale=0.02, zp=-128), [-1],
-                   T([3, 1], scale=0.013, zp=127), True)
+                   T([3, 1], scale=0.021, zp=-128), True)
 
 
 @model("reduce", "mean_int8_nonadjacent_axes")
@@ -221,3 +221,44 @@ def transpose_conv_int8_strides_1x2_per_tensor_relu6():
                           T([3, 2, 4, 2], data=weights(27, (3, 2, 4, 2)), scale=0.015),
                           T([3], "int32", data=b, scale=0.04 * 0.015),
                           T([2, 3, 6, 3], scale=0.03, zp=-60), SAME, 2, 1, RELU6)
+
+
+# ----------------------------------------------------------------- BATCH_MATMUL
+def batch_matmul(a, c, out, adj_x=False, adj_y=False):
+    return single_op("BATCH_MATMUL", [a, c], [out], "BatchMatMulOptions",
+                     {0: ("bool", adj_x), 1: ("bool", adj_y)})
+
+
+@model("reduce", "batch_matmul_float")
+def batch_matmul_float():
+    return batch_matmul(T([2, 3, 4], "float32"), T([2, 4, 5], "float32"), T([2, 3, 5], "float32"))
+
+
+@model("reduce", "batch_matmul_float_adj_broadcast")
+def batch_matmul_float_adj_broadcast():
+    return batch_matmul(T([2, 1, 4, 3], "float32"), T([3, 5, 4], "float32"),
+                        T([2, 3, 3, 5], "float32"), adj_x=True, adj_y=True)
+
+
+@model("reduce", "batch_matmul_int8")
+def batch_matmul_int8():
+    return batch_matmul(T([1, 3, 6], scale=0.05, zp=-3), T([1, 6, 4], scale=0.02, zp=7),
+                        T([1, 3, 4], scale=0.2, zp=0))
+
+
+@model("reduce", "batch_matmul_int8_const_rhs")
+def batch_matmul_int8_const_rhs():
+    return batch_matmul(T([2, 2, 8], scale=0.03, zp=12), T([8, 5], data=weights(30, (8, 5)), scale=0.01, zp=-4),
+                        T([2, 2, 5], scale=0.07, zp=-9))
+
+
+@model("reduce", "batch_matmul_int8_adj_broadcast_extreme_zp")
+def batch_matmul_int8_adj_broadcast_extreme_zp():
+    return batch_matmul(T([3, 5, 2], scale=0.04, zp=127), T([1, 4, 5], scale=0.03, zp=-128),
+                        T([3, 2, 4], scale=1.2, zp=127), adj_x=True, adj_y=True)
+
+
+@model("reduce", "batch_matmul_int8_batch_broadcast_lhs")
+def batch_matmul_int8_batch_broadcast_lhs():
+    return batch_matmul(T([1, 2, 3], scale=0.05, zp=1), T([4, 3, 2], scale=0.05, zp=-2),
+                        T([4, 2, 2], scale=0.3, zp=3))
