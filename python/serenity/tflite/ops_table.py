@@ -1,5 +1,6 @@
 """Importer mixin, unary functions, lookup tables and fixed point: LOGISTIC, TANH, HARD_SWISH,
-RSQRT, EXP, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, LOG_SOFTMAX, L2_NORMALIZATION.
+RSQRT, EXP, RELU, RELU6, LEAKY_RELU, LOG_SOFTMAX, L2_NORMALIZATION. (RELU_N1_TO_1 is left out:
+TFLite Micro has no kernel for it, so there is nothing to be exact against.)
 
 TFLite Micro's semantics (its reference kernels at tflite-micro @90b983c2b3f1), int8 bit for
 bit, float32 as its float kernels.
@@ -22,6 +23,7 @@ from .reference import exp_on_negative_values, sat_mul_pot
 from .schema import Operator, options
 
 INT8_VALUES = np.arange(-128, 128, dtype=np.int64)
+TYPE_NAMES = {"i8": "int8", "i16": "int16", "i32": "int32", "i1": "bool", "f32": "float32"}
 F32 = np.float32
 
 
@@ -343,14 +345,17 @@ class TableOps:
         return res
 
     def table_op(self, op: Operator, make: Callable[..., np.ndarray], what: str,
-                 float_fn: Callable[[Value], Value]) -> Value:
-        """An element-wise operator: ``float_fn`` for float32, else the int8 table
-        ``make(in_scale, in_zp, out_scale, out_zp)``."""
+                 float_fn: Callable[[Value], Value], int16_fn=None) -> Value:
+        """An element-wise operator: ``float_fn`` for float32, ``int16_fn(x, it, ot)`` for
+        int16, else the int8 table ``make(in_scale, in_zp, out_scale, out_zp)``."""
         x, it, ot = self.unary_io(op)
         if x.elem == "f32":
             return float_fn(x)
+        if x.elem == "i16" and int16_fn is not None:
+            return int16_fn(x, it, ot)
         if x.elem != "i8":
-            raise self.error(f"{x.elem} {op.name} is not supported (int8 and float32 are)")
+            raise self.error(f"{TYPE_NAMES[x.elem]} {op.name} is not supported"
+                             " (int8 and float32 are)")
         si, zi = self.per_tensor(it)
         so, zo = self.per_tensor(ot)
         try:
@@ -383,12 +388,14 @@ class TableOps:
             if zo != -128:
                 raise ValueError(f"output zero point must be -128, not {zo}")
             return logistic_int8_table(si, zi)
-        return self.table_op(op, make, "TFLite Micro's int8 logistic (table)", float_fn)
+        return self.table_op(op, make, "TFLite Micro's int8 logistic (table)", float_fn,
+                             lambda x, it, ot: self.int16_lut_refused(op))
 
     def import_tanh(self, op: Operator):
         return self.table_op(op, lambda si, zi, so, zo: tanh_int8_table(si, zi),
                              "TFLite Micro's int8 tanh (table)",
-                             lambda x: self.ew("tanh", [x], "f32", comment=f"TANH #{op.index}"))
+                             lambda x: self.ew("tanh", [x], "f32", comment=f"TANH #{op.index}"),
+                             lambda x, it, ot: self.int16_lut_refused(op))
 
     def import_hard_swish(self, op: Operator):
         def float_fn(x):
@@ -418,37 +425,47 @@ class TableOps:
     def import_exp(self, op: Operator):
         x, _, _ = self.unary_io(op)
         if x.elem != "f32":
-            raise self.error(f"{x.elem} EXP is not supported: TFLite Micro's EXP is float32 only")
+            raise self.error(f"{TYPE_NAMES[x.elem]} EXP is not supported"
+                             ": TFLite Micro's EXP is float32 only")
         return self.ew("exp", [x], "f32", comment=f"EXP #{op.index}")
 
     def import_relu(self, op: Operator):
+        def int16_fn(x, it, ot):
+            # ReluQuantized<int16_t>: MBQM by the float32 quotient of the scales, clamp to
+            # [0, 32767] (zero points 0).
+            self.int16_zero_points(op, it, ot)
+            try:
+                m, s = tflm_quantize_multiplier(float(F32(self.per_tensor(it)[0])
+                                                      / F32(self.per_tensor(ot)[0])))
+            except ValueError as e:
+                raise self.error(f"TFLite Micro cannot run this int16 RELU: {e}") from None
+            v = self.ew("cast", [x], "i32", comment=f"RELU #{op.index}: int16")
+            return self.to_int16(self.ew("maximum", [self.mbqm_i32(v, m, s),
+                                                     self.ic(0, len(x.shape))], "i32"))
+
         return self.table_op(op, relu_int8_table, "TFLite Micro's int8 relu (requantize, table)",
                              lambda x: self.fclamp(x, 0.0, float(np.finfo(np.float32).max),
-                                                   f"RELU #{op.index}"))
+                                                   f"RELU #{op.index}"), int16_fn)
 
     def import_relu6(self, op: Operator):
         x, it, ot = self.unary_io(op)
         if x.elem == "f32":
             return self.fclamp(x, 0.0, 6.0, f"RELU6 #{op.index}")
-        if x.elem != "i8":
-            raise self.error(f"{x.elem} RELU6 is not supported (int8 and float32 are)")
+        if x.elem not in ("i8", "i16"):
+            raise self.error(f"{TYPE_NAMES[x.elem]} RELU6 is not supported"
+                             " (int8, int16 and float32 are)")
         # Relu6Quantized: a clamp in the input's quantization to [zp, quantized 6]; TFLite
         # Micro does not requantize (the output's parameters are not read).
         s, z = self.per_tensor(it)
-        # FloatToQuantizedType<int8_t>(6.0f, scale, zp): round(6.0f / scale) + zp, clamped.
-        six = min(max(int(math.floor(float(F32(6.0) / F32(s)) + 0.5)) + z, -128), 127)
-        res = Value("", x.shape, "i8")
+        bits = 8 if x.elem == "i8" else 16
+        # FloatToQuantizedType<T>(6.0f, scale, zp): round(6.0f / scale) + zp, clamped.
+        six = min(max(int(math.floor(float(F32(6.0) / F32(s)) + 0.5)) + z, -(1 << (bits - 1))),
+                  (1 << (bits - 1)) - 1)
+        res = Value("", x.shape, x.elem)
         res.name = self.b.op("clamp", [x.name], [x.type], res.type,
-                             f"max_val = {six} : i8, min_val = {z} : i8",
+                             f"max_val = {six} : {x.elem}, min_val = {z} : {x.elem}",
                              f"RELU6 #{op.index}: clamp to [zero point, quantized 6]")
         return res
-
-    def import_relu_n1_to_1(self, op: Operator):
-        x, _, _ = self.unary_io(op)
-        if x.elem != "f32":
-            raise self.error(f"{x.elem} RELU_N1_TO_1 is not supported: TFLite Micro has no "
-                             "RELU_N1_TO_1 kernel to be exact against")
-        return self.fclamp(x, -1.0, 1.0, f"RELU_N1_TO_1 #{op.index}")
 
     def import_leaky_relu(self, op: Operator):
         alpha = float(F32(options(self.model, op).f32(0, 0.0)))
@@ -458,9 +475,30 @@ class TableOps:
                           comment=f"LEAKY_RELU #{op.index}")
             return self.ew("select", [pos, x, self.fmul(x, self.fscalar(alpha, x))], "f32")
 
+        def int16_fn(x, it, ot):
+            # QuantizeLeakyRelu<int16_t>: as the int8 table's arithmetic, in i32 TOSA.
+            si, zi = self.per_tensor(it)
+            so, zo = self.per_tensor(ot)
+            try:
+                m_id, s_id = tflm_quantize_multiplier(float(F32(si) / F32(so)))
+                m_a, s_a = tflm_quantize_multiplier(float(F32(F32(si) * F32(alpha)) / F32(so)))
+            except ValueError as e:
+                raise self.error(f"TFLite Micro cannot run this int16 LEAKY_RELU: {e}") from None
+            rank = len(x.shape)
+            v = self.ew("sub", [self.ew("cast", [x], "i32", comment=f"LEAKY_RELU #{op.index}: "
+                                        "int16"), self.ic(zi, rank)], "i32")
+            pos = self.mbqm_i32(v, m_id, s_id)
+            neg = self.mbqm_i32(v, abs(m_a), s_a)
+            if m_a < 0:
+                neg = self.ew("sub", [self.ic(0, rank), neg], "i32")
+            y = self.ew("select", [self.ew("greater_equal", [v, self.ic(0, rank)], "i1"), pos, neg],
+                        "i32")
+            return self.to_int16(self.ew("add", [y, self.ic(zo, rank)], "i32"))
+
         return self.table_op(op, lambda si, zi, so, zo: leaky_relu_int8_table(si, zi, so, zo,
                                                                                alpha),
-                             f"TFLite Micro's int8 leaky relu, alpha {alpha} (table)", float_fn)
+                             f"TFLite Micro's int8 leaky relu, alpha {alpha} (table)", float_fn,
+                             int16_fn)
 
     # ------------------------------------------------ integer TOSA building blocks
     def ic(self, value: int, rank: int) -> Value:
@@ -552,7 +590,8 @@ class TableOps:
         log_2, sqrt_sqrt_half, sqrt_half = 1488522236, 1805811301, 1518500250
         alpha_n, alpha_d, alpha_i, alpha_f = 117049297, 127690142, 1057819769, 638450708
         shifted_quarter = int(rdbpot(536870912, acc_bits))
-        h1 = self.ew("clz", [a], "i32", comment=comment + ": log_x_for_x_greater_than_or_equal_to_1")
+        h1 = self.ew("clz", [a], "i32",
+                     comment=comment + ": log_x_for_x_greater_than_or_equal_to_1")
         # a << (h1 - 1) keeps the sign bit clear: SaturatingRoundingMultiplyByPOTParam does
         # not saturate there.
         r_a = self.sat_shl(mul(self.ew("logical_left_shift", [a, sub(h1, c(1))], "i32"),
@@ -584,7 +623,6 @@ class TableOps:
         x, it, ot = self.unary_io(op)
         rank = len(x.shape)
         axis = f"axis = {rank - 1} : i32"
-        red = x.shape[:-1] + [1]
         comment = f"LOG_SOFTMAX #{op.index}"
         if x.elem == "f32":
             # (x - max) - log(sum(exp(x - max))), as reference_ops::LogSoftmax.
@@ -592,7 +630,8 @@ class TableOps:
             s = self.ireduce("reduce_sum", self.ew("exp", [d], "f32"), axis)
             return self.ew("sub", [d, self.ew("log", [s], "f32")], "f32")
         if x.elem != "i8":
-            raise self.error(f"{x.elem} LOG_SOFTMAX is not supported (int8 and float32 are)")
+            raise self.error(f"{TYPE_NAMES[x.elem]} LOG_SOFTMAX is not supported"
+                             " (int8 and float32 are)")
         si, _ = self.per_tensor(it)
         so, zo = self.per_tensor(ot)
         if F32(so) != F32(16.0 / 256) or zo != 127:
@@ -636,6 +675,29 @@ class TableOps:
         out = self.ew("select", [keep, out, self.ic(-128, rank)], "i32")
         return self.ew("cast", [out], "i8")
 
+    # ------------------------------------------------------------ int16
+    def int16_zero_points(self, op: Operator, it, ot):
+        _, zi = self.per_tensor(it)
+        _, zo = self.per_tensor(ot)
+        if zi != 0 or zo != 0:
+            raise self.error(f"int16 {op.name} needs zero points 0 (TFLite Micro's requirement), "
+                             f"not {zi} and {zo}")
+
+    def to_int16(self, v: Value) -> Value:
+        return self.ew("cast", [self.iclamp(v, -(1 << 15), (1 << 15) - 1)], "i16")
+
+    def mbqm_i32(self, v: Value, multiplier: int, shift: int) -> Value:
+        """TFLite's MultiplyByQuantizedMultiplier of an i32 tensor (one DOUBLE_ROUND rescale)."""
+        if 31 - shift < 2:
+            raise self.error(f"multiplier shift {shift} is too large for tosa.rescale")
+        return self.rescale_raw(v, [multiplier], [31 - shift], 0, 0, "i32", "DOUBLE_ROUND")
+
+    def int16_lut_refused(self, op: Operator):
+        raise self.error(f"int16 {op.name} is not supported: TFLite Micro's int16 kernel "
+                         "interpolates in its own 256-entry sigmoid table (sigmoid_table_uint16), "
+                         "which no formula here reproduces bit for bit; int8 and float32 are "
+                         "supported")
+
     def import_l2_normalization(self, op: Operator):
         x, it, ot = self.unary_io(op)
         act = options(self.model, op).i8(0)
@@ -654,7 +716,8 @@ class TableOps:
                                     self.fscalar(float(1.0 / F32(1e-6)), x)], "f32")
             return self.fmul(x, r)
         if x.elem != "i8":
-            raise self.error(f"{x.elem} L2_NORMALIZATION is not supported (int8 and float32 are)")
+            raise self.error(f"{TYPE_NAMES[x.elem]} L2_NORMALIZATION is not supported"
+                             " (int8 and float32 are)")
         _, zp = self.per_tensor(it)
         depth = x.shape[-1]
         if depth * 255 * 255 >= (1 << 29):
@@ -688,6 +751,5 @@ class TableOps:
         "EXP": import_exp,
         "RELU": import_relu,
         "RELU6": import_relu6,
-        "RELU_N1_TO_1": import_relu_n1_to_1,
         "LEAKY_RELU": import_leaky_relu,
     }

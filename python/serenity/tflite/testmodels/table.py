@@ -226,3 +226,30 @@ def log_softmax_int8_fine():
 @model("table", "log_softmax_float", refs_args=["--float-range=-6,6"])
 def log_softmax_float():
     return unary("LOG_SOFTMAX", [3, 2, 9], FLOAT, FLOAT)
+
+
+# ------------------------------------------------- int16 RELU, RELU6, LEAKY_RELU
+def q16(scale, zp=0):
+    return dict(dtype="int16", scale=scale, zp=zp)
+
+
+@model("table", "relu_int16")
+def relu_int16():
+    # TFLite Micro's int16 RELU requires zero points 0.
+    return unary("RELU", [2, 40], q16(0.0011), q16(0.0007))
+
+
+@model("table", "relu6_int16")
+def relu6_int16():
+    # 6 / 0.0004 = 15000 above the zero point.
+    return unary("RELU6", [2, 40], q16(0.0004, 30), q16(0.0004, 30))
+
+
+@model("table", "leaky_relu_int16")
+def leaky_relu_int16():
+    return leaky([2, 40], q16(0.0009, 0), q16(0.0012, 0), 0.3)
+
+
+@model("table", "leaky_relu_int16_negative_alpha")
+def leaky_relu_int16_negative_alpha():
+    return leaky([2, 40], q16(0.002, 100), q16(0.0015, -50), -1.3)
