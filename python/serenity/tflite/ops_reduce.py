@@ -22,7 +22,7 @@ int8 bit for bit, float32 as its float kernels.
 * Reductions over several axes are one reduction over one axis: the reduced
   axes are made adjacent (a ``tosa.transpose`` only when they are not) and
   merged by a reshape, so each output sums its inputs in TFLite's row-major
-  order (float32 sums round as TFLite's loop).
+  order.
 * TRANSPOSE_CONV: TFLite scatters input row ``y`` to output rows
   ``y*s - p + ky``. Neither MLIR's TOSA-to-linalg nor serenity-pipeline lowers
   ``tosa.transpose_conv2d`` (upstream decomposes it in
@@ -41,12 +41,18 @@ int8 bit for bit, float32 as its float kernels.
   float32 product, GetQuantizedConvolutionMultipler without bias).
 * RESIZE_BILINEAR int8: ``reference_ops::ResizeBilinearInteger`` weighs the
   four neighbours with 10-bit fractions of ``y * scale_10`` (+ offset with
-  half-pixel centers). ``tosa.resize`` BILINEAR with ``scale = [1024,
+  half-pixel centers) and ignores the quantization parameters (raw values in,
+  raw values out). ``tosa.resize`` BILINEAR with ``scale = [1024,
   scale_10_y, 1024, scale_10_x]`` and that offset selects the same
   neighbours with the same weights (where TFLite clamps ``y0 = y1``, TOSA's
   clamped pair has weights summing to 1024 on the same element) and returns
   the i32 sum in units of 2^20; TFLite's division by 2^20 rounding half away
-  from zero follows (``x - (x < 0)`` then a half-up rescale).
+  from zero follows (``x - (x < 0)`` then a half-up rescale). A negative
+  offset (half-pixel upscaling) becomes a copy of row/column 0 in front and
+  the offset one unit later, because MLIR's lowering weighs rows 0 and 1 at
+  negative positions where TFLite reads row 0 alone. Float32 is the same
+  ``tosa.resize`` with TFLite's exact ratio ``in/out`` (``(in-1)/(out-1)``
+  with align_corners) as its rational scale.
 """
 
 import math
@@ -58,7 +64,6 @@ from . import quant
 from .mlir_text import Value, float_literal, tensor_type
 from .schema import Operator, options
 
-F32_LOWEST = float(-np.finfo(np.float32).max)
 TYPE_NAMES = {0: "FLOAT32", 2: "INT32", 4: "INT64", 9: "INT8", 7: "INT16"}
 
 
@@ -73,7 +78,7 @@ class ReduceOps:
     """Mixin for Importer; ``HANDLERS`` maps TFLite op names to methods."""
 
     # ------------------------------------------------------------- helpers
-    def _op(self, name: str, operands: List[Value], shape, elem: str, attrs: str = "",
+    def _rd_op(self, name: str, operands: List[Value], shape, elem: str, attrs: str = "",
             comment: str = "", extra=()) -> Value:
         """One TOSA op; ``extra`` are (name, type) operands appended after the values."""
         res = Value("", shape, elem)
@@ -82,23 +87,23 @@ class ReduceOps:
                              attrs, comment)
         return res
 
-    def _transpose(self, x: Value, perm: Sequence[int], comment: str = "") -> Value:
+    def _rd_transpose(self, x: Value, perm: Sequence[int], comment: str = "") -> Value:
         if list(perm) == list(range(len(perm))):
             return x
-        return self._op("transpose", [x], [x.shape[p] for p in perm], x.elem,
+        return self._rd_op("transpose", [x], [x.shape[p] for p in perm], x.elem,
                         f"perms = array<i32: {', '.join(map(str, perm))}>", comment)
 
-    def _clamp(self, x: Value, lo, hi) -> Value:
+    def _rd_clamp(self, x: Value, lo, hi) -> Value:
         if x.elem == "f32":
             attrs = f"max_val = {float_literal(hi)} : f32, min_val = {float_literal(lo)} : f32"
         else:
             attrs = f"max_val = {int(hi)} : {x.elem}, min_val = {int(lo)} : {x.elem}"
-        return self._op("clamp", [x], x.shape, x.elem, attrs)
+        return self._rd_op("clamp", [x], x.shape, x.elem, attrs)
 
-    def _qrange(self, elem: str):
+    def _rd_qrange(self, elem: str):
         return {"i8": (-128, 127), "i16": (-32768, 32767)}[elem]
 
-    def _fused(self, x: Value, act: int, out, name: str) -> Value:
+    def _rd_fused(self, x: Value, act: int, out, name: str) -> Value:
         """Fused activation of float, int8 or int16 results (TFLite's
         CalculateActivationRange / CalculateActivationRangeQuantized)."""
         if act == 0:
@@ -107,12 +112,12 @@ class ReduceOps:
             raise self.error(f"{name}: fused activation {act} is not supported")
         if x.elem == "f32":
             lo, hi = quant.ACTIVATION_REAL_RANGE[act]
-            return self._clamp(x, lo, float(np.finfo(np.float32).max) if hi is None else hi)
+            return self._rd_clamp(x, lo, float(np.finfo(np.float32).max) if hi is None else hi)
         s, z = self.per_tensor(out)
-        lo, hi = quant.activation_range(act, s, z, *self._qrange(x.elem))
-        return self._clamp(x, lo, hi)
+        lo, hi = quant.activation_range(act, s, z, *self._rd_qrange(x.elem))
+        return self._rd_clamp(x, lo, hi)
 
-    def _same_quant(self, op: Operator, name: str, exact: bool = False):
+    def _rd_same_quant(self, op: Operator, name: str, exact: bool = False):
         si, zi = self.per_tensor(self.tensor(op.inputs[0]))
         so, zo = self.per_tensor(self.tensor(op.outputs[0]))
         same = np.float32(si) == np.float32(so) if exact else abs(np.float32(si) - np.float32(so)) <= 1e-6
@@ -120,7 +125,7 @@ class ReduceOps:
             raise self.error(f"{name} needs the same input and output quantization (TFLite Micro "
                              f"requires it), not scale {si} zp {zi} -> scale {so} zp {zo}")
 
-    def _axes(self, op: Operator, rank: int, name: str) -> List[int]:
+    def _rd_axes(self, op: Operator, rank: int, name: str) -> List[int]:
         """The constant axis tensor, resolved as TFLite's ResolveAxis (negative
         axes wrap, duplicates count once), sorted."""
         at = self.tensor(op.inputs[1])
@@ -137,14 +142,14 @@ class ReduceOps:
                 axes.append(a)
         return sorted(axes)
 
-    def _rows(self, x: Value, axes: List[int], comment: str) -> Value:
+    def _rd_rows(self, x: Value, axes: List[int], comment: str) -> Value:
         """x as [A, R, B] with the reduced axes merged into R, in row-major order."""
         shape = x.shape
         if not axes:
             return self.reshape(x, [int(np.prod(shape, dtype=np.int64)), 1, 1])
         if axes != list(range(axes[0], axes[-1] + 1)):
             kept = [i for i in range(len(shape)) if i not in axes]
-            x = self._transpose(x, kept + axes, comment + ": reduced axes last")
+            x = self._rd_transpose(x, kept + axes, comment + ": reduced axes last")
             shape = x.shape
             axes = list(range(len(kept), len(shape)))
         a = int(np.prod(shape[:axes[0]], dtype=np.int64))
@@ -152,9 +157,10 @@ class ReduceOps:
         bb = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
         return self.reshape(x, [a, r, bb])
 
-    def _reduce(self, kind: str, x: Value, axes: List[int], out_shape, comment: str) -> Value:
-        x3 = self._rows(x, axes, comment)
-        y = self._op(kind, [x3], [x3.shape[0], 1, x3.shape[2]], x3.elem, "axis = 1 : i32",
+    def _rd_reduce(self, kind: str, x: Value, axes: List[int], comment: str):
+        """(x reduced over ``axes`` as [A, 1, B], number of elements reduced)."""
+        x3 = self._rd_rows(x, axes, comment)
+        y = self._rd_op(kind, [x3], [x3.shape[0], 1, x3.shape[2]], x3.elem, "axis = 1 : i32",
                      comment)
         return y, x3.shape[1]
 
@@ -171,25 +177,25 @@ class ReduceOps:
             raise self.error(f"MAX_POOL_2D on {x.elem} is not supported (TFLite Micro: float32, "
                              "int8, int16)")
         if x.elem != "f32":
-            self._same_quant(op, "MAX_POOL_2D")
+            self._rd_same_quant(op, "MAX_POOL_2D")
         pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
         if pad[0] >= fh or pad[1] >= fh or pad[2] >= fw or pad[3] >= fw:
             raise self.error("MAX_POOL_2D: a window lies entirely in the padding")
         x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
-        y = self._op("max_pool2d", [x], out.shape, x.elem,
+        y = self._rd_op("max_pool2d", [x], out.shape, x.elem,
                      f"kernel = array<i64: {fh}, {fw}>, pad = array<i64: {', '.join(map(str, pad))}>, "
                      f"stride = array<i64: {sh}, {sw}>", comment)
-        return self._fused(y, act, out, "MAX_POOL_2D")
+        return self._rd_fused(y, act, out, "MAX_POOL_2D")
 
     # --------------------------------------------------------- MEAN and SUM
-    def _mean_or_sum(self, op: Operator, is_mean: bool):
+    def _rd_mean_or_sum(self, op: Operator, is_mean: bool):
         name = "MEAN" if is_mean else "SUM"
         comment = f"{name} #{op.index}"
         x = self.value(op.inputs[0])
         out = self.tensor(op.outputs[0])
-        axes = self._axes(op, len(x.shape), name)
+        axes = self._rd_axes(op, len(x.shape), name)
         if x.elem == "f32":
-            s, n = self._reduce("reduce_sum", x, axes, out.shape, comment)
+            s, n = self._rd_reduce("reduce_sum", x, axes, comment)
             if is_mean and n != 1:
                 # TFLite divides the float sum by n; TOSA has no float division:
                 # multiply by the float32 reciprocal (within an ulp or two).
@@ -209,8 +215,8 @@ class ReduceOps:
             m, shift = quant.tflite_quantize_multiplier(float(np.float32(si)) / float(np.float32(so)))
         except ValueError as e:
             raise self.error(f"{name}: {e}") from None
-        x32 = self._op("cast", [x], x.shape, "i32", comment=comment + ": sum of the raw values")
-        s, n = self._reduce("reduce_sum", x32, axes, out.shape, comment)
+        x32 = self._rd_op("cast", [x], x.shape, "i32", comment=comment + ": sum of the raw values")
+        s, n = self._rd_reduce("reduce_sum", x32, axes, comment)
         if zi:
             s = self.ew("add", [s, self.iconst([-zi * n], [1, 1, 1])], "i32")
         if is_mean:
@@ -223,10 +229,10 @@ class ReduceOps:
         return self.reshape(y, out.shape)
 
     def import_mean(self, op: Operator):
-        return self._mean_or_sum(op, True)
+        return self._rd_mean_or_sum(op, True)
 
     def import_sum(self, op: Operator):
-        return self._mean_or_sum(op, False)
+        return self._rd_mean_or_sum(op, False)
 
     # ----------------------------------------------------- REDUCE_MAX, ARG_MAX
     def import_reduce_max(self, op: Operator):
@@ -236,9 +242,9 @@ class ReduceOps:
             raise self.error(f"REDUCE_MAX on {x.elem} is not supported (TFLite Micro: float32, "
                              "int8)")
         if x.elem == "i8":
-            self._same_quant(op, "REDUCE_MAX", exact=True)
-        axes = self._axes(op, len(x.shape), "REDUCE_MAX")
-        y, _ = self._reduce("reduce_max", x, axes, out.shape, f"REDUCE_MAX #{op.index}")
+            self._rd_same_quant(op, "REDUCE_MAX", exact=True)
+        axes = self._rd_axes(op, len(x.shape), "REDUCE_MAX")
+        y, _ = self._rd_reduce("reduce_max", x, axes, f"REDUCE_MAX #{op.index}")
         return self.reshape(y, out.shape)
 
     def import_arg_max(self, op: Operator):
@@ -249,13 +255,13 @@ class ReduceOps:
                              "supported (TFLite Micro only produces INT32 indices)")
         if x.elem not in ("f32", "i8"):
             raise self.error(f"ARG_MAX on {x.elem} is not supported (TFLite Micro: float32, int8)")
-        axes = self._axes(op, len(x.shape), "ARG_MAX")
+        axes = self._rd_axes(op, len(x.shape), "ARG_MAX")
         at = self.tensor(op.inputs[1])
         if at.data.size != 1:
             raise self.error("ARG_MAX takes one axis")
         axis = axes[0]
         shape = x.shape[:axis] + x.shape[axis + 1:]
-        y = self._op("argmax", [x], shape, "i32", f"axis = {axis} : i32",
+        y = self._rd_op("argmax", [x], shape, "i32", f"axis = {axis} : i32",
                      f"ARG_MAX #{op.index} (first maximum on ties, as TFLite)")
         return self.reshape(y, out.shape)
 
@@ -325,7 +331,7 @@ class ReduceOps:
         nc = sh * sw * oc
         sub = sub.reshape(nc, jh, jw, ic)
         if dh["keep"] != ih or dw["keep"] != iw:
-            x = self._op("slice", [x], [n, dh["keep"], dw["keep"], ic], x.elem,
+            x = self._rd_op("slice", [x], [n, dh["keep"], dw["keep"], ic], x.elem,
                          comment=comment + ": input rows/columns no kept output reads",
                          extra=[(self.b.shape([0, 0, 0, 0]), "!tosa.shape<4>"),
                                 (self.b.shape([n, dh["keep"], dw["keep"], ic]), "!tosa.shape<4>")])
@@ -340,7 +346,7 @@ class ReduceOps:
             bias = (self.dequantized(bias_t).reshape(-1) if bias_t is not None
                     else np.zeros(oc, dtype=np.float32))
             zp = b.scalar1(0.0, "f32")
-            y = self._op("conv2d", [x], conv_shape, "f32", "acc_type = f32, " + attrs,
+            y = self._rd_op("conv2d", [x], conv_shape, "f32", "acc_type = f32, " + attrs,
                          comment + ": all stride phases as channels of one convolution",
                          extra=[(b.const(sub.astype(np.float32), "f32"), tensor_type(sub.shape, "f32")),
                                 (b.const(np.tile(bias.astype(np.float32), sh * sw), "f32"),
@@ -358,7 +364,7 @@ class ReduceOps:
                 raise self.error("TRANSPOSE_CONV: the int8 bias must be a constant INT32 tensor")
             bias = (bias_t.data.astype(np.int32).reshape(-1) if bias_t is not None
                     else np.zeros(oc, dtype=np.int32))
-            acc = self._op("conv2d", [x], conv_shape, "i32", "acc_type = i32, " + attrs,
+            acc = self._rd_op("conv2d", [x], conv_shape, "i32", "acc_type = i32, " + attrs,
                            comment + ": all stride phases as channels of one convolution",
                            extra=[(b.const(sub.astype(np.int8), "i8"), tensor_type(sub.shape, "i8")),
                                   (b.const(np.tile(bias, sh * sw), "i32"), f"tensor<{nc}xi32>"),
@@ -369,13 +375,13 @@ class ReduceOps:
             scales = np.tile(scales / float(np.float32(so)), sh * sw)
             y = self.tflite_requantize(acc, scales, 0, zo, "i8",
                                        comment=comment + ": MultiplyByQuantizedMultiplier")
-        y = self._fused(y, act, out, "TRANSPOSE_CONV")
+        y = self._rd_fused(y, act, out, "TRANSPOSE_CONV")
         if sh * sw > 1:
             y = self.reshape(y, [n, dh["qn"], dw["qn"], sh, sw, oc])
-            y = self._transpose(y, [0, 1, 3, 2, 4, 5], comment + ": interleave the phases")
+            y = self._rd_transpose(y, [0, 1, 3, 2, 4, 5], comment + ": interleave the phases")
             y = self.reshape(y, [n, dh["qn"] * sh, dw["qn"] * sw, oc])
         if y.shape[1:3] != [oh, ow]:
-            y = self._op("slice", [y], [n, oh, ow, oc], y.elem,
+            y = self._rd_op("slice", [y], [n, oh, ow, oc], y.elem,
                          extra=[(b.shape([0, dh["off"], dw["off"], 0]), "!tosa.shape<4>"),
                                 (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
         return y
@@ -397,9 +403,9 @@ class ReduceOps:
         c = self.reshape(c, [1] * (rank - len(c.shape)) + c.shape)
         swap = list(range(rank - 2)) + [rank - 1, rank - 2]
         if adj_x:
-            a = self._transpose(a, swap, comment + ": adj_x")
+            a = self._rd_transpose(a, swap, comment + ": adj_x")
         if adj_y:
-            c = self._transpose(c, swap, comment + ": adj_y")
+            c = self._rd_transpose(c, swap, comment + ": adj_y")
         ba, bc = a.shape[:-2], c.shape[:-2]
         for da, dc in zip(ba, bc):
             if da != dc and 1 not in (da, dc):
@@ -416,11 +422,11 @@ class ReduceOps:
             c3 = self.reshape(c, [1, k, n])
         else:
             if ba != batch:
-                a = self._op("tile", [a], batch + [m, k], a.elem, comment=comment + ": broadcast",
+                a = self._rd_op("tile", [a], batch + [m, k], a.elem, comment=comment + ": broadcast",
                              extra=[(self.b.shape([bt // d for bt, d in zip(batch, ba)] + [1, 1]),
                                      f"!tosa.shape<{rank}>")])
             if bc != batch:
-                c = self._op("tile", [c], batch + [k, n], c.elem, comment=comment + ": broadcast",
+                c = self._rd_op("tile", [c], batch + [k, n], c.elem, comment=comment + ": broadcast",
                              extra=[(self.b.shape([bt // d for bt, d in zip(batch, bc)] + [1, 1]),
                                      f"!tosa.shape<{rank}>")])
             a3 = self.reshape(a, [nb, m, k])
@@ -428,13 +434,13 @@ class ReduceOps:
         shape3 = [a3.shape[0], a3.shape[1], n]
         if a.elem == "f32":
             zp = self.b.scalar1(0.0, "f32")
-            y = self._op("matmul", [a3, c3], shape3, "f32", comment=comment,
+            y = self._rd_op("matmul", [a3, c3], shape3, "f32", comment=comment,
                          extra=[(zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
         else:
             sa, za = self.per_tensor(self.tensor(op.inputs[0]))
             sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
             so, zo = self.per_tensor(out)
-            acc = self._op("matmul", [a3, c3], shape3, "i32",
+            acc = self._rd_op("matmul", [a3, c3], shape3, "i32",
                            comment=comment + ": sum of (a - a_zp) * (b - b_zp)",
                            extra=[(self.b.scalar1(za, "i8"), "tensor<1xi8>"),
                                   (self.b.scalar1(zc, "i8"), "tensor<1xi8>")])
@@ -445,7 +451,101 @@ class ReduceOps:
                                        comment=comment + ": MultiplyByQuantizedMultiplier")
         return self.reshape(y, out.shape)
 
+    # ------------------------------------------------------- RESIZE_BILINEAR
+    def _rd_resize(self, x: Value, out_hw, scale, offset, elem: str, comment: str) -> Value:
+        """tosa.resize BILINEAR with scale [n_y, d_y, n_x, d_x] and offset
+        [off_y, off_x]; the border makes TOSA's output size the requested one."""
+        ny, dy, nx, dx = scale
+        offset = list(offset)
+        for axis, n_ in ((1, ny), (2, nx)):
+            if offset[axis - 1] < 0:
+                # Half-pixel centers put the first outputs before row 0, where TFLite
+                # reads row 0 alone; MLIR's lowering of a negative position weighs
+                # rows 0 and 1. A copy of row 0 in front and the offset one row later
+                # give TFLite's values with non-negative positions.
+                start = [0, 0, 0, 0]
+                edge = list(x.shape)
+                edge[axis] = 1
+                first = self._rd_op("slice", [x], edge, x.elem, comment=comment + ": edge row",
+                                 extra=[(self.b.shape(start), "!tosa.shape<4>"),
+                                        (self.b.shape(edge), "!tosa.shape<4>")])
+                shape = list(x.shape)
+                shape[axis] += 1
+                x = self._rd_op("concat", [first, x], shape, x.elem, f"axis = {axis} : i32")
+                offset[axis - 1] += n_
+        (ih, iw), (oh, ow) = x.shape[1:3], out_hw
+        border = [(oh - 1) * dy + offset[0] - (ih - 1) * ny, (ow - 1) * dx + offset[1] - (iw - 1) * nx]
+        for n_, d_, off, bd in ((ny, dy, offset[0], border[0]), (nx, dx, offset[1], border[1])):
+            if not (0 < n_ <= 2048 and 0 < d_ < 16 * n_ and -n_ <= off < 16 * n_
+                    and -16 * n_ <= bd < n_):
+                raise self.error(f"RESIZE_BILINEAR from {x.shape[1:3]} to {list(out_hw)} is outside "
+                                 "tosa.resize's limits (scale numerator <= 2048, downscale < 16)")
+        b = self.b
+        return self._rd_op("resize", [x], [x.shape[0], oh, ow, x.shape[3]], elem,
+                        "mode = #tosa.resize_mode<BILINEAR>", comment,
+                        extra=[(b.shape(scale), "!tosa.shape<4>"), (b.shape(offset), "!tosa.shape<2>"),
+                               (b.shape(border), "!tosa.shape<2>")])
+
+    def import_resize_bilinear(self, op: Operator):
+        o = options(self.model, op)
+        align, half = o.bool(2), o.bool(3)
+        comment = f"RESIZE_BILINEAR #{op.index}"
+        x = self.value(op.inputs[0])
+        size_t, out = self.tensor(op.inputs[1]), self.tensor(op.outputs[0])
+        if align and half:
+            raise self.error("RESIZE_BILINEAR: half_pixel_centers needs align_corners false "
+                             "(TFLite Micro refuses both)")
+        if size_t.data is None or size_t.type != 2 or size_t.data.size != 2:
+            raise self.error("RESIZE_BILINEAR: the size must be a constant INT32 tensor of 2 "
+                             "elements (TFLite Micro's requirement)")
+        if len(x.shape) != 4:
+            raise self.error("RESIZE_BILINEAR expects a 4-D NHWC input")
+        oh, ow = (int(v) for v in np.asarray(size_t.data).reshape(-1))
+        if [x.shape[0], oh, ow, x.shape[3]] != list(out.shape):
+            raise self.error(f"RESIZE_BILINEAR: size {[oh, ow]} does not match output {out.shape}")
+        ih, iw = x.shape[1:3]
+        if x.elem == "f32":
+            # TFLite: y_in = y * in/out (align_corners: (in-1)/(out-1)); half-pixel
+            # centers: (y + 0.5) * in/out - 0.5. As TOSA's rational y * d / n + off / n.
+            def ratio(i, o_):
+                if align and o_ > 1:
+                    if i == 1:
+                        return o_, 1, 0  # y = oy / o_ < 1: every output reads row 0
+                    n_, d_, off = o_ - 1, i - 1, 0
+                elif half:
+                    n_, d_, off = 2 * o_, 2 * i, i - o_
+                else:
+                    n_, d_, off = o_, i, 0
+                g = math.gcd(math.gcd(n_, d_), abs(off))
+                return n_ // g, d_ // g, off // g
+            ny, dy, offy = ratio(ih, oh)
+            nx, dx, offx = ratio(iw, ow)
+            return self._rd_resize(x, (oh, ow), [ny, dy, nx, dx], [offy, offx], "f32", comment)
+        if x.elem != "i8":
+            raise self.error(f"RESIZE_BILINEAR on {x.elem} is not supported (float32 and int8 are)")
+
+        def scale_10(i, o_):
+            # ResizeBilinearInteger's 10-bit fixed-point scale.
+            if align and o_ > 1:
+                return ((1 << 10) * (i - 1) + (o_ - 1) // 2) // (o_ - 1)
+            return ((1 << 10) * i + o_ // 2) // o_
+        sy, sx = scale_10(ih, oh), scale_10(iw, ow)
+        offy = sy // 2 - (1 << 9) if half else 0
+        offx = sx // 2 - (1 << 9) if half else 0
+        if sy == 0 or sx == 0:
+            raise self.error("RESIZE_BILINEAR: a zero fixed-point scale (one input row or "
+                             "column with align_corners) is not supported")
+        acc = self._rd_resize(x, (oh, ow), [1024, sy, 1024, sx], [offy, offx], "i32",
+                           comment + ": sum of the neighbours weighted in units of 2^-20")
+        # (acc +- 2^19) / 2^20 truncated = floor((acc - (acc < 0) + 2^19) / 2^20).
+        neg = self.ew("arithmetic_right_shift", [acc, self.iconst([31], [1, 1, 1, 1])], "i32",
+                      "round = false")
+        acc = self.ew("add", [acc, neg], "i32")
+        return self.rescale_raw(acc, [1 << 30], [50], 0, 0, "i8", "SINGLE_ROUND",
+                                comment + ": divide by 2^20, half away from zero")
+
     HANDLERS = {
+        "RESIZE_BILINEAR": import_resize_bilinear,
         "BATCH_MATMUL": import_batch_matmul,
         "TRANSPOSE_CONV": import_transpose_conv,
         "MAX_POOL_2D": import_max_pool,

@@ -262,3 +262,53 @@ def batch_matmul_int8_adj_broadcast_extreme_zp():
 def batch_matmul_int8_batch_broadcast_lhs():
     return batch_matmul(T([1, 2, 3], scale=0.05, zp=1), T([4, 3, 2], scale=0.05, zp=-2),
                         T([4, 2, 2], scale=0.3, zp=3))
+
+
+# -------------------------------------------------------------- RESIZE_BILINEAR
+def resize_bilinear(x, size, out, align=False, half=False):
+    return single_op("RESIZE_BILINEAR", [x, T([2], "int32", data=np.array(size, dtype=np.int32))],
+                     [out], "ResizeBilinearOptions", {2: ("bool", align), 3: ("bool", half)})
+
+
+@model("reduce", "resize_bilinear_float_up")
+def resize_bilinear_float_up():
+    return resize_bilinear(T([1, 3, 4, 2], "float32"), [7, 6], T([1, 7, 6, 2], "float32"))
+
+
+@model("reduce", "resize_bilinear_float_align_corners")
+def resize_bilinear_float_align_corners():
+    return resize_bilinear(T([2, 4, 3, 3], "float32"), [6, 8], T([2, 6, 8, 3], "float32"), align=True)
+
+
+@model("reduce", "resize_bilinear_float_half_pixel_down")
+def resize_bilinear_float_half_pixel_down():
+    return resize_bilinear(T([1, 8, 7, 2], "float32"), [3, 5], T([1, 3, 5, 2], "float32"), half=True)
+
+
+@model("reduce", "resize_bilinear_int8_up")
+def resize_bilinear_int8_up():
+    return resize_bilinear(T([1, 3, 4, 2], scale=0.05, zp=-3), [7, 6],
+                           T([1, 7, 6, 2], scale=0.05, zp=-3))
+
+
+@model("reduce", "resize_bilinear_int8_align_corners")
+def resize_bilinear_int8_align_corners():
+    return resize_bilinear(T([2, 4, 3, 3], scale=0.1, zp=127), [6, 8],
+                           T([2, 6, 8, 3], scale=0.1, zp=127), align=True)
+
+
+@model("reduce", "resize_bilinear_int8_half_pixel")
+def resize_bilinear_int8_half_pixel():
+    return resize_bilinear(T([1, 5, 3, 4], scale=0.02, zp=10), [8, 7],
+                           T([1, 8, 7, 4], scale=0.02, zp=10), half=True)
+
+
+@model("reduce", "resize_bilinear_int8_half_pixel_down")
+def resize_bilinear_int8_half_pixel_down():
+    return resize_bilinear(T([1, 8, 7, 2], scale=0.03, zp=-128), [3, 5],
+                           T([1, 3, 5, 2], scale=0.03, zp=-128), half=True)
+
+
+@model("reduce", "resize_bilinear_float_half_pixel_up")
+def resize_bilinear_float_half_pixel_up():
+    return resize_bilinear(T([1, 3, 3, 2], "float32"), [5, 7], T([1, 5, 7, 2], "float32"), half=True)
