@@ -197,11 +197,9 @@ class ReduceOps:
         if x.elem == "f32":
             s, n = self._rd_reduce("reduce_sum", x, axes, comment)
             if is_mean and n != 1:
-                # TFLite divides the float sum by n; TOSA has no float division:
-                # multiply by the float32 reciprocal (within an ulp or two).
-                r = Value(self.b.const(np.full([1, 1, 1], 1.0 / n, dtype=np.float32), "f32",
-                                       cache=True), [1, 1, 1], "f32")
-                s = self.tosa_mul(s, r, "f32")
+                # TFLite divides the float sum by n: fl(sum / n) exactly (a reciprocal
+                # product corrected by its exact remainder, emulate.py's div_exact).
+                s = self.div_exact(s, float(n))
             return self.reshape(s, out.shape)
         if x.elem not in ("i8", "i16"):
             raise self.error(f"{name} on {x.elem} is not supported (TFLite Micro: float32, int8, "
