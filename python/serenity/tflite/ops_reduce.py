@@ -38,7 +38,8 @@ int8 bit for bit, float32 as its float kernels.
   ``[batch, depth, cols]`` (``tosa.transpose`` for ``adj_x``/``adj_y``,
   ``tosa.tile`` for broadcast batch dimensions), int8 with both zero points in
   the matmul and TFLite's multiplier ``float(s_lhs * s_rhs) / s_out`` (a
-  float32 product, GetQuantizedConvolutionMultipler without bias).
+  float32 product, GetQuantizedConvolutionMultipler without bias); int16 sums
+  in i48 and rescales as TFLite's int64 MultiplyByQuantizedMultiplier.
 * RESIZE_BILINEAR int8: ``reference_ops::ResizeBilinearInteger`` weighs the
   four neighbours with 10-bit fractions of ``y * scale_10`` (+ offset with
   half-pixel centers) and ignores the quantization parameters (raw values in,
@@ -391,9 +392,9 @@ class ReduceOps:
         comment = f"BATCH_MATMUL #{op.index}"
         a, c = self.value(op.inputs[0]), self.value(op.inputs[1])
         out = self.tensor(op.outputs[0])
-        if a.elem != c.elem or a.elem not in ("f32", "i8"):
-            raise self.error(f"BATCH_MATMUL on {a.elem} x {c.elem} is not supported (float32 and "
-                             "int8 are)")
+        if a.elem != c.elem or a.elem not in ("f32", "i8", "i16"):
+            raise self.error(f"BATCH_MATMUL on {a.elem} x {c.elem} is not supported (float32, "
+                             "int8 and int16 are)")
         if not (2 <= len(a.shape) <= 5 and 2 <= len(c.shape) <= 5):
             raise self.error("BATCH_MATMUL takes operands of rank 2 to 5 (TFLite Micro's limit)")
         rank = max(len(a.shape), len(c.shape))
@@ -434,6 +435,8 @@ class ReduceOps:
             zp = self.b.scalar1(0.0, "f32")
             y = self._rd_op("matmul", [a3, c3], shape3, "f32", comment=comment,
                          extra=[(zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+        elif a.elem == "i16":
+            y = self._rd_matmul_int16(op, a3, c3, shape3, comment)
         else:
             sa, za = self.per_tensor(self.tensor(op.inputs[0]))
             sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
@@ -448,6 +451,37 @@ class ReduceOps:
             y = self.tflite_requantize(acc, scale, 0, zo, "i8",
                                        comment=comment + ": MultiplyByQuantizedMultiplier")
         return self.reshape(y, out.shape)
+
+    def _rd_matmul_int16(self, op: Operator, a3: Value, c3: Value, shape3, comment: str) -> Value:
+        """TFLite Micro's int16 BATCH_MATMUL: zero points 0, an int64 sum, then
+        the int64 MultiplyByQuantizedMultiplier: multiplier reduced to 16 bits
+        ``min((m + 2^15) >> 16, 0x7FFF)``, ``(x * m16 + 2^(14 - shift)) >> (15 - shift)``
+        (one rounding), clamped to int16. ``tosa.matmul`` i16 sums in i48 and a
+        16-bit ``SINGLE_ROUND`` rescale from i48 computes exactly that."""
+        zps = [self.per_tensor(self.tensor(i))[1] for i in (op.inputs[0], op.inputs[1], op.outputs[0])]
+        if any(zps):
+            raise self.error("int16 BATCH_MATMUL needs zero points 0 (TFLite Micro's requirement)")
+        sa, sc, so = (self.per_tensor(self.tensor(i))[0] for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
+        scale = float(np.float32(sa) * np.float32(sc)) / float(np.float32(so))
+        try:
+            m, shift = quant.tflite_quantize_multiplier(scale)
+        except ValueError as e:
+            raise self.error(f"BATCH_MATMUL: {e}") from None
+        if not -31 <= shift < 8:
+            raise self.error(f"BATCH_MATMUL: shift {shift} outside TFLite's int64 requantization range")
+        m16 = (m + (1 << 15)) >> 16 if m < 0x7FFF0000 else 0x7FFF
+        b = self.b
+        acc = self._rd_op("matmul", [a3, c3], shape3, "i48", comment=comment + ": int16 products summed in i48",
+                          extra=[(b.scalar1(0, "i16"), "tensor<1xi16>"), (b.scalar1(0, "i16"), "tensor<1xi16>")])
+        return self._rd_op(
+            "rescale", [acc], shape3, "i16",
+            "input_unsigned = false, output_unsigned = false, per_channel = false, "
+            "rounding_mode = #tosa.rounding_mode<SINGLE_ROUND>, scale32 = false",
+            comment + ": int64 MultiplyByQuantizedMultiplier",
+            extra=[(b.const(np.array([m16], dtype=np.int16), "i16", cache=True), "tensor<1xi16>"),
+                   (b.const(np.array([15 - shift], dtype=np.int8), "i8", cache=True), "tensor<1xi8>"),
+                   (b.const(np.array([0], dtype=np.int64), "i48", cache=True), "tensor<1xi48>"),
+                   (b.scalar1(0, "i16"), "tensor<1xi16>")])
 
     # ------------------------------------------------------- RESIZE_BILINEAR
     def _rd_resize(self, x: Value, out_hw, scale, offset, elem: str, comment: str) -> Value:

@@ -312,3 +312,9 @@ def resize_bilinear_int8_half_pixel_down():
 @model("reduce", "resize_bilinear_float_half_pixel_up")
 def resize_bilinear_float_half_pixel_up():
     return resize_bilinear(T([1, 3, 3, 2], "float32"), [5, 7], T([1, 5, 7, 2], "float32"), half=True)
+
+
+@model("reduce", "batch_matmul_int16")
+def batch_matmul_int16():
+    return batch_matmul(T([2, 3, 4], "int16", scale=0.0005, zp=0), T([2, 4, 3], "int16", scale=0.0007, zp=0),
+                        T([2, 3, 3], "int16", scale=0.02, zp=0))
