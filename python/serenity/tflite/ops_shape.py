@@ -187,11 +187,58 @@ class ShapeOps:
             value = 0
         if pads.max(initial=0) == 0:
             return x
+        comment = f"{op.name} #{op.index}"
+        dims, lo, hi = self._pad_groups(x.shape, pads)
+        if len(dims) > 3:
+            return self._pad_concat(x, pads, value, comment)
         pad_const = self.b.scalar1(value, x.elem)
-        return self._op1("pad", x, shape,
-                         [(self.b.shape(pads.tolist()), f"!tosa.shape<{2 * rank}>"),
-                          (pad_const, f"tensor<1x{x.elem}>")],
-                         comment=f"{op.name} #{op.index}")
+        flat = [int(p) for pair in zip(lo, hi) for p in pair]
+        y = self._op1("pad", self.reshape(x, dims),
+                      [d + a + c for d, a, c in zip(dims, lo, hi)],
+                      [(self.b.shape(flat), f"!tosa.shape<{len(flat)}>"),
+                       (pad_const, f"tensor<1x{x.elem}>")], comment=comment)
+        return self.reshape(y, shape)
+
+    @staticmethod
+    def _pad_groups(shape, pads):
+        """The fewest dimensions the padding can be written on: each padded axis merged with
+        the unpadded axes after it (padding rows of ``[H, W*C]`` pads H of ``[H, W, C]``),
+        the unpadded leading axes merged into one. The validator's level check limits the
+        ``!tosa.shape`` operand of tosa.pad to 6 elements, i.e. rank 3."""
+        dims, lo, hi = [], [], []
+        lead = 1
+        for a, n in enumerate(shape):
+            pl, ph = int(pads[2 * a]), int(pads[2 * a + 1])
+            if pl or ph:
+                dims.append(n)
+                lo.append(pl)
+                hi.append(ph)
+            elif dims:
+                dims[-1] *= n
+                lo[-1] *= n
+                hi[-1] *= n
+            else:
+                lead *= n
+        if lead > 1:
+            dims, lo, hi = [lead] + dims, [0] + lo, [0] + hi
+        return dims, lo, hi
+
+    def _pad_concat(self, x: Value, pads, value, comment: str) -> Value:
+        """Padding of more than 3 merged dimensions: constant fill blocks concatenated."""
+        y = x
+        for a in range(len(x.shape)):
+            pl, ph = int(pads[2 * a]), int(pads[2 * a + 1])
+            parts = []
+            for n in (pl, None, ph):
+                if n is None:
+                    parts.append(y)
+                elif n:
+                    s = list(y.shape)
+                    s[a] = n
+                    fill = np.full(s, value, dtype=_NP[x.elem])
+                    parts.append(Value(self.b.const(fill, x.elem, cache=True), s, x.elem))
+            y = self._concat(parts, a, comment if y is x else "")
+        return y
 
     def import_strided_slice(self, op: Operator):
         """TFLM strided_slice.cc + reference_ops::StridedSlice: constant begin/end/strides,
@@ -208,7 +255,8 @@ class ShapeOps:
         ellipsis_mask, new_axis_mask, shrink_mask, offset = o.i32(2), o.i32(3), o.i32(4), o.bool(5)
         if ellipsis_mask or new_axis_mask or offset:
             raise self.error("ellipsis_mask, new_axis_mask and offset are not supported: TFLite "
-                             "Micro ignores them (its kernel would compute another slice)")
+                             "Micro's kernel ignores them and would slice differently from "
+                             "TFLite")
         rank = len(x.shape)
         if rank > 4:
             raise self.error(f"rank {rank}: TFLite Micro's STRIDED_SLICE takes up to rank 4")
@@ -254,8 +302,8 @@ class ShapeOps:
                 y = self._op1("reverse", y, y.shape, attrs=f"axis = {a} : i32")
                 rel = [y.shape[a] - 1 - i for i in rel]
             if rel != list(range(len(rel))):
-                y = self._gather_axis(y, a, rel, f"every {abs(int(strides[a]))}th element "
-                                                 f"of axis {a}")
+                y = self._gather_axis(y, a, rel, f"stride {abs(int(strides[a]))} "
+                                                 f"along axis {a}")
         return self.reshape(y, out_shape)
 
     def import_slice(self, op: Operator):

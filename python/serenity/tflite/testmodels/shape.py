@@ -414,3 +414,34 @@ def cast_int32_to_float_rounding():
 def cast_float_to_int8():
     # Truncation toward zero into int8.
     return _cast(T([3, 6], "float32"), T([3, 6], scale=1.0, zp=0))
+
+
+# ------------------------------------------------------------------ rank-0 tensors
+# Scalars inside the graph (check-tflite-ops compares outputs of rank >= 1).
+@model("shape", "strided_slice_int8_to_scalar")
+def strided_slice_int8_to_scalar():
+    # STRIDED_SLICE shrinking both axes to a scalar, EXPAND_DIMS back to [1].
+    m = ModelWriter()
+    x = m.tensor("x", [4, 3], "int8", 0.1, -5)
+    b, e, st = (m.const(n, np.array(v, dtype=np.int32), "int32")
+                for n, v in (("begin", [-2, 1]), ("end", [0, 0]), ("strides", [1, 1])))
+    s = m.tensor("scalar", [], "int8", 0.1, -5)
+    ax = m.const("axis", np.array([0], dtype=np.int32), "int32")
+    y = m.tensor("y", [1], "int8", 0.1, -5)
+    m.op("STRIDED_SLICE", [x, b, e, st], [s], "StridedSliceOptions", {4: ("i32", 0b11)})
+    m.op("EXPAND_DIMS", [s, ax], [y], "ExpandDimsOptions", {})
+    m.inputs, m.outputs = [x], [y]
+    return m
+
+
+@model("shape", "unpack_pack_scalars_float")
+def unpack_pack_scalars_float():
+    # UNPACK a vector into three scalars, PACK them back in another order.
+    m = ModelWriter()
+    x = m.tensor("x", [3], "float32")
+    parts = [m.tensor(f"s{i}", [], "float32") for i in range(3)]
+    y = m.tensor("y", [3], "float32")
+    m.op("UNPACK", [x], parts, "UnpackOptions", {0: ("i32", 3), 1: ("i32", 0)})
+    m.op("PACK", [parts[2], parts[0], parts[1]], [y], "PackOptions", {0: ("i32", 3), 1: ("i32", 0)})
+    m.inputs, m.outputs = [x], [y]
+    return m
