@@ -31,7 +31,7 @@ from .schema import Operator, Tensor, options
 _NAMES = {"f32": "float32", "i8": "int8", "i16": "int16", "i32": "int32", "i1": "bool"}
 _NP = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32}
 # TFLite TensorType codes.
-_FLOAT32, _INT32, _INT64, _BOOL, _INT16, _INT8 = 0, 2, 4, 6, 7, 9
+_INT32, _INT64, _INT16, _INT8 = 2, 4, 7, 9
 
 
 def _prod(dims) -> int:
