@@ -111,7 +111,7 @@ def run_mlir_many(items, timeout: int = 600):
         for inputs in batches:
             names = []
             for arr, ty in zip(inputs, arg_types):
-                elem = ty[ty.rfind("x") + 1:-1] if "x" in ty else ty[len("tensor<"):-1]
+                elem = re.fullmatch(r"tensor<(?:\d+x)*(\w+)>", ty).group(1)
                 a = np.asarray(arr).astype(NUMPY_OF_ELEMENT[elem])
                 if tensor_type(a.shape, elem) != ty:
                     raise TFLiteError(f"input shape {a.shape} does not match {ty}")
@@ -123,11 +123,12 @@ def run_mlir_many(items, timeout: int = 600):
             lines.append(f"  {', '.join(res)} = func.call @model{fi}({', '.join(names)}) : "
                          f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
             for r, ty in zip(res, ret_types):
-                is_f = ty.endswith("xf32>")
-                pty = ty if is_f else ty[:ty.rfind("x") + 1] + "i32>"
+                dims, out_elem = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", ty).groups()
+                is_f = out_elem == "f32"
+                pty = ty if is_f else f"tensor<{dims}i32>"  # rank 0 too
                 elem = "f32" if is_f else "i32"
                 v = r
-                if not is_f and not ty.endswith("xi32>"):
+                if not is_f and out_elem != "i32":
                     lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
                     v = r + "c"
                 mty = "memref" + pty[len("tensor"):]
