@@ -80,7 +80,7 @@ class ReduceOps:
 
     # ------------------------------------------------------------- helpers
     def _rd_op(self, name: str, operands: List[Value], shape, elem: str, attrs: str = "",
-            comment: str = "", extra=()) -> Value:
+               comment: str = "", extra=()) -> Value:
         """One TOSA op; ``extra`` are (name, type) operands appended after the values."""
         res = Value("", shape, elem)
         res.name = self.b.op(name, [v.name for v in operands] + [n for n, _ in extra],
@@ -92,7 +92,7 @@ class ReduceOps:
         if list(perm) == list(range(len(perm))):
             return x
         return self._rd_op("transpose", [x], [x.shape[p] for p in perm], x.elem,
-                        f"perms = array<i32: {', '.join(map(str, perm))}>", comment)
+                           f"perms = array<i32: {', '.join(map(str, perm))}>", comment)
 
     def _rd_clamp(self, x: Value, lo, hi) -> Value:
         if x.elem == "f32":
@@ -121,7 +121,8 @@ class ReduceOps:
     def _rd_same_quant(self, op: Operator, name: str, exact: bool = False):
         si, zi = self.per_tensor(self.tensor(op.inputs[0]))
         so, zo = self.per_tensor(self.tensor(op.outputs[0]))
-        same = np.float32(si) == np.float32(so) if exact else abs(np.float32(si) - np.float32(so)) <= 1e-6
+        fi, fo = np.float32(si), np.float32(so)
+        same = fi == fo if exact else abs(fi - fo) <= 1e-6
         if not same or zi != zo:
             raise self.error(f"{name} needs the same input and output quantization (TFLite Micro "
                              f"requires it), not scale {si} zp {zi} -> scale {so} zp {zo}")
@@ -162,7 +163,7 @@ class ReduceOps:
         """(x reduced over ``axes`` as [A, 1, B], number of elements reduced)."""
         x3 = self._rd_rows(x, axes, comment)
         y = self._rd_op(kind, [x3], [x3.shape[0], 1, x3.shape[2]], x3.elem, "axis = 1 : i32",
-                     comment)
+                        comment)
         return y, x3.shape[1]
 
     # ----------------------------------------------------------- MAX_POOL_2D
@@ -184,8 +185,9 @@ class ReduceOps:
             raise self.error("MAX_POOL_2D: a window lies entirely in the padding")
         x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
         y = self._rd_op("max_pool2d", [x], out.shape, x.elem,
-                     f"kernel = array<i64: {fh}, {fw}>, pad = array<i64: {', '.join(map(str, pad))}>, "
-                     f"stride = array<i64: {sh}, {sw}>", comment)
+                        f"kernel = array<i64: {fh}, {fw}>, "
+                        f"pad = array<i64: {', '.join(map(str, pad))}>, "
+                        f"stride = array<i64: {sh}, {sw}>", comment)
         return self._rd_fused(y, act, out, "MAX_POOL_2D")
 
     # --------------------------------------------------------- MEAN and SUM
@@ -211,7 +213,8 @@ class ReduceOps:
         so, zo = self.per_tensor(out)
         # PrepareMeanOrSumHelper: QuantizeMultiplier(double(s_in) / double(s_out)).
         try:
-            m, shift = quant.tflite_quantize_multiplier(float(np.float32(si)) / float(np.float32(so)))
+            real = float(np.float32(si)) / float(np.float32(so))
+            m, shift = quant.tflite_quantize_multiplier(real)
         except ValueError as e:
             raise self.error(f"{name}: {e}") from None
         x32 = self._rd_op("cast", [x], x.shape, "i32", comment=comment + ": sum of the raw values")
@@ -254,14 +257,12 @@ class ReduceOps:
                              "supported (TFLite Micro only produces INT32 indices)")
         if x.elem not in ("f32", "i8"):
             raise self.error(f"ARG_MAX on {x.elem} is not supported (TFLite Micro: float32, int8)")
-        axes = self._rd_axes(op, len(x.shape), "ARG_MAX")
-        at = self.tensor(op.inputs[1])
-        if at.data.size != 1:
-            raise self.error("ARG_MAX takes one axis")
-        axis = axes[0]
+        self._rd_axes(op, len(x.shape), "ARG_MAX")
+        # TFLite reads the axis tensor's first element only.
+        axis = int(np.asarray(self.tensor(op.inputs[1]).data).reshape(-1)[0]) % len(x.shape)
         shape = x.shape[:axis] + x.shape[axis + 1:]
         y = self._rd_op("argmax", [x], shape, "i32", f"axis = {axis} : i32",
-                     f"ARG_MAX #{op.index} (first maximum on ties, as TFLite)")
+                        f"ARG_MAX #{op.index} (first maximum on ties, as TFLite)")
         return self.reshape(y, out.shape)
 
     # -------------------------------------------------------- TRANSPOSE_CONV
@@ -331,9 +332,10 @@ class ReduceOps:
         sub = sub.reshape(nc, jh, jw, ic)
         if dh["keep"] != ih or dw["keep"] != iw:
             x = self._rd_op("slice", [x], [n, dh["keep"], dw["keep"], ic], x.elem,
-                         comment=comment + ": input rows/columns no kept output reads",
-                         extra=[(self.b.shape([0, 0, 0, 0]), "!tosa.shape<4>"),
-                                (self.b.shape([n, dh["keep"], dw["keep"], ic]), "!tosa.shape<4>")])
+                            comment=comment + ": input rows/columns no kept output reads",
+                            extra=[(self.b.shape([0, 0, 0, 0]), "!tosa.shape<4>"),
+                                   (self.b.shape([n, dh["keep"], dw["keep"], ic]),
+                                    "!tosa.shape<4>")])
         pad = [dh["top"], dh["bottom"], dw["top"], dw["bottom"]]
         conv_shape = [n, dh["qn"], dw["qn"], nc]
         attrs = (f"dilation = array<i64: 1, 1>, pad = array<i64: {', '.join(map(str, pad))}>, "
@@ -346,17 +348,19 @@ class ReduceOps:
                     else np.zeros(oc, dtype=np.float32))
             zp = b.scalar1(0.0, "f32")
             y = self._rd_op("conv2d", [x], conv_shape, "f32", "acc_type = f32, " + attrs,
-                         comment + ": all stride phases as channels of one convolution",
-                         extra=[(b.const(sub.astype(np.float32), "f32"), tensor_type(sub.shape, "f32")),
-                                (b.const(np.tile(bias.astype(np.float32), sh * sw), "f32"),
-                                 f"tensor<{nc}xf32>"),
-                                (zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+                            comment + ": all stride phases as channels of one convolution",
+                            extra=[(b.const(sub.astype(np.float32), "f32"),
+                                    tensor_type(sub.shape, "f32")),
+                                   (b.const(np.tile(bias.astype(np.float32), sh * sw), "f32"),
+                                    f"tensor<{nc}xf32>"),
+                                   (zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
         else:
             si, zi = self.per_tensor(in_t)
             s_w, z_w = self.qparams(wt)
             so, zo = self.per_tensor(out)
             if np.any(z_w != 0):
-                raise self.error(f"TRANSPOSE_CONV: weight tensor {wt.index} has a non-zero zero point")
+                raise self.error(f"TRANSPOSE_CONV: weight tensor {wt.index} has a non-zero "
+                                 "zero point")
             if s_w.size not in (1, oc):
                 raise self.error(f"TRANSPOSE_CONV: {s_w.size} weight scales for {oc} channels")
             if bias_t is not None and (bias_t.type != 2 or bias_t.data is None):
@@ -364,11 +368,12 @@ class ReduceOps:
             bias = (bias_t.data.astype(np.int32).reshape(-1) if bias_t is not None
                     else np.zeros(oc, dtype=np.int32))
             acc = self._rd_op("conv2d", [x], conv_shape, "i32", "acc_type = i32, " + attrs,
-                           comment + ": all stride phases as channels of one convolution",
-                           extra=[(b.const(sub.astype(np.int8), "i8"), tensor_type(sub.shape, "i8")),
-                                  (b.const(np.tile(bias, sh * sw), "i32"), f"tensor<{nc}xi32>"),
-                                  (b.scalar1(zi, "i8"), "tensor<1xi8>"),
-                                  (b.scalar1(0, "i8"), "tensor<1xi8>")])
+                              comment + ": all stride phases as channels of one convolution",
+                              extra=[(b.const(sub.astype(np.int8), "i8"),
+                                      tensor_type(sub.shape, "i8")),
+                                     (b.const(np.tile(bias, sh * sw), "i32"), f"tensor<{nc}xi32>"),
+                                     (b.scalar1(zi, "i8"), "tensor<1xi8>"),
+                                     (b.scalar1(0, "i8"), "tensor<1xi8>")])
             # PopulateConvolutionQuantizationParams: double(s_in) * double(s_w[c]) / double(s_out).
             scales = np.broadcast_to(float(np.float32(si)) * s_w.astype(np.float64), (oc,))
             scales = np.tile(scales / float(np.float32(so)), sh * sw)
@@ -381,8 +386,8 @@ class ReduceOps:
             y = self.reshape(y, [n, dh["qn"] * sh, dw["qn"] * sw, oc])
         if y.shape[1:3] != [oh, ow]:
             y = self._rd_op("slice", [y], [n, oh, ow, oc], y.elem,
-                         extra=[(b.shape([0, dh["off"], dw["off"], 0]), "!tosa.shape<4>"),
-                                (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
+                            extra=[(b.shape([0, dh["off"], dw["off"], 0]), "!tosa.shape<4>"),
+                                   (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
         return y
 
     # ---------------------------------------------------------- BATCH_MATMUL
@@ -421,20 +426,22 @@ class ReduceOps:
             c3 = self.reshape(c, [1, k, n])
         else:
             if ba != batch:
-                a = self._rd_op("tile", [a], batch + [m, k], a.elem, comment=comment + ": broadcast",
-                             extra=[(self.b.shape([bt // d for bt, d in zip(batch, ba)] + [1, 1]),
-                                     f"!tosa.shape<{rank}>")])
+                mult = [bt // d for bt, d in zip(batch, ba)] + [1, 1]
+                a = self._rd_op("tile", [a], batch + [m, k], a.elem,
+                                comment=comment + ": broadcast",
+                                extra=[(self.b.shape(mult), f"!tosa.shape<{rank}>")])
             if bc != batch:
-                c = self._rd_op("tile", [c], batch + [k, n], c.elem, comment=comment + ": broadcast",
-                             extra=[(self.b.shape([bt // d for bt, d in zip(batch, bc)] + [1, 1]),
-                                     f"!tosa.shape<{rank}>")])
+                mult = [bt // d for bt, d in zip(batch, bc)] + [1, 1]
+                c = self._rd_op("tile", [c], batch + [k, n], c.elem,
+                                comment=comment + ": broadcast",
+                                extra=[(self.b.shape(mult), f"!tosa.shape<{rank}>")])
             a3 = self.reshape(a, [nb, m, k])
             c3 = self.reshape(c, [nb, k, n])
         shape3 = [a3.shape[0], a3.shape[1], n]
         if a.elem == "f32":
             zp = self.b.scalar1(0.0, "f32")
             y = self._rd_op("matmul", [a3, c3], shape3, "f32", comment=comment,
-                         extra=[(zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+                            extra=[(zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
         elif a.elem == "i16":
             y = self._rd_matmul_int16(op, a3, c3, shape3, comment)
         else:
@@ -442,9 +449,9 @@ class ReduceOps:
             sc, zc = self.per_tensor(self.tensor(op.inputs[1]))
             so, zo = self.per_tensor(out)
             acc = self._rd_op("matmul", [a3, c3], shape3, "i32",
-                           comment=comment + ": sum of (a - a_zp) * (b - b_zp)",
-                           extra=[(self.b.scalar1(za, "i8"), "tensor<1xi8>"),
-                                  (self.b.scalar1(zc, "i8"), "tensor<1xi8>")])
+                              comment=comment + ": sum of (a - a_zp) * (b - b_zp)",
+                              extra=[(self.b.scalar1(za, "i8"), "tensor<1xi8>"),
+                                     (self.b.scalar1(zc, "i8"), "tensor<1xi8>")])
             # GetQuantizedConvolutionMultipler without bias: the scales' product in
             # float32, divided by the output scale in double.
             scale = float(np.float32(sa) * np.float32(sc)) / float(np.float32(so))
@@ -455,31 +462,37 @@ class ReduceOps:
     def _rd_matmul_int16(self, op: Operator, a3: Value, c3: Value, shape3, comment: str) -> Value:
         """TFLite Micro's int16 BATCH_MATMUL: zero points 0, an int64 sum, then
         the int64 MultiplyByQuantizedMultiplier: multiplier reduced to 16 bits
-        ``min((m + 2^15) >> 16, 0x7FFF)``, ``(x * m16 + 2^(14 - shift)) >> (15 - shift)``
-        (one rounding), clamped to int16. ``tosa.matmul`` i16 sums in i48 and a
-        16-bit ``SINGLE_ROUND`` rescale from i48 computes exactly that."""
-        zps = [self.per_tensor(self.tensor(i))[1] for i in (op.inputs[0], op.inputs[1], op.outputs[0])]
+        ``m16 = min((m + 2^15) >> 16, 0x7FFF)``, then
+        ``(x * m16 + 2^(14 - shift)) >> (15 - shift)`` (one rounding), clamped to int16.
+        ``tosa.matmul`` i16 sums in i48 and a 16-bit ``SINGLE_ROUND`` rescale from
+        i48 computes exactly that."""
+        qs = [self.per_tensor(self.tensor(i)) for i in (op.inputs[0], op.inputs[1], op.outputs[0])]
+        zps = [z for _, z in qs]
         if any(zps):
             raise self.error("int16 BATCH_MATMUL needs zero points 0 (TFLite Micro's requirement)")
-        sa, sc, so = (self.per_tensor(self.tensor(i))[0] for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
+        sa, sc, so = (s for s, _ in qs)
         scale = float(np.float32(sa) * np.float32(sc)) / float(np.float32(so))
         try:
             m, shift = quant.tflite_quantize_multiplier(scale)
         except ValueError as e:
             raise self.error(f"BATCH_MATMUL: {e}") from None
         if not -31 <= shift < 8:
-            raise self.error(f"BATCH_MATMUL: shift {shift} outside TFLite's int64 requantization range")
+            raise self.error(f"BATCH_MATMUL: shift {shift} outside TFLite's int64 "
+                             "requantization range")
         m16 = (m + (1 << 15)) >> 16 if m < 0x7FFF0000 else 0x7FFF
         b = self.b
-        acc = self._rd_op("matmul", [a3, c3], shape3, "i48", comment=comment + ": int16 products summed in i48",
-                          extra=[(b.scalar1(0, "i16"), "tensor<1xi16>"), (b.scalar1(0, "i16"), "tensor<1xi16>")])
+        zp16 = b.scalar1(0, "i16")
+        acc = self._rd_op("matmul", [a3, c3], shape3, "i48",
+                          comment=comment + ": int16 products summed in i48",
+                          extra=[(zp16, "tensor<1xi16>"), (zp16, "tensor<1xi16>")])
         return self._rd_op(
             "rescale", [acc], shape3, "i16",
             "input_unsigned = false, output_unsigned = false, per_channel = false, "
             "rounding_mode = #tosa.rounding_mode<SINGLE_ROUND>, scale32 = false",
             comment + ": int64 MultiplyByQuantizedMultiplier",
             extra=[(b.const(np.array([m16], dtype=np.int16), "i16", cache=True), "tensor<1xi16>"),
-                   (b.const(np.array([15 - shift], dtype=np.int8), "i8", cache=True), "tensor<1xi8>"),
+                   (b.const(np.array([15 - shift], dtype=np.int8), "i8", cache=True),
+                    "tensor<1xi8>"),
                    (b.const(np.array([0], dtype=np.int64), "i48", cache=True), "tensor<1xi48>"),
                    (b.scalar1(0, "i16"), "tensor<1xi16>")])
 
@@ -499,24 +512,27 @@ class ReduceOps:
                 edge = list(x.shape)
                 edge[axis] = 1
                 first = self._rd_op("slice", [x], edge, x.elem, comment=comment + ": edge row",
-                                 extra=[(self.b.shape(start), "!tosa.shape<4>"),
-                                        (self.b.shape(edge), "!tosa.shape<4>")])
+                                    extra=[(self.b.shape(start), "!tosa.shape<4>"),
+                                           (self.b.shape(edge), "!tosa.shape<4>")])
                 shape = list(x.shape)
                 shape[axis] += 1
                 x = self._rd_op("concat", [first, x], shape, x.elem, f"axis = {axis} : i32")
                 offset[axis - 1] += n_
         (ih, iw), (oh, ow) = x.shape[1:3], out_hw
-        border = [(oh - 1) * dy + offset[0] - (ih - 1) * ny, (ow - 1) * dx + offset[1] - (iw - 1) * nx]
+        border = [(oh - 1) * dy + offset[0] - (ih - 1) * ny,
+                  (ow - 1) * dx + offset[1] - (iw - 1) * nx]
         for n_, d_, off, bd in ((ny, dy, offset[0], border[0]), (nx, dx, offset[1], border[1])):
             if not (0 < n_ <= 2048 and 0 < d_ < 16 * n_ and -n_ <= off < 16 * n_
                     and -16 * n_ <= bd < n_):
-                raise self.error(f"RESIZE_BILINEAR from {x.shape[1:3]} to {list(out_hw)} is outside "
-                                 "tosa.resize's limits (scale numerator <= 2048, downscale < 16)")
+                raise self.error(f"RESIZE_BILINEAR from {x.shape[1:3]} to {list(out_hw)} is "
+                                 "outside tosa.resize's limits (scale numerator <= 2048, "
+                                 "downscale < 16)")
         b = self.b
         return self._rd_op("resize", [x], [x.shape[0], oh, ow, x.shape[3]], elem,
-                        "mode = #tosa.resize_mode<BILINEAR>", comment,
-                        extra=[(b.shape(scale), "!tosa.shape<4>"), (b.shape(offset), "!tosa.shape<2>"),
-                               (b.shape(border), "!tosa.shape<2>")])
+                           "mode = #tosa.resize_mode<BILINEAR>", comment,
+                           extra=[(b.shape(scale), "!tosa.shape<4>"),
+                                  (b.shape(offset), "!tosa.shape<2>"),
+                                  (b.shape(border), "!tosa.shape<2>")])
 
     def import_resize_bilinear(self, op: Operator):
         o = options(self.model, op)
@@ -568,7 +584,7 @@ class ReduceOps:
             raise self.error("RESIZE_BILINEAR: a zero fixed-point scale (one input row or "
                              "column with align_corners) is not supported")
         acc = self._rd_resize(x, (oh, ow), [1024, sy, 1024, sx], [offy, offx], "i32",
-                           comment + ": sum of the neighbours weighted in units of 2^-20")
+                              comment + ": sum of the neighbours weighted in units of 2^-20")
         # (acc +- 2^19) / 2^20 truncated = floor((acc - (acc < 0) + 2^19) / 2^20).
         neg = self.ew("arithmetic_right_shift", [acc, self.iconst([31], [1, 1, 1, 1])], "i32",
                       "round = false")

@@ -182,14 +182,16 @@ def fweights(seed, shape):
 
 @model("reduce", "transpose_conv_float_same_s2")
 def transpose_conv_float_same_s2():
-    return transpose_conv(T([1, 3, 3, 2], "float32"), T([4, 3, 3, 2], "float32", data=fweights(20, (4, 3, 3, 2))),
+    return transpose_conv(T([1, 3, 3, 2], "float32"),
+                          T([4, 3, 3, 2], "float32", data=fweights(20, (4, 3, 3, 2))),
                           T([4], "float32", data=fweights(21, (4,))), T([1, 6, 6, 4], "float32"),
                           SAME, 2, 2, NONE)
 
 
 @model("reduce", "transpose_conv_float_valid_s1_nobias_relu")
 def transpose_conv_float_valid_s1_nobias_relu():
-    return transpose_conv(T([1, 4, 3, 3], "float32"), T([2, 2, 3, 3], "float32", data=fweights(22, (2, 2, 3, 3))),
+    return transpose_conv(T([1, 4, 3, 3], "float32"),
+                          T([2, 2, 3, 3], "float32", data=fweights(22, (2, 2, 3, 3))),
                           None, T([1, 5, 5, 2], "float32"), VALID, 1, 1, RELU)
 
 
@@ -248,7 +250,8 @@ def batch_matmul_int8():
 
 @model("reduce", "batch_matmul_int8_const_rhs")
 def batch_matmul_int8_const_rhs():
-    return batch_matmul(T([2, 2, 8], scale=0.03, zp=12), T([8, 5], data=weights(30, (8, 5)), scale=0.01, zp=-4),
+    return batch_matmul(T([2, 2, 8], scale=0.03, zp=12),
+                        T([8, 5], data=weights(30, (8, 5)), scale=0.01, zp=-4),
                         T([2, 2, 5], scale=0.07, zp=-9))
 
 
@@ -277,12 +280,14 @@ def resize_bilinear_float_up():
 
 @model("reduce", "resize_bilinear_float_align_corners")
 def resize_bilinear_float_align_corners():
-    return resize_bilinear(T([2, 4, 3, 3], "float32"), [6, 8], T([2, 6, 8, 3], "float32"), align=True)
+    return resize_bilinear(T([2, 4, 3, 3], "float32"), [6, 8], T([2, 6, 8, 3], "float32"),
+                           align=True)
 
 
 @model("reduce", "resize_bilinear_float_half_pixel_down")
 def resize_bilinear_float_half_pixel_down():
-    return resize_bilinear(T([1, 8, 7, 2], "float32"), [3, 5], T([1, 3, 5, 2], "float32"), half=True)
+    return resize_bilinear(T([1, 8, 7, 2], "float32"), [3, 5], T([1, 3, 5, 2], "float32"),
+                           half=True)
 
 
 @model("reduce", "resize_bilinear_int8_up")
@@ -311,10 +316,12 @@ def resize_bilinear_int8_half_pixel_down():
 
 @model("reduce", "resize_bilinear_float_half_pixel_up")
 def resize_bilinear_float_half_pixel_up():
-    return resize_bilinear(T([1, 3, 3, 2], "float32"), [5, 7], T([1, 5, 7, 2], "float32"), half=True)
+    return resize_bilinear(T([1, 3, 3, 2], "float32"), [5, 7], T([1, 5, 7, 2], "float32"),
+                           half=True)
 
 
 @model("reduce", "batch_matmul_int16")
 def batch_matmul_int16():
-    return batch_matmul(T([2, 3, 4], "int16", scale=0.0005, zp=0), T([2, 4, 3], "int16", scale=0.0007, zp=0),
+    return batch_matmul(T([2, 3, 4], "int16", scale=0.0005, zp=0),
+                        T([2, 4, 3], "int16", scale=0.0007, zp=0),
                         T([2, 3, 3], "int16", scale=0.02, zp=0))
