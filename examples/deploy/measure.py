@@ -126,7 +126,7 @@ def main():
             with open(main_c, "w") as f:
                 f.write(PROGRAM.replace("PAINT", str(PAINT)))
             elf = os.path.join(work, model + ".elf")
-            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf))
+            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf) + report["link_flags"])
             printed = run(qemu_command(elf), timeout=600)
             m = re.search(r"status (-?\d+) ticks (\d+) stack (\d+)", printed)
             if not m or m.group(1) != "0":

@@ -96,6 +96,16 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
   return text;
 }
 
+int64_t mlir::serenity::defaultArenaAlignment(StringRef target) {
+  return target == "cortex-m" ? 4 : 64;
+}
+
+int64_t
+mlir::serenity::getArenaAlignment(const SerenityPipelineOptions &options) {
+  return options.alignment != 0 ? static_cast<int64_t>(options.alignment)
+                                : defaultArenaAlignment(options.target);
+}
+
 LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     OpPassManager &pm, StringRef target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
@@ -181,9 +191,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                         "all channels)");
   if (failed(checkOutlineMinOps(options.outlineMinOps, errorHandler)))
     return failure();
-  if (options.alignment == 0 ||
-      (options.alignment & (options.alignment - 1)) != 0)
-    return errorHandler("serenity-pipeline: alignment must be a power of two");
+  const int64_t alignment = getArenaAlignment(options);
+  if (!llvm::isPowerOf2_64(alignment))
+    return errorHandler("serenity-pipeline: alignment must be a power of two "
+                        "(or 0: the target's)");
 
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -278,8 +289,13 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   bool inPlaceConcat = concatMode != "copy";
   if (inPlaceConcat)
     os << "eliminate-empty-tensors,";
+  // The buffers ask for the arena's alignment (bufferization's default, 64,
+  // would override a smaller one in serenity-static-alloc).
   os << "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map},"
+        "function-boundary-type-conversion=identity-layout-map "
+        "buffer-alignment="
+     << alignment
+     << "},"
      // cse merges the equal subviews of a tile's result and of its
      // destination, so the self-copies (and, with concat=inplace, the copies
      // into the concat) fold away in canonicalize.
@@ -302,7 +318,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // adds a memref.global next to the function).
   if (options.alloc != "none")
     os << ",serenity-static-alloc{algorithm=" << options.alloc
-       << " alignment=" << options.alignment << " arena=" << options.arena
+       << " alignment=" << alignment << " arena=" << options.arena
        << " io=" << options.io
        << (options.allocReport.empty()
                ? std::string()

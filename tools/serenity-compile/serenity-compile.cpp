@@ -4,9 +4,11 @@
 //     cortex-m55 [--name NAME] [--pipeline "serenity-pipeline options"] -o DIR
 // writes DIR/NAME.o (the network, no malloc, arena supplied by the caller),
 // DIR/NAME.h (a plain C entry point NAME_run, the arena size and alignment,
-// input and output shapes, types and quantization) and DIR/NAME.json (the
-// schedule, the arena plan and the memory numbers). A .tflite model goes
-// through the Python importer (python3 -m serenity import-tflite).
+// input and output shapes, types and quantization, the functions the link
+// must provide) and DIR/NAME.json (the schedule, the arena plan, the memory
+// numbers, the external symbols and link flags). A .tflite model goes
+// through the Python importer (python3 -m serenity import-tflite, with
+// --float its float32 graph).
 //
 // The pipeline runs in two parts: serenity-pipeline with lower-to-llvm=false
 // (arena=argument io=caller: the caller owns every byte), whose memref-level
@@ -33,9 +35,9 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -216,14 +218,15 @@ std::string cType(Type element) {
 /// double and long double variants of <math.h>'s functions.
 bool isMathLibrarySymbol(StringRef symbol) {
   static const llvm::StringSet<> functions = {
-      "acos",  "acosh", "asin",      "asinh", "atan",  "atan2",  "atanh",
-      "cbrt",  "ceil",  "copysign",  "cos",   "cosh",  "erf",    "erfc",
-      "exp",   "exp10", "exp2",      "expm1", "fabs",  "fdim",   "floor",
-      "fma",   "fmax",  "fmin",      "fmod",  "frexp", "hypot",  "ldexp",
-      "lgamma", "llrint", "llround", "log",   "log10", "log1p",  "log2",
-      "logb",  "lrint", "lround",    "modf",  "nearbyint", "pow", "remainder",
-      "rint",  "round", "roundeven", "sin",   "sincos", "sinh",  "sqrt",
-      "tan",   "tanh",  "tgamma",    "trunc"};
+      "acos",    "acosh",  "asin",      "asinh",     "atan",   "atan2",
+      "atanh",   "cbrt",   "ceil",      "copysign",  "cos",    "cosh",
+      "erf",     "erfc",   "exp",       "exp10",     "exp2",   "expm1",
+      "fabs",    "fdim",   "floor",     "fma",       "fmax",   "fmin",
+      "fmod",    "frexp",  "hypot",     "ldexp",     "lgamma", "llrint",
+      "llround", "log",    "log10",     "log1p",     "log2",   "logb",
+      "lrint",   "lround", "modf",      "nearbyint", "pow",    "remainder",
+      "rint",    "round",  "roundeven", "sin",       "sincos", "sinh",
+      "sqrt",    "tan",    "tanh",      "tgamma",    "trunc"};
   if (functions.contains(symbol))
     return true;
   return (symbol.ends_with("f") || symbol.ends_with("l")) &&
@@ -239,8 +242,7 @@ FailureOr<SmallVector<std::string>> undefinedSymbols(StringRef path) {
                 llvm::toString(object.takeError())),
            failure();
   SmallVector<std::string> symbols;
-  for (const llvm::object::SymbolRef &symbol :
-       object->getBinary()->symbols()) {
+  for (const llvm::object::SymbolRef &symbol : object->getBinary()->symbols()) {
     llvm::Expected<uint32_t> flags = symbol.getFlags();
     llvm::Expected<StringRef> symbolName = symbol.getName();
     if (!flags || !symbolName) {
@@ -277,10 +279,9 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
      << (externalSymbols.empty() ? std::string("none")
                                  : llvm::join(externalSymbols, ", "))
      << ".\n   "
-     << (math.empty()
-             ? std::string("No math library: link without -lm.")
-             : "Link with -lm (the C math library: " + llvm::join(math, ", ") +
-                   ").")
+     << (math.empty() ? std::string("No math library: link without -lm.")
+                      : "Link with -lm (the C math library: " +
+                            llvm::join(math, ", ") + ").")
      << " */\n\n"
      << "/* The arena: every intermediate tensor lives in it (no malloc). "
         "The caller\n   supplies it, aligned to "
@@ -631,7 +632,7 @@ int main(int argc, char **argv) {
       {"source", inputFile},
       {"target", targetName},
       {"arena_bytes", arenaAttr.getInt()},
-      {"arena_alignment", static_cast<int64_t>(options->alignment)},
+      {"arena_alignment", serenity::getArenaAlignment(*options)},
       {"io", ioMode}};
   llvm::json::Array inputArray, outputArray;
   for (const Operand &operand : inputs)
@@ -692,8 +693,8 @@ int main(int argc, char **argv) {
 
   if (failed(writeFile(headerPath,
                        header(inputFile, targetName, arenaAttr.getInt(),
-                              options->alignment, inputs, outputs,
-                              *externals))))
+                              serenity::getArenaAlignment(*options), inputs,
+                              outputs, *externals))))
     return 1;
   std::string jsonText;
   llvm::raw_string_ostream jsonStream(jsonText);

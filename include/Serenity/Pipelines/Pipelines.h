@@ -49,9 +49,13 @@ struct SerenityPipelineOptions
                      "reused as TFLite Micro does; the caller passes views at "
                      "the offsets in serenity.io_offsets)"),
       llvm::cl::init("caller")};
-  Option<unsigned> alignment{*this, "alignment",
-                             llvm::cl::desc("Buffer alignment in the arena"),
-                             llvm::cl::init(64)};
+  Option<unsigned> alignment{
+      *this, "alignment",
+      llvm::cl::desc("Buffer alignment in the arena, in bytes (a power of "
+                     "two; an allocation asking for more gets more). 0: the "
+                     "target's (defaultArenaAlignment: 64 on host, 4 on "
+                     "cortex-m)"),
+      llvm::cl::init(0)};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
@@ -177,6 +181,16 @@ struct SerenityPipelineOptions
                      "allocation, on memref)"),
       llvm::cl::init(true)};
 };
+
+/// The arena alignment of `target` (host or cortex-m) when the pipeline's
+/// `alignment` option is 0: what its loads need. Cortex-M cores load at most
+/// a word at a time from the arena (LDR of four int8 for SMLAD, MVE's VLDRW,
+/// LDRD and VLDR.64 need no more than word alignment either): 4. The host
+/// keeps a cache line (64), which the vectorized loops benefit from.
+int64_t defaultArenaAlignment(StringRef target);
+
+/// The arena alignment `options` give: `alignment`, or when 0 the target's.
+int64_t getArenaAlignment(const SerenityPipelineOptions &options);
 
 /// Adds the Serenity pipeline to `pm` (anchored on builtin.module). Returns
 /// failure, after reporting through `errorHandler`, on invalid options.
