@@ -34,6 +34,8 @@ int8 bit for bit, float32 as its float kernels.
   interleaves the phases and a slice takes the output window. int8 is
   CONV_2D's requantization (``double(s_in) * double(s_w[c]) / double(s_out)``,
   PopulateConvolutionQuantizationParams) and its activation range.
+  int16 (16x8: int16 input, int8 filter, int64 bias) accumulates in i48 and
+  rescales as TFLite's int64 MultiplyByQuantizedMultiplier.
 * BATCH_MATMUL is ``tosa.matmul`` on ``[batch, rows, depth]`` x
   ``[batch, depth, cols]`` (``tosa.transpose`` for ``adj_x``/``adj_y``,
   ``tosa.tile`` for broadcast batch dimensions), int8 with both zero points in
@@ -282,8 +284,9 @@ class ReduceOps:
         w = self.weights(wt)
         if len(x.shape) != 4 or w.ndim != 4:
             raise self.error("TRANSPOSE_CONV expects a 4-D input and filter")
-        if x.elem not in ("f32", "i8"):
-            raise self.error(f"TRANSPOSE_CONV on {x.elem} is not supported (float32 and int8 are)")
+        if x.elem not in ("f32", "i8", "i16"):
+            raise self.error(f"TRANSPOSE_CONV on {x.elem} is not supported (float32, int8 and "
+                             "int16 are)")
         oc, kh, kw, ic = w.shape
         n, ih, iw, _ = x.shape
         oh, ow = out.shape[1:3]
@@ -354,6 +357,8 @@ class ReduceOps:
                                    (b.const(np.tile(bias.astype(np.float32), sh * sw), "f32"),
                                     f"tensor<{nc}xf32>"),
                                    (zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+        elif x.elem == "i16":
+            y = self._rd_transpose_conv_int16(x, sub, conv_shape, attrs, op, sh * sw, comment)
         else:
             si, zi = self.per_tensor(in_t)
             s_w, z_w = self.qparams(wt)
@@ -389,6 +394,70 @@ class ReduceOps:
                             extra=[(b.shape([0, dh["off"], dw["off"], 0]), "!tosa.shape<4>"),
                                    (b.shape([n, oh, ow, oc]), "!tosa.shape<4>")])
         return y
+
+    def _rd_list_const(self, values, elem: str) -> str:
+        """A 1-D constant written as a list (i48 has no numpy type for the hex form)."""
+        name = self.b.fresh()
+        ty = tensor_type([len(values)], elem)
+        items = ", ".join(str(int(v)) for v in values)
+        self.b.lines.append(f'{name} = "tosa.const"() <{{values = dense<[{items}]> : {ty}}}> : '
+                            f'() -> {ty}')
+        return name
+
+    def _rd_transpose_conv_int16(self, x: Value, sub: np.ndarray, conv_shape, attrs: str,
+                                 op: Operator, phases: int, comment: str) -> Value:
+        """TFLite Micro's int16 TRANSPOSE_CONV (16x8): int64 sums of input * filter
+        (no zero points), int64 (or int16) bias, the int64
+        MultiplyByQuantizedMultiplier per channel (16-bit multiplier, one rounding,
+        see _rd_matmul_int16), clamped to the activation range. ``tosa.conv2d`` i16 x
+        i8 accumulates in i48, then one per-channel 16-bit ``SINGLE_ROUND`` rescale."""
+        wt, in_t = self.tensor(op.inputs[1]), self.tensor(op.inputs[2])
+        out = self.tensor(op.outputs[0])
+        bias_t = self.tensor(op.inputs[3]) if len(op.inputs) > 3 and op.inputs[3] >= 0 else None
+        si, zi = self.per_tensor(in_t)
+        so, zo = self.per_tensor(out)
+        s_w, z_w = self.qparams(wt)
+        oc = out.shape[3]
+        if zi or zo or np.any(z_w != 0):
+            raise self.error("int16 TRANSPOSE_CONV needs zero points 0 (TFLite Micro's 16x8 "
+                             "kernel ignores them)")
+        if s_w.size not in (1, oc):
+            raise self.error(f"TRANSPOSE_CONV: {s_w.size} weight scales for {oc} channels")
+        if bias_t is not None and (bias_t.type not in (4, 7) or bias_t.data is None):
+            raise self.error("TRANSPOSE_CONV: the int16 bias must be a constant INT64 or INT16 "
+                             "tensor")
+        bias = (bias_t.data.astype(np.int64).reshape(-1) if bias_t is not None
+                else np.zeros(oc, dtype=np.int64))
+        mults, shifts = [], []
+        for sc in np.broadcast_to(s_w.astype(np.float64), (oc,)):
+            try:
+                m, shift = quant.tflite_quantize_multiplier(
+                    float(np.float32(si)) * float(sc) / float(np.float32(so)))
+            except ValueError as e:
+                raise self.error(f"TRANSPOSE_CONV: {e}") from None
+            if not -31 <= shift < 8:
+                raise self.error(f"TRANSPOSE_CONV: shift {shift} outside TFLite's int64 "
+                                 "requantization range")
+            mults.append((m + (1 << 15)) >> 16 if m < 0x7FFF0000 else 0x7FFF)
+            shifts.append(15 - shift)
+        b = self.b
+        nc = oc * phases
+        acc = self._rd_op("conv2d", [x], conv_shape, "i48", "acc_type = i48, " + attrs,
+                          comment + ": all stride phases as channels of one convolution",
+                          extra=[(b.const(sub.astype(np.int8), "i8"), tensor_type(sub.shape, "i8")),
+                                 (self._rd_list_const(np.tile(bias, phases).tolist(), "i48"),
+                                  f"tensor<{nc}xi48>"),
+                                 (b.scalar1(0, "i16"), "tensor<1xi16>"),
+                                 (b.scalar1(0, "i8"), "tensor<1xi8>")])
+        return self._rd_op(
+            "rescale", [acc], conv_shape, "i16",
+            "input_unsigned = false, output_unsigned = false, per_channel = true, "
+            "rounding_mode = #tosa.rounding_mode<SINGLE_ROUND>, scale32 = false",
+            comment + ": int64 MultiplyByQuantizedMultiplier",
+            extra=[(b.const(np.array(mults * phases, dtype=np.int16), "i16"), f"tensor<{nc}xi16>"),
+                   (b.const(np.array(shifts * phases, dtype=np.int8), "i8"), f"tensor<{nc}xi8>"),
+                   (self._rd_list_const([0], "i48"), "tensor<1xi48>"),
+                   (b.scalar1(0, "i16"), "tensor<1xi16>")])
 
     # ---------------------------------------------------------- BATCH_MATMUL
     def import_batch_matmul(self, op: Operator):

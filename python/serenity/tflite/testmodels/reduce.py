@@ -325,3 +325,20 @@ def batch_matmul_int16():
     return batch_matmul(T([2, 3, 4], "int16", scale=0.0005, zp=0),
                         T([2, 4, 3], "int16", scale=0.0007, zp=0),
                         T([2, 3, 3], "int16", scale=0.02, zp=0))
+
+
+@model("reduce", "transpose_conv_int16_same_s2")
+def transpose_conv_int16_same_s2():
+    scales = [0.012, 0.02, 0.009]
+    b = np.random.RandomState(32).randint(-20000, 20000, size=3)
+    return transpose_conv(T([1, 3, 3, 2], "int16", scale=0.0004, zp=0),
+                          T([3, 3, 3, 2], data=weights(31, (3, 3, 3, 2)), scale=scales),
+                          T([3], "int64", data=b, scale=[0.0004 * s for s in scales]),
+                          T([1, 6, 6, 3], "int16", scale=0.002, zp=0), SAME, 2, 2, RELU)
+
+
+@model("reduce", "transpose_conv_int16_valid_nobias")
+def transpose_conv_int16_valid_nobias():
+    return transpose_conv(T([1, 3, 2, 3], "int16", scale=0.0003, zp=0),
+                          T([2, 2, 3, 3], data=weights(33, (2, 2, 3, 3)), scale=0.01),
+                          None, T([1, 4, 5, 2], "int16", scale=0.001, zp=0), VALID, 2, 1, NONE)
