@@ -64,8 +64,10 @@ static unsigned elementBits(Value value) {
 }
 
 bool mlir::serenity::isPointwise(Operation *op) {
+  // tosa.table (the importer's int8 LOGISTIC, TANH, HARD_SWISH, ...) maps each
+  // element through a constant 256-entry table: pointwise like a rescale.
   return op && (op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
-                isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp>(op));
+                isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp, tosa::TableOp>(op));
 }
 
 /// The result of a conv whose single-use chain of pointwise ops reaches an
@@ -201,7 +203,7 @@ mlir::serenity::findFusedGroups(Block &block) {
 
 bool mlir::serenity::canProduceInPlace(Operation *op) {
   return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
-             tosa::AvgPool2dOp, tosa::MulOp>(op) ||
+             tosa::AvgPool2dOp, tosa::MulOp, tosa::TableOp>(op) ||
          op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
 }
 

@@ -30,7 +30,8 @@ def io_offsets(module: str) -> Optional[List[int]]:
 
 
 def element_of(memref_type: str) -> str:
-    return memref_type[memref_type.rfind("x") + 1:-1]
+    """The element type of a memref/tensor type, rank 0 (``memref<i8>``) too."""
+    return re.fullmatch(r"\w+<(?:\d+x)*(\w+)>", memref_type).group(1)
 
 
 def memref_driver(module: str, func: str, in_types: Sequence[str], out_types: Sequence[str],

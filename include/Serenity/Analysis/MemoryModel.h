@@ -33,7 +33,7 @@ bool isConstantLike(Operation *op);
 bool isViewLike(Operation *op);
 
 /// TOSA ops tosa-to-linalg lowers to one parallel linalg.generic (TOSA
-/// elementwise ops, rescale, clamp, cast): fused by `fuseRequantization`,
+/// elementwise ops, rescale, clamp, cast, table): fused by `fuseRequantization`,
 /// and computed tile by tile / partition by partition by serenity-tile.
 bool isPointwise(Operation *op);
 
