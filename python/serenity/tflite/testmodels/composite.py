@@ -126,3 +126,70 @@ def two_inputs_two_outputs():
                               4: ("i32", 2), 5: ("i8", 0)})
     g.m.inputs, g.m.outputs = [a, b], [prod, pooled]
     return g.m
+
+
+@model("composite", "conv_pad_transpose_fc_tanh")
+def conv_pad_transpose_fc_tanh():
+    g = Graph(24)
+    x = g.t([1, 6, 6, 2], q=(0.04, 7))
+    a = g.conv(x, 4, 3, 1, 1, 0, (0.05, -5))
+    pads = g.m.const("pads", np.array([[0, 0], [1, 1], [1, 1], [0, 0]]), "int32")
+    p = g.unary("PAD", a, (0.05, -5), shape=[1, 6, 6, 4], extra=(pads,))
+    b = g.conv(p, 4, 3, 1, 1, 1, (0.05, -128))
+    perm = g.m.const("perm", np.array([0, 3, 1, 2]), "int32")
+    t = g.unary("TRANSPOSE", b, (0.05, -128), shape=[1, 4, 4, 4], extra=(perm,))
+    shape = g.m.const("shape", np.array([1, 64]), "int32")
+    r = g.unary("RESHAPE", t, (0.05, -128), shape=[1, 64], extra=(shape,))
+    logits = g.fc(r, 3, (0.08, 0))
+    out = g.unary("TANH", logits, (1.0 / 128, 0))
+    g.m.inputs, g.m.outputs = [x], [out]
+    return g.m
+
+
+@model("composite", "tiled_chain_tables_slices")
+def tiled_chain_tables_slices():
+    """Large enough for fused tiling: tables, MUL/ADD by constants, MAX_POOL_2D
+    and STRIDED_SLICE inside and after the tiled convolutions."""
+    g = Graph(25)
+    x = g.t([1, 24, 24, 4], q=(0.03, -2))
+    a = g.conv(x, 8, 3, 1, 0, 0, (0.06, 1))
+    s = g.unary("LOGISTIC", a, (1.0 / 256, -128))
+    b = g.conv(s, 0, 3, 1, 0, 0, (0.02, -30), depthwise=True)
+    h = g.unary("HARD_SWISH", b, (0.02, -30))
+    c = g.conv(h, 8, 3, 2, 0, 3, (0.0235, -128))
+    k = g.m.const("k", g.rs.randint(-128, 128, size=(1, 1, 1, 8)), "int8", scale=0.01,
+                  zero_point=3)
+    m = g.t([1, 12, 12, 8], q=(0.01, 0))
+    g.m.op("MUL", [c, k], [m], "MulOptions", {0: ("i8", 0)})
+    pool = g.unary("MAX_POOL_2D", m, (0.01, 0), shape=[1, 6, 6, 8], options_type="Pool2DOptions",
+                   options={0: ("i8", 1), 1: ("i32", 2), 2: ("i32", 2), 3: ("i32", 2),
+                            4: ("i32", 2), 5: ("i8", 0)})
+    begin = g.m.const("begin", np.array([0, 1, 0, 2]), "int32")
+    end = g.m.const("end", np.array([1, 6, 6, 8]), "int32")
+    strides = g.m.const("strides", np.array([1, 2, 1, 1]), "int32")
+    sl = g.t([1, 3, 6, 6], q=(0.01, 0))
+    g.m.op("STRIDED_SLICE", [pool, begin, end, strides], [sl], "StridedSliceOptions", {})
+    g.m.inputs, g.m.outputs = [x], [sl]
+    return g.m
+
+
+@model("composite", "audio_mean_argmax")
+def audio_mean_argmax():
+    g = Graph(26)
+    x = g.t([1, 20, 10], q=(0.1, -128))
+    axis = g.m.const("axis", np.array(3), "int32")
+    e = g.unary("EXPAND_DIMS", x, (0.1, -128), shape=[1, 20, 10, 1], extra=(axis,))
+    a = g.conv(e, 6, 3, 2, 0, 1, (0.07, -128))
+    axes = g.m.const("axes", np.array([2]), "int32")
+    mean = g.unary("MEAN", a, (0.07, -128), shape=[1, 10, 1, 6], options_type="ReducerOptions",
+                   options={0: ("bool", True)}, extra=(axes,))
+    sq = g.unary("SQUEEZE", mean, (0.07, -128), shape=[1, 10, 6], options_type="SqueezeOptions",
+                 options={0: ("i32vec", [2])})
+    shape = g.m.const("shape", np.array([1, 60]), "int32")
+    flat = g.unary("RESHAPE", sq, (0.07, -128), shape=[1, 60], extra=(shape,))
+    logits = g.fc(flat, 4, (0.2, 0))
+    dim = g.m.const("dim", np.array([1]), "int32")
+    out = g.unary("ARG_MAX", logits, None, shape=[1], dtype="int32", options_type="ArgMaxOptions",
+                  options={0: ("i8", 2)}, extra=(dim,))
+    g.m.inputs, g.m.outputs = [x], [logits, out]
+    return g.m
