@@ -47,6 +47,7 @@ class TensorDiff:
     elements: int
     different: int
     max_lsb: float  # largest difference (LSB for integers)
+    unit: str = " LSB"  # "" for float32 tensors
 
 
 def model_stem(path: str) -> str:
@@ -121,7 +122,8 @@ def _diff(tensor: int, op: Optional[int], name: str, want: np.ndarray, got: np.n
         raise TFLiteError(f"tensor {tensor}: {np.asarray(got).size} elements computed, "
                           f"{want.size} in the reference")
     n, mx = compare_output(want, got)
-    return TensorDiff(tensor, op, name, int(want.size), n, mx)
+    return TensorDiff(tensor, op, name, int(want.size), n, mx,
+                      "" if want.dtype == np.float32 else " LSB")
 
 
 def run(text: str, batches, lowering: str, options: str = "") -> List[List[np.ndarray]]:
@@ -201,11 +203,11 @@ def main(args) -> int:
                     all_equal = False
                     status = (f"{len(bad)} differ; first: op {first.op} {first.op_name} (tensor "
                               f"{first.tensor}): {first.different}/{first.elements} elements, "
-                              f"max {first.max_lsb:g}")
+                              f"max {first.max_lsb:g}{first.unit}")
                 print(f"  rounding={mode} lowering={low} seed {c.seed} ({what}): {status}")
                 if args.per_op:
                     for d in diffs:
                         print(f"    op {d.op if d.op is not None else '-':>3} {d.op_name:18s} tensor "
                               f"{d.tensor:3d}: {d.elements - d.different}/{d.elements} equal, "
-                              f"max diff {d.max_lsb:g}")
+                              f"max diff {d.max_lsb:g}{d.unit}")
     return 0 if all_equal else 1
