@@ -62,3 +62,15 @@ def test_integer_example_models_on_cortex_m4():
     bad = [r for r in results if r[4]]
     assert not bad, bad
     assert {r[0] for r in results} == set(INTEGER)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_example_model_arena_at_most_tflite_micro(name):
+    """The Cortex-M arena (inputs and outputs inside it, as TFLite Micro's)
+    is no larger than TFLite Micro's activations (its planner's head)."""
+    from serenity import driver
+    from serenity.tflite import import_model, report
+    tflm_activations = report.tflm_arenas(TFLM_DIR)[name][1]
+    text = import_model(model(name))
+    got = report.allocation_report(driver.SerenityOpt(None), text, "io=arena target=cortex-m")
+    assert got["arena_bytes"] <= tflm_activations, (got["arena_bytes"], tflm_activations)

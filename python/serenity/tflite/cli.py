@@ -120,6 +120,9 @@ def add_subparsers(subparsers) -> None:
     o.add_argument("--lowering", choices=["reference", "pipeline", "both"], default="both")
     o.add_argument("--pipeline-options", default="")
     o.add_argument("-v", "--verbose", action="store_true", help="print every output")
+    o.add_argument("--coverage", action="store_true",
+                   help="instead: a markdown table of the operators, the types their test "
+                        "models use and how many models have each")
     o.set_defaults(func=_check_ops)
 
     t = subparsers.add_parser("tflite-test-models",

@@ -112,6 +112,9 @@ def check_models(directory: str, names: List[str], lowering: str = "reference",
 
 
 def main(args) -> int:
+    if getattr(args, "coverage", False):
+        print(coverage_table(args.dir))
+        return 0
     names = model_names(args.dir)
     if args.name:
         names = [n for n in names if any(re.fullmatch(p, n) for p in args.name)]
@@ -128,3 +131,32 @@ def main(args) -> int:
     print(f"{len(names)} models, {len(lowerings)} lowering(s): "
           + ("all equal" if not bad else f"{bad} outputs differ"))
     return 1 if bad else 0
+
+
+def coverage(directory: str) -> dict:
+    """{operator: {"models": n, "types": set of its first input's types}} over DIR/models."""
+    from .importer import HANDLERS
+    table = {name: {"models": 0, "types": set()} for name in HANDLERS}
+    for name in model_names(directory):
+        model = load_file(os.path.join(directory, "models", name + ".tflite"))
+        sg = model.subgraphs[0]
+        seen = set()
+        for op in sg.operators:
+            row = table.setdefault(op.name, {"models": 0, "types": set()})
+            first = next((i for i in op.inputs if i >= 0 and sg.tensors[i].data is None),
+                         op.inputs[0])
+            row["types"].add(sg.tensors[first].type_name.lower())
+            if op.name not in seen:
+                row["models"] += 1
+                seen.add(op.name)
+    return table
+
+
+def coverage_table(directory: str) -> str:
+    """Markdown: every operator the importer knows, the activation types its
+    test models use and how many models have it."""
+    rows = ["| operator | types tested (first activation input) | test models |",
+            "|---|---|---:|"]
+    for op, row in sorted(coverage(directory).items()):
+        rows.append(f"| {op} | {', '.join(sorted(row['types'])) or '-'} | {row['models']} |")
+    return "\n".join(rows)
