@@ -49,24 +49,24 @@ def _check(args) -> int:
         return 1
 
 
-def _report(args) -> int:
-    from . import report
+def _reported(command: str, run, args) -> int:
+    """run(args), with TFLiteError/ToolError printed as `serenity COMMAND: error: ...`."""
     from ..driver import ToolError
     try:
-        return report.main(args)
+        return run(args)
     except (TFLiteError, ToolError) as e:
-        print(f"serenity report-tflite: error: {e}", file=sys.stderr)
+        print(f"serenity {command}: error: {e}", file=sys.stderr)
         return 1
+
+
+def _report(args) -> int:
+    from . import report
+    return _reported("report-tflite", report.main, args)
 
 
 def _check_ops(args) -> int:
     from . import opcheck
-    from ..driver import ToolError
-    try:
-        return opcheck.main(args)
-    except (TFLiteError, ToolError) as e:
-        print(f"serenity check-tflite-ops: error: {e}", file=sys.stderr)
-        return 1
+    return _reported("check-tflite-ops", opcheck.main, args)
 
 
 def _test_models(args) -> int:

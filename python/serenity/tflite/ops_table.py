@@ -133,10 +133,11 @@ def inv_sqrt_multiplier_exp(x: int, reverse_shift: int = -1) -> Tuple[int, int]:
 
 
 # ------------------------------------------------------------ int8 tables
-def logistic_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
-    """reference_integer_ops::Logistic (int8) with LogisticPrepare's parameters: the input
-    to Q4.27 by a frexp multiplier of scale * 2^27, gemmlowp::logistic, then
-    RoundingDivideByPOT(., 23) - 128 (output scale 1/256 and zero point -128 assumed)."""
+def _q4_function_table(input_scale: float, input_zp: int, function, exponent: int,
+                       offset: int) -> np.ndarray:
+    """The int8 LOGISTIC/TANH pattern of TFLite Micro: the input to Q4.27 by a frexp
+    multiplier of scale * 2^27 (saturating outside the input radius), the gemmlowp
+    function on Q4, RoundingDivideByPOT(., exponent) + offset, clamped to int8."""
     mult, shift = frexp_multiplier(float(input_scale) * float(1 << 27))
     radius = input_radius(4, shift)
     out = np.empty(256, dtype=np.int64)
@@ -148,27 +149,22 @@ def logistic_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
             out[i] = 127
         else:
             q4 = int(tflm_mbqm(v, mult, shift))
-            out[i] = min(max(int(rdbpot(gemmlowp_logistic(q4, 4), 23)) - 128, -128), 127)
+            out[i] = min(max(int(rdbpot(function(q4, 4), exponent)) + offset, -128), 127)
     return out
+
+
+def logistic_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
+    """reference_integer_ops::Logistic (int8) with LogisticPrepare's parameters:
+    gemmlowp::logistic, then RoundingDivideByPOT(., 23) - 128 (output scale 1/256 and zero
+    point -128 assumed)."""
+    return _q4_function_table(input_scale, input_zp, gemmlowp_logistic, 23, -128)
 
 
 def tanh_int8_table(input_scale: float, input_zp: int) -> np.ndarray:
     """reference_integer_ops::Tanh (int8) with TanhPrepare's parameters: as LOGISTIC with
     gemmlowp::tanh and RoundingDivideByPOT(., 24) (output scale 1/128, zero point 0 assumed;
     TFLite Micro reads neither)."""
-    mult, shift = frexp_multiplier(float(input_scale) * float(1 << 27))
-    radius = input_radius(4, shift)
-    out = np.empty(256, dtype=np.int64)
-    for i, q in enumerate(INT8_VALUES):
-        v = int(q) - input_zp
-        if v <= -radius:
-            out[i] = -128
-        elif v >= radius:
-            out[i] = 127
-        else:
-            q4 = int(tflm_mbqm(v, mult, shift))
-            out[i] = min(max(int(rdbpot(gemmlowp_tanh(q4, 4), 24)), -128), 127)
-    return out
+    return _q4_function_table(input_scale, input_zp, gemmlowp_tanh, 24, 0)
 
 
 def _wrap16(x: int) -> int:
