@@ -186,3 +186,24 @@ def test_missing_file_and_unsupported_op_cli(tmp_path):
     assert r.returncode == 1
     assert f"error: {p}: 3 of 4 operators are not supported: LOCAL_RESPONSE_NORMALIZATION x2" \
         in r.stderr
+
+
+def test_mutated_test_models_never_traceback():
+    """Random byte changes in every committed test model (all operators the
+    importer knows, their options and quantization): a TFLiteError or a
+    module, never another exception."""
+    import glob
+    models = sorted(glob.glob(os.path.join(ROOT, "test", "tflite-ops", "models", "*.tflite")))
+    assert models
+    rng = np.random.default_rng(1)
+    for path in models:
+        with open(path, "rb") as f:
+            good = f.read()
+        for _ in range(6):
+            bad = bytearray(good)
+            for i in rng.integers(8, len(bad), size=int(rng.integers(1, 4))):
+                bad[i] = int(rng.integers(0, 256))
+            try:
+                import_model(load_model(bytes(bad)))
+            except TFLiteError:
+                pass

@@ -315,15 +315,17 @@ def _read_model(buf: bytes) -> Model:
             ins = [int(x) for x in r.numeric_vector(ot, 1, np.int32)]
             outs = [int(x) for x in r.numeric_vector(ot, 2, np.int32)]
             for x in ins + outs:
-                if x >= len(tensors):
+                if x >= len(tensors) or x < -1 or (x == -1 and x in outs):
                     raise TFLiteError(f"operator {oi} ({op_name(code)}) refers to tensor {x} "
                                       f"but the subgraph has {len(tensors)}")
             ops.append(Operator(oi, code, custom, ins, outs, r.subtable(ot, 4)))
-        subgraphs.append(SubGraph(
-            tensors,
-            [int(x) for x in r.numeric_vector(sg, 1, np.int32)],
-            [int(x) for x in r.numeric_vector(sg, 2, np.int32)],
-            ops, r.string(sg, 4)))
+        sg_inputs = [int(x) for x in r.numeric_vector(sg, 1, np.int32)]
+        sg_outputs = [int(x) for x in r.numeric_vector(sg, 2, np.int32)]
+        for x in sg_inputs + sg_outputs:
+            if not 0 <= x < len(tensors):
+                raise TFLiteError(f"subgraph {len(subgraphs)} lists tensor {x} as an input or "
+                                  f"output but has {len(tensors)} tensors")
+        subgraphs.append(SubGraph(tensors, sg_inputs, sg_outputs, ops, r.string(sg, 4)))
     if not subgraphs:
         raise TFLiteError("model has no subgraphs")
     model = Model(version, subgraphs, r.string(root, 3))
