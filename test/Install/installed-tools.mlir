@@ -1,0 +1,23 @@
+// The installed tools start and work from their own prefix: cmake --install
+// of this build (a copy, no rebuild) into a fresh prefix, then the installed
+// serenity-opt and serenity-compile run from another directory with no
+// LD_LIBRARY_PATH. They find libMLIR.so and libLLVM.so through their run
+// path (CMAKE_INSTALL_RPATH: $ORIGIN/../lib and LLVM's library directory);
+// before it was set, they stopped at "libMLIR.so.22.1: cannot open shared
+// object file".
+// RUN: rm -rf %t && mkdir -p %t/elsewhere
+// RUN: cmake --install %serenity_obj --prefix %t/prefix > %t/install.log
+// RUN: cd %t/elsewhere && env -u LD_LIBRARY_PATH %t/prefix/bin/serenity-opt --version | FileCheck %s --check-prefix=VERSION
+// RUN: cd %t/elsewhere && env -u LD_LIBRARY_PATH %t/prefix/bin/serenity-opt %serenity_src/examples/residual_block.mlir --serenity-memory-report | FileCheck %s --check-prefix=REPORT
+// RUN: cd %t/elsewhere && env -u LD_LIBRARY_PATH %t/prefix/bin/serenity-compile %serenity_src/examples/residual_block.mlir --name resblock -o %t/out | FileCheck %s --check-prefix=COMPILE
+// RUN: FileCheck %s --check-prefix=HEADER < %t/out/resblock.h
+// RUN: cd %t/elsewhere && env -u LD_LIBRARY_PATH %t/prefix/bin/serenity-alloc --help | FileCheck %s --check-prefix=ALLOC
+//
+// VERSION: LLVM version 22
+// The residual block's 16x16x16 f32 tensors are 16384 bytes each; three live
+// at once (the input kept for the residual add, two activations).
+// REPORT: // peak 49152 bytes at step 1, 5 steps
+// COMPILE: serenity-compile: wrote {{.*}}out/resblock.o, {{.*}}out/resblock.h, {{.*}}out/resblock.json (arena {{[0-9]+}} bytes)
+// HEADER: #define RESBLOCK_ARENA_BYTES {{[0-9]+}}
+// HEADER: static inline int resblock_run(
+// ALLOC: USAGE: serenity-alloc
