@@ -77,11 +77,15 @@ def has_cortex_m_tools():
     return bool(shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"))
 
 
-def compile_network(source, out, target, pipeline="", name="net", function="main", io="caller", compiler=None):
-    """serenity-compile `source` into directory `out`; its JSON report."""
+def compile_network(source, out, target, pipeline="", name="net", function="main", io=None, compiler=None):
+    """serenity-compile `source` into directory `out`; its JSON report. `io`:
+    ``"arena"`` or ``"caller"``; None leaves serenity-compile's default
+    (``arena``, the least RAM)."""
     import json
 
-    cmd = [compiler or find_compiler(), source, "--target", target, "--name", name, "--io", io, "-o", out]
+    cmd = [compiler or find_compiler(), source, "--target", target, "--name", name, "-o", out]
+    if io:
+        cmd += ["--io", io]
     if function != "main":
         cmd += ["--function", function]
     if pipeline.strip():
@@ -164,7 +168,7 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
     return "\n".join(lines) + "\n"
 
 
-def build_timed(source, out, target, pipeline="", name="net", function="main", io="caller", print_outputs=True,
+def build_timed(source, out, target, pipeline="", name="net", function="main", io=None, print_outputs=True,
                 compiler=None):
     """Compiles `source` and links it with :func:`timing_program` in `out`;
     (the serenity-compile report, the executable: a host program or an ELF)."""

@@ -337,7 +337,8 @@ def pareto_network(network, profile_path, target="host", pipeline="", reps=50, m
 
         def build(index):
             out = os.path.join(work, "config%d" % index)
-            return deploy.build_timed(net, out, target, configs[index].pipeline)
+            # io="caller": the configuration COMPILE_OPTIONS gave the selection.
+            return deploy.build_timed(net, out, target, configs[index].pipeline, io="caller")
 
         built = parallel(build, range(len(configs)))
         for config, (b, error) in zip(configs, built):

@@ -7,7 +7,7 @@ lowering run by mlir-runner on the same inputs. This is what a C developer
 does with the generated files (docs/Deploy.md).
 
 Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4
-           [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
+           [--io caller|arena] [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
            [--float] [--input-file IN.bin --expect-file OUT.bin]
 --float imports a .tflite model as its float32 graph (serenity-compile
 --float, import-tflite --float). The program is linked with the report's
@@ -87,7 +87,7 @@ def main():
     parser.add_argument("network")
     parser.add_argument("--target", default="host", choices=("host", "cortex-m4"))
     parser.add_argument("--pipeline", default="")
-    parser.add_argument("--io", default="caller", choices=("caller", "arena"))
+    parser.add_argument("--io", choices=("caller", "arena"), help="default: serenity-compile's (arena)")
     parser.add_argument("--name", default="net")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--atol", type=float, default=0)
@@ -100,8 +100,9 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         out = os.path.join(work, "out")
-        cmd = [args.serenity_compile, args.network, "--target", args.target, "--name", args.name,
-               "--io", args.io, "-o", out]
+        cmd = [args.serenity_compile, args.network, "--target", args.target, "--name", args.name, "-o", out]
+        if args.io:
+            cmd += ["--io", args.io]
         if args.pipeline:
             cmd += ["--pipeline", args.pipeline]
         if args.float:

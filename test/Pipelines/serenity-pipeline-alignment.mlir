@@ -11,11 +11,12 @@
 // RUN: serenity-opt %s --serenity-pipeline="target=cortex-m concat=copy lower-to-llvm=false" 2>/dev/null | FileCheck %s --check-prefix=CORTEXM
 // RUN: serenity-opt %s --serenity-pipeline="target=cortex-m concat=copy lower-to-llvm=false alignment=16" 2>/dev/null | FileCheck %s --check-prefix=ALIGN16
 // RUN: serenity-opt %s --serenity-pipeline="target=cortex-m concat=copy lower-to-llvm=false alloc=none" 2>/dev/null | FileCheck %s --check-prefix=NOALLOC
-// serenity-compile: the header's ARENA_ALIGNMENT and the report follow.
-// RUN: rm -rf %t && serenity-compile %s --target cortex-m4 --pipeline "concat=copy" -o %t/m4
+// serenity-compile (--io caller: the arena of the intermediates above): the
+// header's ARENA_ALIGNMENT and the report follow.
+// RUN: rm -rf %t && serenity-compile %s --target cortex-m4 --io caller --pipeline "concat=copy" -o %t/m4
 // RUN: FileCheck %s --check-prefix=M4H < %t/m4/net.h
 // RUN: FileCheck %s --check-prefix=M4JSON < %t/m4/net.json
-// RUN: serenity-compile %s --target host --pipeline "concat=copy" -o %t/host
+// RUN: serenity-compile %s --target host --io caller --pipeline "concat=copy" -o %t/host
 // RUN: FileCheck %s --check-prefix=HOSTH < %t/host/net.h
 // HOST: serenity.arena_bytes = 84
 // HOST: memref.view {{.*}}[%c0]

@@ -1,15 +1,18 @@
 // serenity-compile: object, header and report for the bundled example; a C
 // program built against the header and object computes what the upstream
 // reference lowering computes (host; Cortex-M4 on QEMU in cortex-m.mlir).
+// By default (--io arena) the inputs and outputs sit at offsets in the
+// arena, NAME_run(arena).
 // RUN: rm -rf %t && serenity-compile %serenity_src/examples/residual_block.mlir --name resblock -o %t | FileCheck %s --check-prefix=TOOL
-// RUN: FileCheck %s --check-prefix=HEADER < %t/resblock.h
+// RUN: FileCheck %s --check-prefix=INARENA < %t/resblock.h
 // RUN: FileCheck %s --check-prefix=JSON < %t/resblock.json
 // RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
 //
-// --io arena: inputs and outputs at offsets in the arena, NAME_run(arena).
-// RUN: serenity-compile %serenity_src/examples/residual_block.mlir --io arena --name resblock -o %t/arena
-// RUN: FileCheck %s --check-prefix=INARENA < %t/arena/resblock.h
-// RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --io arena --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
+// --io caller: NAME_run(inputs..., outputs..., arena), the caller's buffers.
+// RUN: serenity-compile %serenity_src/examples/residual_block.mlir --io caller --name resblock -o %t/caller
+// RUN: FileCheck %s --check-prefix=HEADER < %t/caller/resblock.h
+// RUN: FileCheck %s --check-prefix=JSON-CALLER < %t/caller/resblock.json
+// RUN: %python %integration/run_compiled.py %serenity_src/examples/residual_block.mlir --target host --io caller --atol 1e-5 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
 // INARENA: #define RESBLOCK_INPUT0_OFFSET {{[0-9]+}} /* in the arena */
 // INARENA: #define RESBLOCK_OUTPUT0_OFFSET {{[0-9]+}} /* in the arena */
 // INARENA: static inline float *resblock_input0(void *arena) {
@@ -40,6 +43,9 @@
 // JSON-DAG: "algorithm": "exact",
 // JSON-DAG: "optimal": true,
 // JSON-DAG: "target": "host"
+// JSON-DAG: "io": "arena"
+// JSON-CALLER-DAG: "io": "caller"
+// JSON-CALLER-DAG: "target": "host"
 // EXEC: host output 0: 4096 elements, {{.*}}, 0 beyond tolerance
 // EXEC: PASS
 // BADTARGET: serenity-compile: error: unknown --target 'cortex-a9' (expected host, cortex-m4, cortex-m7 or cortex-m55)

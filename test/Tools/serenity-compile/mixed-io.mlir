@@ -3,11 +3,12 @@
 // and quantization, NAME_run takes them in order, and a C program built
 // against it computes what the upstream reference lowering computes, with
 // the caller holding inputs and outputs and with them in the arena.
-// RUN: rm -rf %t && serenity-compile %S/Inputs/mixed-io.mlir -o %t
+// RUN: rm -rf %t && serenity-compile %S/Inputs/mixed-io.mlir --io caller -o %t
 // RUN: FileCheck %s --check-prefix=HEADER < %t/net.h
+// RUN: %python %integration/run_compiled.py %S/Inputs/mixed-io.mlir --target host --io caller --atol 1e-6 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
 // RUN: %python %integration/run_compiled.py %S/Inputs/mixed-io.mlir --target host --atol 1e-6 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
-// RUN: %python %integration/run_compiled.py %S/Inputs/mixed-io.mlir --target host --io arena --atol 1e-6 --rtol 1e-5 | FileCheck %s --check-prefix=EXEC
-// RUN: serenity-compile %S/Inputs/mixed-io.mlir --io arena -o %t/arena
+// The default, --io arena:
+// RUN: serenity-compile %S/Inputs/mixed-io.mlir -o %t/arena
 // RUN: FileCheck %s --check-prefix=INARENA < %t/arena/net.h
 // HEADER: #define NET_NUM_INPUTS 2
 // HEADER-NEXT: /* input 0: float[1][8] */

@@ -13,9 +13,10 @@
 // RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/pretrainedResnet_quant.tflite --target cortex-m4 | FileCheck %s --check-prefix=M4
 // RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/str_ww_ref_model.tflite --target cortex-m4 | FileCheck %s --check-prefix=M4
 // RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/vww_96_int8.tflite --target cortex-m4 | FileCheck %s --check-prefix=M4
-// With --io arena (inputs and outputs in the arena, TFLite Micro's layout):
-// RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/vww_96_int8.tflite --target cortex-m4 --io arena | FileCheck %s --check-prefix=M4
-// RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/str_ww_ref_model.tflite --target host --io arena | FileCheck %s --check-prefix=HOST
+// With --io caller (the inputs and outputs held by the caller; the default
+// --io arena is TFLite Micro's layout):
+// RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/vww_96_int8.tflite --target cortex-m4 --io caller | FileCheck %s --check-prefix=M4
+// RUN: %python %integration/run_compiled.py %shared/models/mlperf_tiny/str_ww_ref_model.tflite --target host --io caller | FileCheck %s --check-prefix=HOST
 // HOST: host output 0: {{.*}}, max abs diff 0, 0 beyond tolerance
 // HOST: PASS
 // M4: undefined symbols of the object:
