@@ -6,5 +6,6 @@ build="${SERENITY_BUILD_DIR:-$root/build}"
 cmake --build "$build" --target mlir-doc
 mkdir -p "$root/docs/generated"
 cp "$build/docs/Dialects/SerenityDialect.md" "$root/docs/generated/SerenityDialect.md"
-cp "$build/docs/Passes/SerenityPasses.md" "$root/docs/generated/SerenityPasses.md"
+cp "$build/docs/Passes/SerenityGraphPasses.md" "$root/docs/generated/SerenityGraphPasses.md"
+cp "$build/docs/Passes/SerenityLoweringPasses.md" "$root/docs/generated/SerenityLoweringPasses.md"
 echo "updated docs/generated/"

@@ -11,7 +11,8 @@ cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 echo "installed: $(ls "$work/prefix/bin" | tr '\n' ' ')"
 test -f "$work/prefix/lib/cmake/Serenity/SerenityConfig.cmake"
 test -f "$work/prefix/include/Serenity/Pipelines/Pipelines.h"
-test -f "$work/prefix/include/Serenity/Transforms/Passes.h.inc"
+test -f "$work/prefix/include/Serenity/Graph/Passes.h.inc"
+test -f "$work/prefix/include/Serenity/Lowering/Passes.h.inc"
 # The build's own compiler flags (e.g. sanitizers of SERENITY_SANITIZE=1),
 # which the installed libraries need from their users too.
 cxx_flags="$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$build/CMakeCache.txt")"

@@ -9,14 +9,12 @@
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
 #include "Serenity/Pipelines/Pipelines.h"
-#include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -40,11 +38,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "usage: embed NET.mlir [\"pipeline options\"] [-o OUT]\n";
     return 2;
   }
-  // The pipeline is assembled from pass names: register them, like any
-  // textual MLIR pipeline needs.
-  mlir::registerAllPasses();
-  mlir::serenity::registerSerenityPasses();
-
+  // The pipeline is built from the passes' typed constructors and options
+  // structs: no pass needs registering, only the dialects.
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -223,28 +223,6 @@ int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
 
 } // namespace
 
-std::optional<AllocAlgorithm>
-serenity::parseAllocAlgorithm(const std::string &name) {
-  if (name == "greedy-size")
-    return AllocAlgorithm::GreedySize;
-  if (name == "best-fit")
-    return AllocAlgorithm::BestFit;
-  if (name == "exact")
-    return AllocAlgorithm::Exact;
-  return std::nullopt;
-}
-
-const char *serenity::allocAlgorithmName(AllocAlgorithm algorithm) {
-  switch (algorithm) {
-  case AllocAlgorithm::GreedySize:
-    return "greedy-size";
-  case AllocAlgorithm::BestFit:
-    return "best-fit";
-  case AllocAlgorithm::Exact:
-    return "exact";
-  }
-  return "unknown";
-}
 
 double serenity::detail::steadyNowSeconds() {
   return std::chrono::duration<double>(

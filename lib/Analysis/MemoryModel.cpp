@@ -30,31 +30,6 @@ bool mlir::serenity::isViewLike(Operation *op) {
              memref::ExpandShapeOp, memref::CollapseShapeOp>(op);
 }
 
-std::optional<ConcatMode> mlir::serenity::parseConcatMode(StringRef text) {
-  if (text == "copy")
-    return ConcatMode::Copy;
-  if (text == "inplace")
-    return ConcatMode::InPlace;
-  if (text == "auto")
-    return ConcatMode::Auto;
-  return std::nullopt;
-}
-
-FailureOr<MemoryModelOptions>
-mlir::serenity::getMemoryModelOptions(Operation *op, StringRef passName,
-                                      StringRef concat, bool accumulateInPlace,
-                                      bool fuseRequantization) {
-  std::optional<ConcatMode> concatMode = parseConcatMode(concat);
-  if (!concatMode)
-    return op->emitError() << passName << ": unknown concat '" << concat
-                           << "' (expected 'copy', 'inplace' or 'auto')";
-  MemoryModelOptions options;
-  options.concat = *concatMode;
-  options.accumulateInPlace = accumulateInPlace;
-  options.fuseRequantization = fuseRequantization;
-  return options;
-}
-
 /// Bits of a shaped value's element type, 0 unless int or float.
 static unsigned elementBits(Value value) {
   auto type = dyn_cast<ShapedType>(value.getType());

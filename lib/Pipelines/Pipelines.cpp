@@ -1,27 +1,48 @@
 //===- Pipelines.cpp - Serenity pass pipelines -----------------*- C++ -*-===//
+//
+// serenity-pipeline and the LLVM lowering, built from typed pass constructors
+// (the generated create...Pass functions and ...Options structs of Serenity's
+// Passes.td and upstream's) as upstream's addTosaToLinalgPasses does: no pass
+// pipeline text is printed or parsed here, and a pass option set with a wrong
+// type does not compile. The enumerated options are enums with one table of
+// spellings each (Pipelines.h); the memory model (concat, accumulate-in-place,
+// fuse-requantization) is one MemoryModelOptions passed to every graph-level
+// pass that counts memory (withMemoryModel). The textual form
+// `--serenity-pipeline="..."` parses SerenityPipelineOptions only.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Serenity/Pipelines/Pipelines.h"
 
+#include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Analysis/Primitives.h"
+#include "Serenity/InitAllPasses.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/STLExtras.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::serenity;
-
-/// Checks that `value` is one of `allowed`.
-static LogicalResult
-checkChoice(StringRef option, StringRef value, ArrayRef<StringRef> allowed,
-            function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (llvm::is_contained(allowed, value))
-    return success();
-  return errorHandler(llvm::formatv(
-      "serenity-pipeline: invalid {0}='{1}' (expected one of: {2})", option,
-      value, llvm::join(allowed, ", ")));
-}
 
 /// The values of the primitives option: none, each primitive, select.
 static SmallVector<StringRef> primitivesChoices() {
@@ -30,6 +51,26 @@ static SmallVector<StringRef> primitivesChoices() {
     choices.push_back(stringifyConvPrimitive(primitive));
   choices.push_back("select");
   return choices;
+}
+
+/// The pass's enumerator with the spelling of the pipeline's `choice` (a
+/// pipeline enum that adds `none` to a pass's choices; not `none`).
+template <typename PassEnum, typename PipelineEnum>
+static PassEnum passChoice(PipelineEnum choice) {
+  std::optional<PassEnum> value = parseEnum<PassEnum>(stringifyEnum(choice));
+  assert(value && "a pipeline choice the pass does not have");
+  return *value;
+}
+
+/// `options` (the generated options struct of a pass that takes
+/// `memoryModelOptions` in Passes.td) with the memory model `model`.
+template <typename PassOptionsT>
+static PassOptionsT withMemoryModel(PassOptionsT options,
+                                    const MemoryModelOptions &model) {
+  options.concat = model.concat;
+  options.accumulateInPlace = model.accumulateInPlace;
+  options.fuseRequantization = model.fuseRequantization;
+  return options;
 }
 
 /// Checks the outline-min-ops option (both builders take it).
@@ -41,38 +82,31 @@ checkOutlineMinOps(int64_t outlineMinOps,
   return errorHandler("serenity-pipeline: outline-min-ops must be >= 0");
 }
 
-/// Parses `text` into `pm`.
-static LogicalResult
-addPipeline(OpPassManager &pm, StringRef text,
-            function_ref<LogicalResult(const Twine &)> errorHandler) {
-  std::string parseErrors;
-  llvm::raw_string_ostream errorStream(parseErrors);
-  if (failed(parsePassPipeline(text, pm, errorStream)))
-    return errorHandler("serenity-pipeline: cannot build '" + text +
-                        "': " + parseErrors);
-  return success();
+/// Whether `convKernels` means the dot-product kernels of
+/// serenity-int8-conv-kernels for `target`.
+static bool dotKernels(ConvKernels convKernels, PipelineTarget target) {
+  return convKernels == ConvKernels::Dot || (convKernels == ConvKernels::Auto &&
+                                             target == PipelineTarget::CortexM);
 }
 
-/// Whether `convKernels` (auto, loops or dot) means the dot-product kernels
-/// of serenity-int8-conv-kernels for `target`.
-static bool dotKernels(StringRef convKernels, StringRef target) {
-  return convKernels == "dot" ||
-         (convKernels == "auto" && target == "cortex-m");
-}
-
-/// The passes from memrefs (after static allocation) to the LLVM dialect.
-static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  std::string index = cortexM ? "{index-bitwidth=32}" : "";
+/// Adds the passes from memrefs (after static allocation) to the LLVM
+/// dialect.
+static void addLLVMLowering(OpPassManager &pm, bool cortexM,
+                            int64_t outlineMinOps) {
+  const unsigned indexBitwidth = cortexM ? 32 : 0;
   // Kernels of large functions in functions of their own: the loop lowering
   // below then works on many small functions (in parallel, linear time).
-  os << "serenity-outline-kernels{min-ops=" << outlineMinOps << "},";
-  os << "func.func(";
+  SerenityOutlineKernelsPassOptions outline;
+  outline.minOps = outlineMinOps;
+  pm.addPass(createSerenityOutlineKernelsPass(outline));
+  OpPassManager &funcPM = pm.nest<func::FuncOp>();
   // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
   // f32->int): expand it exactly into round/copysign arithmetic.
-  if (cortexM)
-    os << "math-expand-ops{ops=roundeven},";
+  if (cortexM) {
+    math::MathExpandOpsPassOptions expand;
+    expand.opMnemonics = {"roundeven"};
+    funcPM.addPass(math::createMathExpandOpsPass(expand));
+  }
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
   // Vector ops (the vector primitive's blocks): transfers unrolled into
@@ -83,21 +117,43 @@ static std::string llvmLoweringText(bool cortexM, int64_t outlineMinOps) {
   // loop nests (3.5 s of a 3k-op random DAG, 11 s of a 10k-op one, with no
   // vector op in either); the machine code of a vector-primitive ResNet-8
   // is the same.
-  if (!cortexM)
-    os << "convert-vector-to-scf{full-unroll=true},"
-          "convert-vector-to-llvm{vector-contract-lowering=outerproduct},";
-  os << "convert-linalg-to-loops,convert-scf-to-cf,mem2reg,"
-        "expand-strided-metadata,lower-affine),";
-  os << "finalize-memref-to-llvm" << index
-     << ",func.func(convert-math-to-llvm,convert-arith-to-llvm" << index
-     << "),convert-cf-to-llvm" << index << ",convert-func-to-llvm" << index
-     << ",llvm.func(convert-ub-to-llvm" << index
-     << ",reconcile-unrealized-casts)";
-  return text;
+  if (!cortexM) {
+    funcPM.addPass(createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll(true)));
+    ConvertVectorToLLVMPassOptions vectorToLLVM;
+    vectorToLLVM.vectorContractLowering =
+        vector::VectorContractLowering::OuterProduct;
+    funcPM.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  }
+  funcPM.addPass(createConvertLinalgToLoopsPass());
+  funcPM.addPass(createSCFToControlFlowPass());
+  funcPM.addPass(createMem2Reg());
+  funcPM.addPass(memref::createExpandStridedMetadataPass());
+  funcPM.addPass(createLowerAffinePass());
+
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.indexBitwidth = indexBitwidth;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  OpPassManager &arithPM = pm.nest<func::FuncOp>();
+  arithPM.addPass(createConvertMathToLLVMPass());
+  ArithToLLVMConversionPassOptions arithToLLVM;
+  arithToLLVM.indexBitwidth = indexBitwidth;
+  arithPM.addPass(createArithToLLVMConversionPass(arithToLLVM));
+  ConvertControlFlowToLLVMPassOptions cfToLLVM;
+  cfToLLVM.indexBitwidth = indexBitwidth;
+  pm.addPass(createConvertControlFlowToLLVMPass(cfToLLVM));
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.indexBitwidth = indexBitwidth;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
+  OpPassManager &llvmPM = pm.nest<LLVM::LLVMFuncOp>();
+  UBToLLVMConversionPassOptions ubToLLVM;
+  ubToLLVM.indexBitwidth = indexBitwidth;
+  llvmPM.addPass(createUBToLLVMConversionPass(ubToLLVM));
+  llvmPM.addPass(createReconcileUnrealizedCastsPass());
 }
 
-int64_t mlir::serenity::defaultArenaAlignment(StringRef target) {
-  return target == "cortex-m" ? 4 : 64;
+int64_t mlir::serenity::defaultArenaAlignment(PipelineTarget target) {
+  return target == PipelineTarget::CortexM ? 4 : 64;
 }
 
 int64_t
@@ -107,55 +163,36 @@ mlir::serenity::getArenaAlignment(const SerenityPipelineOptions &options) {
 }
 
 LogicalResult mlir::serenity::buildSerenityLLVMLowering(
-    OpPassManager &pm, StringRef target,
+    OpPassManager &pm, PipelineTarget target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
     int64_t outlineMinOps) {
-  if (failed(
-          checkChoice("target", target, {"host", "cortex-m"}, errorHandler)) ||
-      failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
+  if (failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  std::string text = llvmLoweringText(target == "cortex-m", outlineMinOps);
-  return addPipeline(pm, text, errorHandler);
+  addLLVMLowering(pm, target == PipelineTarget::CortexM, outlineMinOps);
+  return success();
 }
 
 LogicalResult mlir::serenity::buildSerenityPipeline(
     OpPassManager &pm, const SerenityPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (failed(checkChoice("schedule", options.schedule,
-                         {"dp", "kahn", "greedy", "program-order", "none"},
-                         errorHandler)) ||
-      failed(checkChoice("alloc", options.alloc,
-                         {"exact", "best-fit", "greedy-size", "none"},
-                         errorHandler)) ||
-      failed(
-          checkChoice("io", options.io, {"caller", "arena"}, errorHandler)) ||
-      failed(checkChoice("arena", options.arena, {"global", "argument"},
-                         errorHandler)) ||
-      failed(checkChoice("target", options.target, {"host", "cortex-m"},
-                         errorHandler)) ||
-      failed(checkChoice("conv-kernels", options.convKernels,
-                         {"auto", "loops", "dot"}, errorHandler)) ||
-      failed(checkChoice("primitives", options.primitives, primitivesChoices(),
-                         errorHandler)) ||
-      failed(checkChoice("concat", options.concat, {"copy", "inplace", "auto"},
-                         errorHandler)) ||
-      failed(checkChoice("rewrite", options.rewrite,
-                         {"none", "profitable", "all"}, errorHandler)) ||
-      failed(checkChoice("tile", options.tile, {"none", "ffmt", "fdt", "both"},
-                         errorHandler)))
-    return failure();
+  SmallVector<StringRef> primitivesAllowed = primitivesChoices();
+  if (!llvm::is_contained(primitivesAllowed, StringRef(options.primitives)))
+    return errorHandler(
+        "serenity-pipeline: invalid primitives='" + options.primitives +
+        "' (expected one of: " + llvm::join(primitivesAllowed, ", ") + ")");
+  const bool cortexM = options.target == PipelineTarget::CortexM;
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
-  std::string concatMode = options.concat;
-  std::string tile = options.tile;
-  if (tile != "none" && concatMode == "copy") {
+  ConcatMode concatMode = options.concat;
+  PipelineTile tile = options.tile;
+  if (tile != PipelineTile::None && concatMode == ConcatMode::Copy) {
     if (!options.concat.hasValue()) {
-      concatMode = "auto";
+      concatMode = ConcatMode::Auto;
     } else if (!options.tile.hasValue()) {
       // The user asked for copied concats and left tiling at its default.
-      tile = "none";
+      tile = PipelineTile::None;
     } else {
-      return errorHandler("serenity-pipeline: tile=" + tile +
+      return errorHandler("serenity-pipeline: tile=" + Twine(stringifyEnum(tile)) +
                           " needs concat=auto or concat=inplace (the tiles "
                           "are written into their slice of the output)");
     }
@@ -172,7 +209,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   std::string primitives = options.primitives;
   if (options.budget >= 0 && primitives == "none")
     primitives = "select";
-  if (primitives == "vector" && options.target == "cortex-m")
+  if (primitives == "vector" && cortexM)
     return errorHandler("serenity-pipeline: primitives=vector needs a vector "
                         "unit: target=host only");
   if (options.budget >= 0 && primitives != "select")
@@ -196,76 +233,93 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     return errorHandler("serenity-pipeline: alignment must be a power of two "
                         "(or 0: the target's)");
 
-  std::string text;
-  llvm::raw_string_ostream os(text);
   // The graph-level passes count memory as the lowering realizes it.
-  std::string modelOptions =
-      llvm::formatv(" accumulate-in-place={0} fuse-requantization={1}",
-                    options.accumulateInPlace ? "true" : "false",
-                    options.fuseRequantization ? "true" : "false")
-          .str();
+  MemoryModelOptions model;
+  model.concat = concatMode;
+  model.accumulateInPlace = options.accumulateInPlace;
+  model.fuseRequantization = options.fuseRequantization;
+
   // Our own input checks first (located diagnostics, nothing unsupported
   // reaches upstream conversions), and one buffer per result.
-  os << "serenity-prepare-input{strict=" << (options.strict ? "true" : "false");
-  if (!options.functions.empty())
-    os << " functions=" << llvm::join(options.functions, ",");
-  os << "},";
+  SerenityPrepareInputPassOptions prepare;
+  prepare.strict = options.strict;
+  prepare.functions.assign(options.functions.begin(), options.functions.end());
+  pm.addPass(createSerenityPrepareInputPass(prepare));
   // Graph level: rewrite around concats where the peak goes down (measured
   // under the same concat/accumulation/fusion options the lowering
   // realizes).
-  if (options.rewrite != "none")
-    os << "func.func(serenity-rewrite{mode=" << options.rewrite
-       << " concat=" << concatMode << modelOptions << "}),";
+  if (options.rewrite != PipelineRewrite::None) {
+    SerenityRewritePassOptions rewrite;
+    rewrite.mode = passChoice<RewriteMode>(options.rewrite.getValue());
+    pm.addNestedPass<func::FuncOp>(
+        createSerenityRewritePass(withMemoryModel(rewrite, model)));
+  }
   // Graph level: order the TOSA ops for the least peak memory, under the
   // concat/accumulation options the lowering realizes.
-  if (options.schedule != "none")
-    os << "func.func(serenity-schedule{algorithm=" << options.schedule
-       << " concat=" << concatMode << modelOptions << "}),";
+  if (options.schedule != PipelineSchedule::None) {
+    SerenitySchedulePassOptions schedule;
+    schedule.algorithm =
+        passChoice<::serenity::ScheduleAlgorithm>(options.schedule.getValue());
+    pm.addNestedPass<func::FuncOp>(
+        createSerenitySchedulePass(withMemoryModel(schedule, model)));
+  }
   // Fused tiling of the regions around the buffers at the peak, in the
   // scheduled order: the tiles run one after the other where the region
   // was (the order serenity-tile evaluates), so no second schedule.
-  if (tile != "none")
-    os << "func.func(serenity-tile{method=" << tile
-       << " max-mac-overhead="
-       << llvm::formatv("{0}", static_cast<double>(options.tileMaxMacOverhead))
-       << " concat=" << concatMode << modelOptions << "}),";
+  if (tile != PipelineTile::None) {
+    SerenityTilePassOptions tiling;
+    tiling.method = passChoice<TileMethod>(tile);
+    tiling.maxMacOverhead = options.tileMaxMacOverhead;
+    pm.addNestedPass<func::FuncOp>(
+        createSerenityTilePass(withMemoryModel(tiling, model)));
+  }
   // Each convolution's primitive, for the order and tiles just made: one
   // everywhere, or the fastest within the budget (the scheduled peak with
   // the workspaces); primitive-kernels alone writes the profiler's input.
   if (primitives != "none" || !options.primitiveKernels.empty()) {
-    os << "serenity-select-primitives{concat=" << concatMode << modelOptions
-       << " vector-unit=" << (options.target == "cortex-m" ? "false" : "true");
-    if (primitives == "select")
-      os << " budget-bytes=" << static_cast<int64_t>(options.budget)
-         << " profile=\"" << options.profile << "\"";
-    else if (primitives != "none")
-      os << " uniform=" << primitives;
-    if (!options.primitiveKernels.empty())
-      os << " kernels=\"" << options.primitiveKernels << "\"";
-    if (!options.primitiveReport.empty())
-      os << " report=\"" << options.primitiveReport << "\"";
-    os << "},";
+    SerenitySelectPrimitivesPassOptions select;
+    select.vectorUnit = !cortexM;
+    if (primitives == "select") {
+      select.budgetBytes = options.budget;
+      select.profile = options.profile;
+    } else if (primitives != "none") {
+      select.uniform = primitives;
+    }
+    select.kernels = options.primitiveKernels;
+    select.report = options.primitiveReport;
+    pm.addPass(
+        createSerenitySelectPrimitivesPass(withMemoryModel(select, model)));
   }
   // Concats lowered as the model counts them: the copies become
   // tensor.concat (linear-time bufferization analysis), and operands an
   // in-place concat does not take in place stay copies under
   // eliminate-empty-tensors.
-  os << "func.func(serenity-concat-copies{concat=" << concatMode << "}),";
+  SerenityConcatCopiesPassOptions concatCopies;
+  concatCopies.concat = concatMode;
+  pm.addNestedPass<func::FuncOp>(createSerenityConcatCopiesPass(concatCopies));
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   // On Cortex-M the requantizations' tosa.apply_scale with 32-bit shifts
   // where the shift allows (the same values).
   // Convolutions tagged with a primitive (serenity.primitive) are lowered
   // first, keeping the tag on the linalg convolution.
-  os << "func.func(serenity-primitives-to-linalg{vector-unit="
-     << (options.target == "cortex-m" ? "false" : "true")
-     << "},tosa-to-linalg-named,"
-        "tosa-to-linalg,"
-     << (options.target == "cortex-m" ? "serenity-apply-scale-32," : "")
-     << "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
-        "canonicalize,";
+  {
+    OpPassManager &funcPM = pm.nest<func::FuncOp>();
+    SerenityPrimitivesToLinalgPassOptions primitivesToLinalg;
+    primitivesToLinalg.vectorUnit = !cortexM;
+    funcPM.addPass(createSerenityPrimitivesToLinalgPass(primitivesToLinalg));
+    funcPM.addPass(tosa::createTosaToLinalgNamed());
+    funcPM.addPass(tosa::createTosaToLinalg());
+    if (cortexM)
+      funcPM.addPass(createSerenityApplyScale32Pass());
+    TosaToArithPassOptions tosaToArith;
+    tosaToArith.includeApplyRescale = true;
+    funcPM.addPass(createTosaToArithPass(tosaToArith));
+    funcPM.addPass(createTosaToTensorPass());
+  }
+  pm.addPass(createCanonicalizerPass());
   if (options.accumulateInPlace)
-    os << "func.func(serenity-accumulate-partial-sums),";
+    pm.addNestedPass<func::FuncOp>(createSerenityAccumulatePartialSumsPass());
   // Row-tile every conv with its requantization so only one row of the i32
   // accumulator is live (after accumulate-partial-sums, whose patterns need
   // the untiled convs).
@@ -275,59 +329,66 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   int64_t tileChannels = options.tileChannels;
   if (!options.tileChannels.hasValue() && dot)
     tileChannels = 4;
-  if (options.fuseRequantization)
-    os << "func.func(serenity-fuse-requantization{tile-cols="
-       << static_cast<int64_t>(options.tileCols)
-       << " tile-channels=" << tileChannels
-       << " fuse-padding=" << (options.fusePadding ? "true" : "false")
-       << "}),canonicalize,";
+  if (options.fuseRequantization) {
+    SerenityFuseRequantizationPassOptions fuse;
+    fuse.tileCols = options.tileCols;
+    fuse.tileChannels = tileChannels;
+    fuse.fusePadding = options.fusePadding;
+    pm.addNestedPass<func::FuncOp>(createSerenityFuseRequantizationPass(fuse));
+    pm.addPass(createCanonicalizerPass());
+  }
   // The im2col / winograd primitives (on the row tiles just made).
-  os << "func.func(serenity-lower-primitives),";
+  pm.addNestedPass<func::FuncOp>(createSerenityLowerPrimitivesPass());
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place (the self-copies left fold away after cse, below).
-  bool inPlaceConcat = concatMode != "copy";
-  if (inPlaceConcat)
-    os << "eliminate-empty-tensors,";
+  if (concatMode != ConcatMode::Copy)
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
   // The buffers ask for the arena's alignment (bufferization's default, 64,
   // would override a smaller one in serenity-static-alloc).
-  os << "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map "
-        "buffer-alignment="
-     << alignment
-     << "},"
-     // cse merges the equal subviews of a tile's result and of its
-     // destination, so the self-copies (and, with concat=inplace, the copies
-     // into the concat) fold away in canonicalize.
-     << "cse,canonicalize,"
-        "buffer-results-to-out-params{hoist-static-allocs "
-        "modify-public-functions},"
-        // The result buffer becomes the out-parameter itself (no final copy).
-        "func.func(serenity-elide-output-copies),"
-        "func.func(serenity-copy-to-linalg)";
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.bufferAlignment = alignment;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // cse merges the equal subviews of a tile's result and of its destination,
+  // so the self-copies (and, with concat=inplace, the copies into the
+  // concat) fold away in canonicalize.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // The result buffer becomes the out-parameter itself (no final copy).
+  pm.addNestedPass<func::FuncOp>(createSerenityElideOutputCopiesPass());
+  pm.addNestedPass<func::FuncOp>(createSerenityCopyToLinalgPass());
   // int8 convolutions as dot-product kernels (DSP instructions on Cortex-M),
   // before static allocation: a kernel fused with its accumulator tile's
   // init and requantization keeps the tile in registers, so the tile is
   // never allocated (a module pass: it adds the widened filters' globals).
   // Without dot kernels by default, only the convolutions tagged dot.
-  os << ",serenity-int8-conv-kernels{target="
-     << (options.target == "cortex-m" ? "cortex-m" : "generic")
-     << " widen-budget=" << static_cast<int64_t>(options.widenBudget)
-     << " tagged-only=" << (dot ? "false" : "true") << "}";
+  SerenityInt8ConvKernelsPassOptions kernels;
+  kernels.target = cortexM ? KernelTarget::CortexM : KernelTarget::Generic;
+  kernels.widenBudget = options.widenBudget;
+  kernels.taggedOnly = !dot;
+  pm.addPass(createSerenityInt8ConvKernelsPass(kernels));
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
-  if (options.alloc != "none")
-    os << ",serenity-static-alloc{algorithm=" << options.alloc
-       << " alignment=" << alignment << " arena=" << options.arena
-       << " io=" << options.io
-       << (options.allocReport.empty()
-               ? std::string()
-               : " report=\"" + options.allocReport + "\"")
-       << "}";
+  if (options.alloc != PipelineAlloc::None) {
+    SerenityStaticAllocPassOptions alloc;
+    alloc.algorithm =
+        passChoice<::serenity::AllocAlgorithm>(options.alloc.getValue());
+    alloc.alignment = alignment;
+    alloc.arena = options.arena;
+    alloc.io = options.io;
+    alloc.report = options.allocReport;
+    pm.addPass(createSerenityStaticAllocPass(alloc));
+  }
   if (options.lowerToLLVM)
-    os << ","
-       << llvmLoweringText(options.target == "cortex-m", options.outlineMinOps);
-  return addPipeline(pm, text, errorHandler);
+    addLLVMLowering(pm, cortexM, options.outlineMinOps);
+  return success();
 }
 
 void mlir::serenity::registerSerenityPipelines() {
@@ -336,9 +397,12 @@ void mlir::serenity::registerSerenityPipelines() {
       "TOSA -> scheduled, bufferized, statically allocated -> LLVM dialect",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        // A bad value is reported by the option's parser (an enumerated
+        // option lists its choices).
         SerenityPipelineOptions options;
         if (failed(options.parseFromString(optionsText)))
-          return failure();
+          return errorHandler("serenity-pipeline: invalid options '" +
+                              optionsText + "'");
         return buildSerenityPipeline(pm, options, errorHandler);
       },
       [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {

@@ -37,37 +37,6 @@ using detail::SchedulingProblem;
 using detail::SearchOutcome;
 using detail::SearchResult;
 
-std::optional<ScheduleAlgorithm>
-parseScheduleAlgorithm(const std::string &name) {
-  if (name == "program-order")
-    return ScheduleAlgorithm::ProgramOrder;
-  if (name == "kahn")
-    return ScheduleAlgorithm::Kahn;
-  if (name == "greedy")
-    return ScheduleAlgorithm::Greedy;
-  if (name == "hill-valley")
-    return ScheduleAlgorithm::HillValley;
-  if (name == "dp")
-    return ScheduleAlgorithm::DP;
-  return std::nullopt;
-}
-
-const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm) {
-  switch (algorithm) {
-  case ScheduleAlgorithm::ProgramOrder:
-    return "program-order";
-  case ScheduleAlgorithm::Kahn:
-    return "kahn";
-  case ScheduleAlgorithm::Greedy:
-    return "greedy";
-  case ScheduleAlgorithm::HillValley:
-    return "hill-valley";
-  case ScheduleAlgorithm::DP:
-    return "dp";
-  }
-  return "unknown";
-}
-
 int64_t staticLowerBound(const MemoryGraph &graph) {
   SchedulingProblem problem;
   std::string error;

@@ -22,7 +22,8 @@
 // CHECK:     linalg.copy ins(%arg0 : memref<1x4x4x2xf32>) outs(%{{.*}} : memref<1x4x4x2xf32, strided<[320, 80, 20, 1], offset: 18>>)
 // CHECK-NOT: linalg.copy
 //
-// BAD: serenity-pipeline: invalid concat='bogus' (expected one of: copy, inplace, auto)
+// BAD: for the --concat option: invalid value 'bogus' (expected one of: copy, inplace, auto)
+// BAD: serenity-pipeline: invalid options
 func.func @net(%x: tensor<1x4x4x2xf32>, %y: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x20xf32>, tensor<1x4x4x2xf32>) {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>

@@ -35,13 +35,14 @@
 // CORTEX: llvm.func @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32
 // CORTEX-NOT: llvm.call @malloc
 
-// BADTARGET: serenity-pipeline: invalid target='riscv' (expected one of: host, cortex-m)
+// BADTARGET: for the --target option: invalid value 'riscv' (expected one of: host, cortex-m)
+// BADTARGET: serenity-pipeline: invalid options
 // BADALIGN: serenity-pipeline: alignment must be a power of two
-// BADTILE: serenity-pipeline: invalid tile='spatial' (expected one of: none, ffmt, fdt, both)
+// BADTILE: for the --tile option: invalid value 'spatial' (expected one of: none, ffmt, fdt, both)
 // TILECOPY: serenity-pipeline: tile=ffmt needs concat=auto or concat=inplace (the tiles are written into their slice of the output)
 // TILEMAC: serenity-pipeline: tile-max-mac-overhead must be >= 0 (percent)
 // OUTLINE: serenity-pipeline: outline-min-ops must be >= 0
 // NOFUNC: error: serenity-pipeline: functions= names @mian, which is not a function defined in this module (defined: @main)
 // TILEAUTO: serenity-tile: ffmt
 // VECTORM: serenity-pipeline: primitives=vector needs a vector unit: target=host only
-// BADALLOC: serenity-pipeline: invalid alloc='first-fit' (expected one of: exact, best-fit, greedy-size, none)
+// BADALLOC: for the --alloc option: invalid value 'first-fit' (expected one of: exact, best-fit, greedy-size, none)

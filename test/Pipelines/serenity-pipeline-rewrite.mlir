@@ -2,7 +2,7 @@
 // RUN: serenity-opt %s --serenity-pipeline="tile=none schedule=dp alloc=none lower-to-llvm=0" | FileCheck %s --check-prefix=NONE
 // RUN: not serenity-opt %s --serenity-pipeline="tile=none rewrite=bogus" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The network of @profitable in test/Transforms/serenity-rewrite.mlir: with
+// The network of @profitable in test/Graph/serenity-rewrite.mlir: with
 // rewrite=profitable the final conv over the concat becomes two partial
 // convs, the second accumulating into the first (accumulate-in-place), and
 // no concat copy is left.
@@ -13,7 +13,7 @@
 // NONE-COUNT-3: linalg.conv_2d_nhwc_fhwc
 // NONE-NOT:     linalg.conv_2d_nhwc_fhwc
 //
-// BAD: serenity-pipeline: invalid rewrite='bogus' (expected one of: none, profitable, all)
+// BAD: for the --rewrite option: invalid value 'bogus' (expected one of: none, profitable, all)
 func.func @net(%x: tensor<1x8x8x2xf32>) -> tensor<1x8x8x2xf32> {
   %wa = "tosa.const"() <{values = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]], [[[5.0, 6.0]]], [[[7.0, 8.0]]], [[[1.5, 2.5]]], [[[3.5, 4.5]]], [[[5.5, 6.5]]], [[[7.5, 8.5]]]]> : tensor<8x1x1x2xf32>}> : () -> tensor<8x1x1x2xf32>
   %w = "tosa.const"() <{values = dense<0.125> : tensor<2x1x1x16xf32>}> : () -> tensor<2x1x1x16xf32>

@@ -20,7 +20,6 @@
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
 #include "Serenity/Pipelines/Pipelines.h"
-#include "Serenity/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,7 +27,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -614,8 +612,12 @@ int main(int argc, char **argv) {
   if (!spec)
     return fail("unknown --target '" + targetName +
                 "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
-  if (ioMode != "caller" && ioMode != "arena")
-    return fail("unknown --io '" + ioMode + "' (expected caller or arena)");
+  const std::optional<mlir::serenity::IOPlacement> io =
+      mlir::serenity::parseEnum<mlir::serenity::IOPlacement>(ioMode);
+  if (!io)
+    return fail("unknown --io '" + ioMode + "' (expected one of: " +
+                mlir::serenity::enumChoices<mlir::serenity::IOPlacement>() +
+                ")");
   if (floatImport && !StringRef(inputFile).ends_with(".tflite"))
     return fail("--float applies to .tflite models (a .mlir model is "
                 "compiled with the types it has)");
@@ -624,12 +626,12 @@ int main(int argc, char **argv) {
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
 
-  registerAllPasses();
-  serenity::registerSerenityPasses();
+  // The pipeline is built from typed pass constructors: only the dialects
+  // are registered.
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  serenity::registerSerenityDialect(registry);
+  mlir::serenity::registerSerenityDialect(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
@@ -654,7 +656,7 @@ int main(int argc, char **argv) {
   // Memref level: static arena passed by the caller, inputs and outputs
   // held by the caller.
   auto options =
-      serenity::SerenityPipelineOptions::createFromString(pipelineOptions);
+      mlir::serenity::SerenityPipelineOptions::createFromString(pipelineOptions);
   if (!options)
     return fail("bad --pipeline options '" + pipelineOptions + "'");
   for (StringRef fixed :
@@ -665,16 +667,19 @@ int main(int argc, char **argv) {
                   "the target)");
   SmallString<256> allocReport(outputDir);
   llvm::sys::path::append(allocReport, name + ".alloc.json");
-  options->arena = std::string("argument");
-  options->io = std::string(ioMode);
-  options->target = std::string(spec->cortexM ? "cortex-m" : "host");
+  const mlir::serenity::PipelineTarget target = spec->cortexM
+                                              ? mlir::serenity::PipelineTarget::CortexM
+                                              : mlir::serenity::PipelineTarget::Host;
+  options->arena = mlir::serenity::ArenaStorage::Argument;
+  options->io = *io;
+  options->target = target;
   options->lowerToLLVM = false;
   options->allocReport = std::string(allocReport);
   options->functions = {std::string(name)};
   auto report = [](const Twine &message) { return fail(message), failure(); };
   {
     PassManager pm(&context);
-    if (failed(serenity::buildSerenityPipeline(pm, *options, report)) ||
+    if (failed(mlir::serenity::buildSerenityPipeline(pm, *options, report)) ||
         failed(pm.run(*module)))
       return 1;
   }
@@ -691,7 +696,7 @@ int main(int argc, char **argv) {
       return fail("argument " + Twine(i) + " of @" + name +
                   " is not a static memref of a C element type");
     Operand operand(type, function.getArgAttrDict(i));
-    if (ioMode == "arena") {
+    if (*io == mlir::serenity::IOPlacement::Arena) {
       if (!offsets || static_cast<int64_t>(i) >= offsets.size() ||
           offsets[i] < 0)
         return fail("argument " + Twine(i) + " of @" + name +
@@ -709,7 +714,7 @@ int main(int argc, char **argv) {
       {"source", inputFile},
       {"target", targetName},
       {"arena_bytes", arenaAttr.getInt()},
-      {"arena_alignment", serenity::getArenaAlignment(*options)},
+      {"arena_alignment", mlir::serenity::getArenaAlignment(*options)},
       {"io", ioMode}};
   llvm::json::Array inputArray, outputArray;
   for (const Operand &operand : inputs)
@@ -736,9 +741,8 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(objectPath, name + ".o");
   {
     PassManager pm(&context);
-    if (failed(serenity::buildSerenityLLVMLowering(
-            pm, spec->cortexM ? "cortex-m" : "host", report,
-            options->outlineMinOps)) ||
+    if (failed(mlir::serenity::buildSerenityLLVMLowering(
+            pm, target, report, options->outlineMinOps)) ||
         failed(pm.run(*module)))
       return 1;
   }
@@ -770,7 +774,7 @@ int main(int argc, char **argv) {
 
   if (failed(writeFile(headerPath,
                        header(inputFile, targetName, arenaAttr.getInt(),
-                              serenity::getArenaAlignment(*options), inputs,
+                              mlir::serenity::getArenaAlignment(*options), inputs,
                               outputs, *externals))))
     return 1;
   std::string jsonText;

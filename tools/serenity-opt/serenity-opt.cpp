@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
+#include "Serenity/InitAllPasses.h"
 #include "Serenity/Pipelines/Pipelines.h"
-#include "Serenity/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"

@@ -19,6 +19,8 @@
 #ifndef SERENITY_ALLOCATION_ALLOCATOR_H
 #define SERENITY_ALLOCATION_ALLOCATOR_H
 
+#include "Serenity/Support/EnumTable.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,10 +41,26 @@ struct AllocBuffer {
 /// Offset allocation algorithms.
 enum class AllocAlgorithm { GreedySize, BestFit, Exact };
 
-/// Parses "greedy-size", "best-fit" or "exact".
-std::optional<AllocAlgorithm> parseAllocAlgorithm(const std::string &name);
+/// The spellings of AllocAlgorithm (serenity-static-alloc's and
+/// serenity-alloc's `algorithm`).
+inline constexpr EnumEntry<AllocAlgorithm> kAllocAlgorithmNames[] = {
+    {AllocAlgorithm::Exact, "exact"},
+    {AllocAlgorithm::BestFit, "best-fit"},
+    {AllocAlgorithm::GreedySize, "greedy-size"},
+};
+constexpr EnumTable<AllocAlgorithm> enumEntries(AllocAlgorithm) {
+  return kAllocAlgorithmNames;
+}
+
+/// Parses a spelling of kAllocAlgorithmNames.
+inline std::optional<AllocAlgorithm>
+parseAllocAlgorithm(const std::string &name) {
+  return parseEnum<AllocAlgorithm>(name);
+}
 /// The command-line spelling of `algorithm`.
-const char *allocAlgorithmName(AllocAlgorithm algorithm);
+inline const char *allocAlgorithmName(AllocAlgorithm algorithm) {
+  return stringifyEnum(algorithm);
+}
 
 /// What to compute.
 struct AllocOptions {

@@ -9,6 +9,7 @@
 #ifndef SERENITY_ANALYSIS_MEMORYMODEL_H
 #define SERENITY_ANALYSIS_MEMORYMODEL_H
 
+#include "Serenity/Analysis/ConcatMode.h"
 #include "Serenity/Analysis/MemoryGraph.h"
 
 #include "mlir/IR/Operation.h"
@@ -33,8 +34,9 @@ bool isConstantLike(Operation *op);
 bool isViewLike(Operation *op);
 
 /// TOSA ops tosa-to-linalg lowers to one parallel linalg.generic (TOSA
-/// elementwise ops, rescale, clamp, cast, table): fused by `fuseRequantization`,
-/// and computed tile by tile / partition by partition by serenity-tile.
+/// elementwise ops, rescale, clamp, cast, table): fused by
+/// `fuseRequantization`, and computed tile by tile / partition by partition by
+/// serenity-tile.
 bool isPointwise(Operation *op);
 
 /// Bytes of one value of type `type` under the memory model: static shape
@@ -47,30 +49,10 @@ inline constexpr int64_t kMaxBufferBytes = int64_t(1) << 40;
 /// (also when larger than kMaxBufferBytes).
 std::optional<int64_t> getTypeBytes(Type type, std::string *reason = nullptr);
 
-/// How a concatenation is counted.
-enum class ConcatMode {
-  /// DESIGN.md default: the concat copies its operands into a new buffer.
-  Copy,
-  /// Every concat operand whose only user is the concat, produced by an op
-  /// that can write into a slice of its destination (see
-  /// `canProduceInPlace`), is a slice of the concat's output: it adds no
-  /// bytes of its own, and the output is allocated whole by the first op
-  /// writing any slice of it. The lowering realizes this with upstream
-  /// `eliminate-empty-tensors` before bufferization.
-  InPlace,
-  /// Per concat: in place (as `InPlace`) when the concat carries the unit
-  /// attribute `kConcatInPlaceAttr`, a copy otherwise. serenity-schedule
-  /// with concat=auto sets the attribute where it lowers the peak.
-  Auto,
-};
-
 /// The unit attribute marking a tosa.concat as in place under
 /// ConcatMode::Auto.
 inline constexpr llvm::StringLiteral kConcatInPlaceAttr =
     "serenity.concat_inplace";
-
-/// Parses "copy" / "inplace" / "auto".
-std::optional<ConcatMode> parseConcatMode(StringRef text);
 
 /// Options of the memory model; the defaults are DESIGN.md's contract.
 struct MemoryModelOptions {
@@ -93,14 +75,8 @@ struct MemoryModelOptions {
   /// fused loop reads (including the tiled convs' inputs), so those stay
   /// live until the group's result is written. See `findFusedGroups`.
   bool fuseRequantization = false;
-};
 
-/// Memory-model options from a pass's `concat`, `accumulate-in-place` and
-/// `fuse-requantization` options; emits "<passName>: unknown concat ..." at
-/// `op` and fails on an unknown concat mode.
-FailureOr<MemoryModelOptions>
-getMemoryModelOptions(Operation *op, StringRef passName, StringRef concat,
-                      bool accumulateInPlace, bool fuseRequantization);
+};
 
 /// A group of ops `fuseRequantization` counts as one loop at the position
 /// of its last op.

@@ -8,8 +8,99 @@
 #ifndef SERENITY_PIPELINES_PIPELINES_H
 #define SERENITY_PIPELINES_PIPELINES_H
 
+#include "Serenity/Graph/PassEnums.h"
+#include "Serenity/Lowering/PassEnums.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace serenity {
+
+// The enumerated options of serenity-pipeline that its passes do not have
+// (Serenity/Graph/PassEnums.h and Serenity/Lowering/PassEnums.h have those), each with its one table of
+// spellings (Serenity/Support/EnumTable.h). Where the pipeline adds `none`
+// (leave the pass out) to a pass's choices, the other spellings are the
+// pass's: buildSerenityPipeline converts by spelling (passChoice).
+
+/// `schedule`: the serenity-schedule algorithm, or none.
+enum class PipelineSchedule { DP, Kahn, Greedy, ProgramOrder, None };
+inline constexpr EnumEntry<PipelineSchedule> kPipelineScheduleNames[] = {
+    {PipelineSchedule::DP, "dp"},
+    {PipelineSchedule::Kahn, "kahn"},
+    {PipelineSchedule::Greedy, "greedy"},
+    {PipelineSchedule::ProgramOrder, "program-order"},
+    {PipelineSchedule::None, "none"},
+};
+constexpr EnumTable<PipelineSchedule> enumEntries(PipelineSchedule) {
+  return kPipelineScheduleNames;
+}
+
+/// `alloc`: the serenity-static-alloc algorithm, or none.
+enum class PipelineAlloc { Exact, BestFit, GreedySize, None };
+inline constexpr EnumEntry<PipelineAlloc> kPipelineAllocNames[] = {
+    {PipelineAlloc::Exact, "exact"},
+    {PipelineAlloc::BestFit, "best-fit"},
+    {PipelineAlloc::GreedySize, "greedy-size"},
+    {PipelineAlloc::None, "none"},
+};
+constexpr EnumTable<PipelineAlloc> enumEntries(PipelineAlloc) {
+  return kPipelineAllocNames;
+}
+
+/// `target`: the host (64-bit index) or a Cortex-M core (32-bit index).
+enum class PipelineTarget { Host, CortexM };
+inline constexpr EnumEntry<PipelineTarget> kPipelineTargetNames[] = {
+    {PipelineTarget::Host, "host"},
+    {PipelineTarget::CortexM, "cortex-m"},
+};
+constexpr EnumTable<PipelineTarget> enumEntries(PipelineTarget) {
+  return kPipelineTargetNames;
+}
+
+/// `conv-kernels`: how int8 convolutions are lowered.
+enum class ConvKernels { Auto, Loops, Dot };
+inline constexpr EnumEntry<ConvKernels> kConvKernelsNames[] = {
+    {ConvKernels::Auto, "auto"},
+    {ConvKernels::Loops, "loops"},
+    {ConvKernels::Dot, "dot"},
+};
+constexpr EnumTable<ConvKernels> enumEntries(ConvKernels) {
+  return kConvKernelsNames;
+}
+
+/// `rewrite`: the serenity-rewrite mode, or none.
+enum class PipelineRewrite { None, Profitable, All };
+inline constexpr EnumEntry<PipelineRewrite> kPipelineRewriteNames[] = {
+    {PipelineRewrite::None, "none"},
+    {PipelineRewrite::Profitable, "profitable"},
+    {PipelineRewrite::All, "all"},
+};
+constexpr EnumTable<PipelineRewrite> enumEntries(PipelineRewrite) {
+  return kPipelineRewriteNames;
+}
+
+/// `tile`: the serenity-tile method, or none.
+enum class PipelineTile { None, FFMT, FDT, Both };
+inline constexpr EnumEntry<PipelineTile> kPipelineTileNames[] = {
+    {PipelineTile::None, "none"},
+    {PipelineTile::FFMT, "ffmt"},
+    {PipelineTile::FDT, "fdt"},
+    {PipelineTile::Both, "both"},
+};
+constexpr EnumTable<PipelineTile> enumEntries(PipelineTile) {
+  return kPipelineTileNames;
+}
+
+} // namespace serenity
+} // namespace mlir
+
+SERENITY_ENUM_OPTION(mlir::serenity::PipelineSchedule)
+SERENITY_ENUM_OPTION(mlir::serenity::PipelineAlloc)
+SERENITY_ENUM_OPTION(mlir::serenity::PipelineTarget)
+SERENITY_ENUM_OPTION(mlir::serenity::ConvKernels)
+SERENITY_ENUM_OPTION(mlir::serenity::PipelineRewrite)
+SERENITY_ENUM_OPTION(mlir::serenity::PipelineTile)
 
 namespace mlir {
 namespace serenity {
@@ -27,28 +118,28 @@ struct SerenityPipelineOptions
       llvm::cl::desc("A function outside the memory model is an error "
                      "instead of being left to the upstream lowering"),
       llvm::cl::init(false)};
-  Option<std::string> schedule{
+  Option<PipelineSchedule> schedule{
       *this, "schedule",
       llvm::cl::desc("Scheduling algorithm: dp, kahn, greedy, program-order, "
                      "or none (keep the order as written)"),
-      llvm::cl::init("dp")};
-  Option<std::string> alloc{
+      llvm::cl::init(PipelineSchedule::DP)};
+  Option<PipelineAlloc> alloc{
       *this, "alloc",
       llvm::cl::desc("Arena allocation algorithm: exact, best-fit, "
                      "greedy-size, or none (keep memref.alloc)"),
-      llvm::cl::init("exact")};
-  Option<std::string> arena{
+      llvm::cl::init(PipelineAlloc::Exact)};
+  Option<ArenaStorage> arena{
       *this, "arena",
       llvm::cl::desc("Arena storage: global (a private memref.global) or "
                      "argument (a leading memref<Nxi8> argument)"),
-      llvm::cl::init("global")};
-  Option<std::string> io{
+      llvm::cl::init(ArenaStorage::Global)};
+  Option<IOPlacement> io{
       *this, "io",
       llvm::cl::desc("Inputs and outputs: caller (held by the caller outside "
                      "the arena) or arena (planned in the arena, their bytes "
                      "reused as TFLite Micro does; the caller passes views at "
                      "the offsets in serenity.io_offsets)"),
-      llvm::cl::init("caller")};
+      llvm::cl::init(IOPlacement::Caller)};
   Option<unsigned> alignment{
       *this, "alignment",
       llvm::cl::desc("Buffer alignment in the arena, in bytes (a power of "
@@ -56,18 +147,18 @@ struct SerenityPipelineOptions
                      "target's (defaultArenaAlignment: 64 on host, 4 on "
                      "cortex-m)"),
       llvm::cl::init(0)};
-  Option<std::string> target{
+  Option<PipelineTarget> target{
       *this, "target",
       llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
-      llvm::cl::init("host")};
-  Option<std::string> convKernels{
+      llvm::cl::init(PipelineTarget::Host)};
+  Option<ConvKernels> convKernels{
       *this, "conv-kernels",
       llvm::cl::desc("How int8 convolutions are lowered: loops "
                      "(convert-linalg-to-loops), dot (serenity-int8-conv-"
                      "kernels: DSP dot products on cortex-m, the same loops "
                      "in plain arithmetic on the host) or auto (dot on "
                      "cortex-m, loops on the host)"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(ConvKernels::Auto)};
   Option<int64_t> widenBudget{
       *this, "widen-budget",
       llvm::cl::desc("conv-kernels=dot: most bytes of flash the int16 copies "
@@ -106,12 +197,12 @@ struct SerenityPipelineOptions
       llvm::cl::desc("primitives=select: write the selection and its "
                      "time/peak frontier (JSON) to this file"),
       llvm::cl::init("")};
-  Option<std::string> rewrite{
+  Option<PipelineRewrite> rewrite{
       *this, "rewrite",
       llvm::cl::desc("Identity graph rewriting before scheduling: none, "
                      "profitable or all (serenity-rewrite)"),
-      llvm::cl::init("none")};
-  Option<std::string> tile{
+      llvm::cl::init(PipelineRewrite::None)};
+  Option<PipelineTile> tile{
       *this, "tile",
       llvm::cl::desc("Fused tiling of the buffers at the peak, after "
                      "scheduling: none, ffmt (spatial), fdt (channels) or "
@@ -119,20 +210,20 @@ struct SerenityPipelineOptions
                      "place: concat becomes auto unless given; with an "
                      "explicit concat=copy the default tiling is off and an "
                      "explicit tile is an error"),
-      llvm::cl::init("both")};
+      llvm::cl::init(PipelineTile::Both)};
   Option<double> tileMaxMacOverhead{
       *this, "tile-max-mac-overhead",
       llvm::cl::desc("serenity-tile: most extra MACs in percent of the "
                      "function's"),
       llvm::cl::init(20.0)};
-  Option<std::string> concat{
+  Option<ConcatMode> concat{
       *this, "concat",
       llvm::cl::desc("copy (DESIGN.md), inplace (concat operands are "
                      "produced directly into their slice of the output; "
                      "upstream eliminate-empty-tensors before bufferization) "
                      "or auto (in place only for the concats where "
                      "serenity-schedule finds it lowers the peak)"),
-      llvm::cl::init("copy")};
+      llvm::cl::init(ConcatMode::Copy)};
   Option<bool> accumulateInPlace{
       *this, "accumulate-in-place",
       llvm::cl::desc("Convs with a zero bias accumulate into the partial sum "
@@ -187,28 +278,28 @@ struct SerenityPipelineOptions
 /// a word at a time from the arena (LDR of four int8 for SMLAD, MVE's VLDRW,
 /// LDRD and VLDR.64 need no more than word alignment either): 4. The host
 /// keeps a cache line (64), which the vectorized loops benefit from.
-int64_t defaultArenaAlignment(StringRef target);
+int64_t defaultArenaAlignment(PipelineTarget target);
 
 /// The arena alignment `options` give: `alignment`, or when 0 the target's.
 int64_t getArenaAlignment(const SerenityPipelineOptions &options);
 
 /// Adds the Serenity pipeline to `pm` (anchored on builtin.module). Returns
 /// failure, after reporting through `errorHandler`, on invalid options.
-/// The pipeline is assembled from pass names, so the passes must be
-/// registered first: mlir::registerAllPasses() (or the upstream passes it
-/// names) and registerSerenityPasses(). examples/embed shows a complete
-/// consumer built against an installed Serenity (find_package(Serenity)).
+/// The passes are created through their typed constructors and options
+/// structs, so nothing needs registering first. examples/embed shows a
+/// complete consumer built against an installed Serenity
+/// (find_package(Serenity)).
 LogicalResult
 buildSerenityPipeline(OpPassManager &pm, const SerenityPipelineOptions &options,
                       function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// Adds the last part of the pipeline alone: from memrefs after static
-/// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target` host
-/// or cortex-m (32-bit index), kernels outlined in functions with at least
+/// allocation (`lower-to-llvm=false`) to the LLVM dialect, for `target`
+/// (cortex-m: 32-bit index), kernels outlined in functions with at least
 /// `outlineMinOps` of them. Tools that read the memref-level module first
 /// (serenity-compile: signature, arena) run the pipeline in these two parts.
 LogicalResult buildSerenityLLVMLowering(
-    OpPassManager &pm, StringRef target,
+    OpPassManager &pm, PipelineTarget target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
     int64_t outlineMinOps = 256);
 

@@ -10,6 +10,7 @@
 #define SERENITY_SCHEDULING_SCHEDULER_H
 
 #include "Serenity/Analysis/MemoryGraph.h"
+#include "Serenity/Support/EnumTable.h"
 
 #include <cstdint>
 #include <optional>
@@ -34,10 +35,27 @@ enum class ScheduleAlgorithm {
   DP,
 };
 
-/// Parses "program-order", "kahn", "greedy", "hill-valley" or "dp".
-std::optional<ScheduleAlgorithm> parseScheduleAlgorithm(const std::string &);
+/// The spellings of ScheduleAlgorithm (serenity-schedule's `algorithm`).
+inline constexpr EnumEntry<ScheduleAlgorithm> kScheduleAlgorithmNames[] = {
+    {ScheduleAlgorithm::DP, "dp"},
+    {ScheduleAlgorithm::Kahn, "kahn"},
+    {ScheduleAlgorithm::Greedy, "greedy"},
+    {ScheduleAlgorithm::HillValley, "hill-valley"},
+    {ScheduleAlgorithm::ProgramOrder, "program-order"},
+};
+constexpr EnumTable<ScheduleAlgorithm> enumEntries(ScheduleAlgorithm) {
+  return kScheduleAlgorithmNames;
+}
+
+/// Parses a spelling of kScheduleAlgorithmNames.
+inline std::optional<ScheduleAlgorithm>
+parseScheduleAlgorithm(const std::string &name) {
+  return parseEnum<ScheduleAlgorithm>(name);
+}
 /// The option spelling of `algorithm`.
-const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm);
+inline const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm) {
+  return stringifyEnum(algorithm);
+}
 
 /// Limits and choices for `schedule`.
 struct ScheduleOptions {

@@ -44,6 +44,8 @@
 #ifndef SERENITY_SELECTION_PRIMITIVESELECTION_H
 #define SERENITY_SELECTION_PRIMITIVESELECTION_H
 
+#include "Serenity/Support/EnumTable.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -94,6 +96,16 @@ enum class SelectionObjective {
   /// Smallest peak, then least time.
   Memory,
 };
+
+/// The spellings of SelectionObjective (serenity-select-primitives'
+/// `objective`).
+inline constexpr EnumEntry<SelectionObjective> kSelectionObjectiveNames[] = {
+    {SelectionObjective::Time, "time"},
+    {SelectionObjective::Memory, "memory"},
+};
+constexpr EnumTable<SelectionObjective> enumEntries(SelectionObjective) {
+  return kSelectionObjectiveNames;
+}
 
 /// Both budgets apply whatever the objective; unset means unlimited.
 struct SelectionBudgets {

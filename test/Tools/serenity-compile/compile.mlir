@@ -51,7 +51,8 @@
 // BADTARGET: serenity-compile: error: unknown --target 'cortex-a9' (expected host, cortex-m4, cortex-m7 or cortex-m55)
 // BADNAME: serenity-compile: error: --name '9lives' is not a C identifier
 // FIXED: serenity-compile: error: --pipeline may not set arena
-// BADOPTION: serenity-pipeline: invalid schedule='fastest'
+// BADOPTION: for the --schedule option: invalid value 'fastest' (expected one of: dp, kahn, greedy, program-order, none)
+// BADOPTION: serenity-compile: error: bad --pipeline options 'schedule=fastest'
 // NOFUNC: serenity-compile: error: the model has no function @net with a body (--function selects another)
 // MISSING: missing.mlir
-// BADIO: serenity-compile: error: unknown --io 'heap' (expected caller or arena)
+// BADIO: serenity-compile: error: unknown --io 'heap' (expected one of: caller, arena)

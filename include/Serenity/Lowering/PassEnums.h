@@ -1,0 +1,59 @@
+//===- PassEnums.h - Enumerated options of the lowering passes -*- C++ -*-===//
+//
+// The enumerated options of the lowering passes, as the graph passes'
+// (Serenity/Graph/PassEnums.h): one table of spellings each, the type of its
+// option in Passes.td through SERENITY_ENUM_OPTION. The allocation algorithm
+// is the allocator library's (Serenity/Allocation/Allocator.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LOWERING_PASSENUMS_H
+#define SERENITY_LOWERING_PASSENUMS_H
+
+#include "Serenity/Allocation/Allocator.h"
+#include "Serenity/Analysis/ConcatMode.h"
+#include "Serenity/Support/EnumOption.h"
+
+namespace mlir {
+namespace serenity {
+
+/// serenity-int8-conv-kernels `target`: the DSP extension's dual 16-bit
+/// multiply-accumulates, or plain integer arithmetic.
+enum class KernelTarget { CortexM, Generic };
+inline constexpr EnumEntry<KernelTarget> kKernelTargetNames[] = {
+    {KernelTarget::CortexM, "cortex-m"},
+    {KernelTarget::Generic, "generic"},
+};
+constexpr EnumTable<KernelTarget> enumEntries(KernelTarget) {
+  return kKernelTargetNames;
+}
+
+/// serenity-static-alloc `arena`: where the arena lives.
+enum class ArenaStorage { Global, Argument };
+inline constexpr EnumEntry<ArenaStorage> kArenaStorageNames[] = {
+    {ArenaStorage::Global, "global"},
+    {ArenaStorage::Argument, "argument"},
+};
+constexpr EnumTable<ArenaStorage> enumEntries(ArenaStorage) {
+  return kArenaStorageNames;
+}
+
+/// serenity-static-alloc `io`: where the function's inputs and outputs live.
+enum class IOPlacement { Caller, Arena };
+inline constexpr EnumEntry<IOPlacement> kIOPlacementNames[] = {
+    {IOPlacement::Caller, "caller"},
+    {IOPlacement::Arena, "arena"},
+};
+constexpr EnumTable<IOPlacement> enumEntries(IOPlacement) {
+  return kIOPlacementNames;
+}
+
+} // namespace serenity
+} // namespace mlir
+
+SERENITY_ENUM_OPTION(::serenity::AllocAlgorithm)
+SERENITY_ENUM_OPTION(mlir::serenity::KernelTarget)
+SERENITY_ENUM_OPTION(mlir::serenity::ArenaStorage)
+SERENITY_ENUM_OPTION(mlir::serenity::IOPlacement)
+
+#endif // SERENITY_LOWERING_PASSENUMS_H

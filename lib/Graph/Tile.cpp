@@ -1,0 +1,376 @@
+//===- Tile.cpp - serenity-tile: fused tiling of critical buffers -*- C++
+//-*-===//
+//
+// The search around the fused feature-map tiling rewrite of
+// SpatialTiling.cpp: critical buffers from the memory model in program
+// order, candidate regions around them, every grid evaluated on a clone, the
+// best applied, repeated while the peak goes down. docs/Tiling.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Graph/Passes.h"
+#include "Serenity/Tiling/Tiling.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <set>
+#include <tuple>
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYTILEPASS
+#include "Serenity/Graph/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+
+namespace {
+
+/// Unit attribute on the ops serenity-tile created (one tile's copy of a
+/// region op).
+constexpr llvm::StringLiteral kTileAttr = "serenity.tile";
+
+/// What the search minimizes (see improves / preferredTo).
+struct Score {
+  int64_t peak = 0;
+  /// Steps at the peak: a region that removes one of two equal peaks is
+  /// progress towards removing both.
+  int64_t peakSteps = 0;
+  int64_t macs = 0;
+
+  /// Progress over `other`: a lower peak, or as many bytes at fewer steps.
+  bool improves(const Score &other) const {
+    return std::tie(peak, peakSteps) < std::tie(other.peak, other.peakSteps);
+  }
+  /// Preference among candidates that improve: lowest peak, then fewest
+  /// MACs, then fewest steps at the peak.
+  bool preferredTo(const Score &other) const {
+    return std::tie(peak, macs, peakSteps) <
+           std::tie(other.peak, other.macs, other.peakSteps);
+  }
+};
+
+/// How to tile a region: a spatial grid (FFMT) or channel partitions (FDT).
+struct Candidate {
+  bool channels = false;
+  TileGrid grid;
+  int64_t parts = 0;
+};
+
+/// The best candidate of a round, its score and its region's ops (in the
+/// function the round searched).
+struct Choice {
+  Candidate candidate;
+  Score score;
+  SmallVector<Operation *> ops;
+};
+
+/// The ops of `block` in order (to find an op's twin in a clone).
+SmallVector<Operation *> blockOps(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  return ops;
+}
+
+/// "tosa.conv2d, tosa.rescale x2, ..." for a remark: op names with repeats
+/// of consecutive equal names folded.
+std::string describeOps(ArrayRef<Operation *> ops) {
+  SmallVector<std::string> parts;
+  for (size_t i = 0; i < ops.size();) {
+    size_t j = i;
+    while (j < ops.size() && ops[j]->getName() == ops[i]->getName())
+      ++j;
+    std::string name = ops[i]->getName().getStringRef().str();
+    parts.push_back(j - i > 1 ? name + " x" + std::to_string(j - i) : name);
+    i = j;
+  }
+  return llvm::join(parts, ", ");
+}
+
+std::string shapeOf(Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(cast<RankedTensorType>(value.getType()).getShape(), os, "x");
+  return text;
+}
+
+struct SerenityTilePass
+    : public mlir::serenity::impl::SerenityTilePassBase<SerenityTilePass> {
+  using SerenityTilePassBase::SerenityTilePassBase;
+
+  void runOnOperation() override {
+    // serenity-pipeline leaves this function to the upstream lowering.
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
+    func::FuncOp function = getOperation();
+    if (maxPartitions < 2 || maxRegionOps < 1 || timeLimitMs < 0 ||
+        !(maxMacOverhead >= 0)) {
+      function.emitError()
+          << "serenity-tile: invalid limits (expected max-partitions >= 2, "
+             "max-region-ops >= 1, max-mac-overhead >= 0, time-limit-ms >= "
+             "0)";
+      return signalPassFailure();
+    }
+    modelOptions =
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+    if (function.isExternal())
+      return;
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(
+                   std::min<int64_t>(timeLimitMs, int64_t(1) << 40));
+
+    std::optional<Score> initial = evaluate(function);
+    if (!initial)
+      return signalPassFailure();
+    // Work on a clone; the function takes the clone's body at the last point
+    // where the peak went down (steps that only removed one of several equal
+    // peaks are dropped if nothing follows them).
+    OwningOpRef<func::FuncOp> work = function.clone();
+    Score current = *initial;
+    int64_t bestPeak = initial->peak;
+    OwningOpRef<func::FuncOp> best;
+    SmallVector<std::pair<Location, std::string>> remarks, bestRemarks;
+    int64_t macBudget = static_cast<int64_t>(
+        static_cast<double>(initial->macs) * maxMacOverhead / 100.0);
+    bool timedOut = false;
+    // Each applied region removes ops from the untiled part; bound the rounds.
+    for (int round = 0; round < 64 && !timedOut; ++round) {
+      std::optional<Choice> chosen =
+          searchRound(*work, current, initial->macs + macBudget, timedOut);
+      if (!chosen)
+        break;
+      const Candidate &candidate = chosen->candidate;
+      const Score &score = chosen->score;
+      ArrayRef<Operation *> ops = chosen->ops;
+      Location loc = ops.front()->getLoc();
+      std::string what;
+      if (failed(applyCandidate(candidate, ops, &what)))
+        break; // Evaluated on a clone, so this does not happen.
+      double overhead =
+          initial->macs
+              ? 100.0 * static_cast<double>(score.macs - initial->macs) /
+                    static_cast<double>(initial->macs)
+              : 0.0;
+      remarks.push_back(
+          {loc, llvm::formatv("{0}; peak {1} -> {2} bytes; MACs +{3:F1}% of "
+                              "the function",
+                              what, current.peak, score.peak, overhead)
+                    .str()});
+      current = score;
+      if (current.peak < bestPeak) {
+        bestPeak = current.peak;
+        best = work->clone();
+        bestRemarks = remarks;
+      }
+    }
+    if (best) {
+      function.getBody().takeBody(best->getBody());
+      for (auto &[loc, text] : bestRemarks)
+        mlir::emitRemark(loc) << text;
+    }
+    if (timedOut)
+      mlir::emitRemark(function.getLoc())
+          << "serenity-tile: time limit of "
+          << static_cast<int64_t>(timeLimitMs)
+          << " ms reached; kept the regions tiled so far (peak " << bestPeak
+          << " bytes)";
+  }
+
+private:
+  StringRef concatMark() const {
+    return modelOptions.concat == ConcatMode::Auto
+               ? StringRef(kConcatInPlaceAttr)
+               : StringRef();
+  }
+
+  bool expired() const { return std::chrono::steady_clock::now() > deadline; }
+
+  /// Program-order score of `function`; nullopt (after an error) outside
+  /// the memory model.
+  std::optional<Score> evaluate(func::FuncOp function) {
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
+    if (failed(model))
+      return std::nullopt;
+    ::serenity::MemoryProfile profile = ::serenity::simulate(
+        model->graph, ::serenity::programOrder(model->graph));
+    Score score;
+    score.peak = profile.peak;
+    score.peakSteps = llvm::count(profile.usage, profile.peak);
+    for (Operation &op : function.getBody().front())
+      score.macs += countMacs(&op);
+    return score;
+  }
+
+  /// Evaluates the candidates around the critical buffers of `function` and
+  /// returns the best one better than `current` within `macLimit`.
+  std::optional<Choice> searchRound(func::FuncOp function, Score current,
+                                    int64_t macLimit, bool &timedOut) {
+    FailureOr<FunctionMemoryModel> model =
+        FunctionMemoryModel::build(function, modelOptions);
+    if (failed(model))
+      return std::nullopt;
+    const ::serenity::MemoryGraph &graph = model->graph;
+    ::serenity::MemoryProfile profile =
+        ::serenity::simulate(graph, ::serenity::programOrder(graph));
+    int steps = graph.size();
+
+    // Critical buffers: live at a step at the peak, neither an input nor a
+    // result of the function.
+    SmallVector<int> critical;
+    for (int t = 0; t < steps; ++t) {
+      if (profile.usage[t] != profile.peak)
+        continue;
+      for (int b = 0, e = graph.buffers.size(); b < e; ++b)
+        if (graph.buffers[b].producer >= 0 && !graph.buffers[b].returned &&
+            profile.defStep[b] <= t && t <= profile.lastStep[b] &&
+            !llvm::is_contained(critical, b))
+          critical.push_back(b);
+    }
+
+    // Regions that hold a critical buffer whole (its producer and every
+    // use), and regions that hold a step at the peak (a critical buffer is
+    // then the region's input or output, and the region shrinks the others
+    // live there).
+    std::set<std::pair<int, int>> regions;
+    auto addRegions = [&](int top, int bottom) {
+      for (int first = top; first >= std::max<int>(0, top - maxRegionOps);
+           --first)
+        for (int last = bottom;
+             last < std::min<int>(steps, bottom + maxRegionOps + 1); ++last)
+          if (last > first)
+            regions.insert({first, last});
+    };
+    for (int b : critical)
+      addRegions(graph.buffers[b].producer,
+                 std::max(graph.buffers[b].producer, profile.lastStep[b]));
+    for (int t = 0; t < steps; ++t)
+      if (profile.usage[t] == profile.peak)
+        addRegions(t, t);
+
+    std::optional<Choice> best;
+    std::optional<Score> chosen;
+    SmallVector<Operation *> ops = model->steps;
+    SmallVector<Operation *> order = blockOps(function.getBody().front());
+    DenseMap<Operation *, unsigned> position;
+    for (auto [index, op] : llvm::enumerate(order))
+      position[op] = index;
+    bool spatial = method != TileMethod::FDT,
+         channel = method != TileMethod::FFMT;
+    for (auto [first, last] : regions) {
+      ArrayRef<Operation *> regionOps =
+          ArrayRef(ops).slice(first, last - first + 1);
+      // Tiles are not tiled again: their halos would compound.
+      if (llvm::any_of(regionOps,
+                       [](Operation *op) { return op->hasAttr(kTileAttr); }))
+        continue;
+      std::string reason;
+      SmallVector<Candidate> candidates;
+      Value input, output;
+      if (spatial) {
+        if (FailureOr<SpatialRegion> region =
+                getSpatialRegion(regionOps, reason);
+            succeeded(region)) {
+          input = region->input;
+          output = region->output;
+          auto type = cast<RankedTensorType>(output.getType());
+          int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+          for (int64_t n = 2; n <= std::min<int64_t>(rows, maxPartitions); ++n)
+            candidates.push_back({false, {n, 1}, 0});
+          for (int64_t n = 2; n <= 5 && n * n <= maxPartitions; ++n)
+            if (n <= rows && n <= cols)
+              candidates.push_back({false, {n, n}, 0});
+        }
+      }
+      if (channel) {
+        FailureOr<ChannelRegion> region = getChannelRegion(regionOps, reason);
+        if (succeeded(region)) {
+          input = region->input;
+          output = region->output;
+          int64_t channels = cast<RankedTensorType>(
+                                 region->ops.front()->getResult(0).getType())
+                                 .getDimSize(3);
+          for (int64_t n = 2; n <= std::min<int64_t>(channels, maxPartitions);
+               ++n)
+            candidates.push_back({true, {}, n});
+        }
+      }
+      if (candidates.empty())
+        continue;
+      // The region's input and output are whole while any tile runs.
+      int64_t ends = getTypeBytes(input.getType()).value_or(0) +
+                     getTypeBytes(output.getType()).value_or(0);
+      if (ends >= (chosen ? chosen->peak : current.peak))
+        continue;
+      for (const Candidate &candidate : candidates) {
+        if (expired()) {
+          timedOut = true;
+          return best;
+        }
+        OwningOpRef<func::FuncOp> clone = function.clone();
+        SmallVector<Operation *> twins = blockOps(clone->getBody().front());
+        SmallVector<Operation *> cloneOps;
+        for (Operation *op : regionOps)
+          cloneOps.push_back(twins[position[op]]);
+        if (failed(applyCandidate(candidate, cloneOps, nullptr)))
+          continue;
+        std::optional<Score> score = evaluate(*clone);
+        if (!score || score->macs > macLimit || !score->improves(current) ||
+            (chosen && !score->preferredTo(*chosen)))
+          continue;
+        chosen = *score;
+        best = Choice{
+            candidate, *score,
+            SmallVector<Operation *>(regionOps.begin(), regionOps.end())};
+      }
+    }
+    return best;
+  }
+
+  /// Tiles `ops` (a region of the function being tiled or of a clone) as
+  /// `candidate` says; with `what`, describes it for the remark.
+  LogicalResult applyCandidate(const Candidate &candidate,
+                               ArrayRef<Operation *> ops, std::string *what) {
+    std::string reason;
+    IRRewriter rewriter(ops.front()->getContext());
+    if (candidate.channels) {
+      FailureOr<ChannelRegion> region = getChannelRegion(ops, reason);
+      if (failed(region))
+        return failure();
+      if (what)
+        *what = llvm::formatv("serenity-tile: fdt {0} channel partitions over "
+                              "{1} ops ({2}) from {3} to {4} ({5})",
+                              candidate.parts, ops.size(), describeOps(ops),
+                              shapeOf(region->input), shapeOf(region->output),
+                              region->fanIn ? "fan-in" : "concat");
+      return tileChannelRegion(rewriter, *region, candidate.parts, concatMark(),
+                               kTileAttr);
+    }
+    FailureOr<SpatialRegion> region = getSpatialRegion(ops, reason);
+    if (failed(region))
+      return failure();
+    if (what)
+      *what = llvm::formatv(
+          "serenity-tile: ffmt {0}x{1} tiles over {2} ops ({3}) from {4} to "
+          "{5}",
+          candidate.grid.rows, candidate.grid.cols, ops.size(),
+          describeOps(ops), shapeOf(region->input), shapeOf(region->output));
+    return tileSpatialRegion(rewriter, *region, candidate.grid, concatMark(),
+                             kTileAttr);
+  }
+
+  MemoryModelOptions modelOptions;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+} // namespace

@@ -1,0 +1,166 @@
+//===- ApplyScale.cpp - tosa.apply_scale for 32-bit targets -----*- C++ -*-===//
+//
+// tosa.apply_scale(v, m, s) = (v * m + 2^(s-1) + d) >> s in 64 bits, where
+// d = +-2^30 (the sign of v) for DOUBLE_ROUND with s > 31, else 0. The
+// upstream lowering (tosa-to-arith) computes 2^(s-1) and the final shift as
+// 64-bit shifts by a variable amount: on a 32-bit core each is a sequence of
+// shifts, compares and conditional moves, about 40 instructions per
+// requantized element on Cortex-M4. For s >= 33 (every requantization with
+// a scale below 2^-2; TFLite int8 models have s in 33..45 almost
+// everywhere) the same value needs 32-bit shifts only:
+//
+//   u = v * m + d                  (64 bits: SMULL/SMLAL and a carry)
+//   floor((u + 2^(s-1)) / 2^s) = floor((floor(u / 2^(s-1)) + 1) / 2)
+//                                  (u = q 2^(s-1) + r, 0 <= r < 2^(s-1))
+//   floor(u / 2^(s-1)) = hi(u) >> (s - 33)   (s - 1 >= 32)
+//
+// and |v * m| <= 2^62 keeps hi(u) + 1 within int32. Other shifts take the
+// 64-bit formula, in the other branch of an scf.if.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYAPPLYSCALE32PASS
+#include "Serenity/Lowering/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The least and largest value `op`'s shift can take when it is a constant
+/// or reads a constant table through a linalg.generic's block argument.
+std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
+  Value shift = op.getShift();
+  if (auto arg = dyn_cast<BlockArgument>(shift))
+    if (auto generic =
+            dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp()))
+      if (arg.getArgNumber() < generic.getNumDpsInputs())
+        shift = generic.getDpsInputs()[arg.getArgNumber()];
+  Attribute constant;
+  if (!matchPattern(shift, m_Constant(&constant)))
+    return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> range;
+  auto add = [&](const APInt &value) {
+    int64_t v = value.getZExtValue();
+    range = range ? std::make_pair(std::min(range->first, v),
+                                   std::max(range->second, v))
+                  : std::make_pair(v, v);
+  };
+  if (auto integer = dyn_cast<IntegerAttr>(constant))
+    add(integer.getValue());
+  else if (auto elements = dyn_cast<DenseIntElementsAttr>(constant))
+    for (const APInt &value : elements.getValues<APInt>())
+      add(value);
+  return range;
+}
+
+void lowerApplyScale(tosa::ApplyScaleOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  const bool doubleRound =
+      op.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+  Value value = op.getValue(), multiplier = op.getMultiplier();
+  Value shift = arith::ExtUIOp::create(b, loc, i32, op.getShift());
+  Value product =
+      arith::MulIOp::create(b, loc, arith::ExtSIOp::create(b, loc, i64, value),
+                            arith::ExtSIOp::create(b, loc, i64, multiplier));
+  // d, for DOUBLE_ROUND when s > 31.
+  Value adjust;
+  if (doubleRound) {
+    Value nonNegative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, value, c32(0));
+    adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
+                                     c64(-(int64_t(1) << 30)));
+  }
+  auto fastPath = [&]() -> Value {
+    Value u =
+        doubleRound ? arith::AddIOp::create(b, loc, product, adjust) : product;
+    Value high = arith::TruncIOp::create(
+        b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
+    Value q = arith::ShRSIOp::create(
+        b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
+    return arith::ShRSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, q, c32(1)), c32(1));
+  };
+  auto slowPath = [&]() -> Value {
+    Value shift64 = arith::ExtUIOp::create(b, loc, i64, op.getShift());
+    Value round = arith::ShRUIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, c64(1), shift64), c64(1));
+    Value sum = arith::AddIOp::create(b, loc, product, round);
+    if (doubleRound) {
+      Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         shift, c32(31));
+      sum = arith::SelectOp::create(
+          b, loc, wide, arith::AddIOp::create(b, loc, sum, adjust), sum);
+    }
+    return arith::TruncIOp::create(
+        b, loc, i32, arith::ShRSIOp::create(b, loc, sum, shift64));
+  };
+  // Shifts known at compile time (a constant, or a generic's constant
+  // per-channel table) take one path, without a branch.
+  std::optional<std::pair<int64_t, int64_t>> range = shiftRange(op);
+  Value result;
+  if (range && range->first >= 33) {
+    result = fastPath();
+  } else if (range && range->second <= 32) {
+    result = slowPath();
+  } else {
+    Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, shift,
+                                       c32(33));
+    auto branch = [&](function_ref<Value()> path) {
+      return [&, path](OpBuilder &nested, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        scf::YieldOp::create(b, loc, path());
+      };
+    };
+    result = scf::IfOp::create(b, loc, fast, branch(fastPath), branch(slowPath))
+                 .getResult(0);
+  }
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+}
+
+struct SerenityApplyScale32Pass
+    : public mlir::serenity::impl::SerenityApplyScale32PassBase<
+          SerenityApplyScale32Pass> {
+  void runOnOperation() override {
+    if (mlir::serenity::isUnoptimized(getOperation()))
+      return;
+    SmallVector<tosa::ApplyScaleOp> ops;
+    getOperation().walk([&](tosa::ApplyScaleOp op) {
+      // INEXACT_ROUND stays with tosa-to-arith (which rejects it), as in
+      // the reference lowering.
+      if (op.getRoundingMode() != tosa::RoundingMode::SINGLE_ROUND &&
+          op.getRoundingMode() != tosa::RoundingMode::DOUBLE_ROUND)
+        return;
+      if (op.getValue().getType().isInteger(32) &&
+          op.getMultiplier().getType().isInteger(32) &&
+          op.getShift().getType().isInteger(8) && op.getType().isInteger(32))
+        ops.push_back(op);
+    });
+    for (tosa::ApplyScaleOp op : ops)
+      lowerApplyScale(op);
+  }
+};
+
+} // namespace

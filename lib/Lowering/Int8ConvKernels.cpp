@@ -1,0 +1,1114 @@
+//===- Int8ConvKernels.cpp - Dot-product kernels for int8 convs -*- C++ -*-===//
+//
+// convert-linalg-to-loops turns an int8 linalg convolution into one scalar
+// multiply-accumulate per loop iteration: two byte loads, two sign
+// extensions, a zero-point subtraction, a multiply and an add. On a
+// Cortex-M with the DSP extension four int8 pairs fit in two 32-bit loads:
+// SXTB16 widens bytes 0/2 (and, on the word rotated by 8, bytes 1/3) into
+// two int16 lanes, SSUB16 subtracts the input zero point from both lanes
+// (the differences fit int16: [-255, 255]) and SMLAD multiplies both lane
+// pairs and adds them to an int32 accumulator. This is how CMSIS-NN's
+// kernels reach their speed; here it is a lowering of the convolution
+// itself, so the same function runs the same arithmetic.
+//
+// Exactness: every product and sum is the one the reference lowering
+// computes, in int32 wrap-around arithmetic, only in another order; int32
+// addition is associative and commutative, so the accumulators are equal bit
+// for bit.
+//
+// The kernels read memory through the buffers' addresses (a 32-bit load at
+// any byte offset: ARMv7-M LDR accepts unaligned addresses) and keep a block
+// of output-channel accumulators in registers across the whole reduction;
+// the input word is widened once for the block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Support/CheckedOptions.h"
+
+#include "Serenity/Dialect/Serenity/IR/SerenityAttrs.h"
+#include "Serenity/Selection/Knapsack.h"
+#include "Serenity/Lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <array>
+
+namespace mlir {
+namespace serenity {
+#define GEN_PASS_DEF_SERENITYINT8CONVKERNELSPASS
+#include "Serenity/Lowering/Passes.h.inc"
+} // namespace serenity
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::serenity;
+using mlir::serenity::ConvPrimitive;
+using mlir::serenity::getConvPrimitive;
+
+namespace {
+
+/// Static strides of a rank-4 memref whose innermost stride is 1, or
+/// nothing.
+std::optional<SmallVector<int64_t>> innerContiguousStrides(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getRank() != 4)
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic) || strides[3] != 1)
+    return std::nullopt;
+  return strides;
+}
+
+/// Emits the kernels' arithmetic: the DSP instructions on Cortex-M, or the
+/// same sums byte by byte (any target; used to test the loop structure on
+/// the host).
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, bool dsp)
+      : b(b), loc(loc), dsp(dsp), i8(b.getI8Type()), i32(b.getI32Type()),
+        ptrInt(dsp ? b.getI32Type() : b.getI64Type()),
+        ptr(LLVM::LLVMPointerType::get(b.getContext())) {}
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value int32(int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  }
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+  Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
+  Value mul(Value a, int64_t c) { return c == 1 ? a : mul(a, index(c)); }
+
+  /// The pointer to the byte `offsetBytes` past the start of `memref`'s
+  /// buffer (its aligned pointer).
+  Value pointer(Value memref, Value offsetBytes) {
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value asInt =
+        arith::IndexCastUIOp::create(b, loc, ptrInt, add(aligned, offsetBytes));
+    return LLVM::IntToPtrOp::create(b, loc, ptr, asInt);
+  }
+  /// The address of the element at offset 0 of `memref` (aligned pointer
+  /// plus the layout's offset; i8 elements, so offsets are bytes).
+  Value basePointer(Value memref) {
+    return pointer(
+        memref,
+        memref::ExtractStridedMetadataOp::create(b, loc, memref).getOffset());
+  }
+
+  /// `base` + `byteOffset` (an index).
+  Value at(Value base, Value byteOffset) {
+    Value offset = arith::IndexCastOp::create(b, loc, ptrInt, byteOffset);
+    return LLVM::GEPOp::create(b, loc, ptr, i8, base,
+                               ArrayRef<LLVM::GEPArg>{offset});
+  }
+
+  /// Four bytes at `address` as one little-endian word (any alignment).
+  Value loadWord(Value address) {
+    return LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/1);
+  }
+  /// The sign-extended byte at `address`.
+  Value loadByte(Value address) {
+    Value byte = LLVM::LoadOp::create(b, loc, i8, address, /*alignment=*/1);
+    return arith::ExtSIOp::create(b, loc, i32, byte);
+  }
+
+  Value intrinsic(StringRef name, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, loc, i32, b.getStringAttr(name),
+                                         args)
+        .getResult(0);
+  }
+  /// The word rotated right by 8 bits (SXTB16 folds the rotation).
+  Value rotate8(Value word) {
+    Value low = arith::ShRUIOp::create(b, loc, word, int32(8));
+    Value high = arith::ShLIOp::create(b, loc, word, int32(24));
+    return arith::OrIOp::create(b, loc, low, high);
+  }
+  /// Byte k of `word`, sign-extended.
+  Value byteOf(Value word, int k) {
+    Value shifted =
+        k ? arith::ShRUIOp::create(b, loc, word, int32(8 * k)) : word;
+    Value byte = arith::TruncIOp::create(b, loc, i8, shifted);
+    return arith::ExtSIOp::create(b, loc, i32, byte);
+  }
+
+  /// The input word's widened lanes: bytes 0/2 and 1/3 as int16 pairs minus
+  /// the zero point (DSP), or the word itself (portable).
+  struct Widened {
+    Value word, even, odd;
+  };
+  Widened widenInput(Value word, Value zeroPair) {
+    if (!dsp)
+      return {word, {}, {}};
+    Value even = intrinsic("llvm.arm.sxtb16", word);
+    Value odd = intrinsic("llvm.arm.sxtb16", rotate8(word));
+    if (zeroPair) {
+      even = intrinsic("llvm.arm.ssub16", {even, zeroPair});
+      odd = intrinsic("llvm.arm.ssub16", {odd, zeroPair});
+    }
+    return {word, even, odd};
+  }
+  /// acc + sum over the four bytes k of (x_k - zero) * w_k.
+  Value dot4(const Widened &x, Value zero, Value weights, Value acc) {
+    if (dsp) {
+      Value even = intrinsic("llvm.arm.sxtb16", weights);
+      Value odd = intrinsic("llvm.arm.sxtb16", rotate8(weights));
+      acc = intrinsic("llvm.arm.smlad", {x.even, even, acc});
+      return intrinsic("llvm.arm.smlad", {x.odd, odd, acc});
+    }
+    for (int k = 0; k < 4; ++k)
+      acc = add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                         byteOf(weights, k)));
+    return acc;
+  }
+  /// acc + sum over k of (x_k - zero) * w_k, the weights widened at compile
+  /// time (WidenedFilters): int16 (w0, w2) at `address`, (w1, w3) 4 bytes on.
+  Value dot4Widened(const Widened &x, Value zero, Value address, Value acc) {
+    Value even = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
+    Value odd = LLVM::LoadOp::create(b, loc, i32, at(address, index(4)),
+                                     /*alignment=*/4);
+    if (dsp) {
+      acc = intrinsic("llvm.arm.smlad", {x.even, even, acc});
+      return intrinsic("llvm.arm.smlad", {x.odd, odd, acc});
+    }
+    auto half = [&](Value word, bool high) {
+      if (high)
+        return arith::ShRSIOp::create(b, loc, word, int32(16)).getResult();
+      Value low = arith::TruncIOp::create(b, loc, b.getI16Type(), word);
+      return arith::ExtSIOp::create(b, loc, i32, low).getResult();
+    };
+    Value w[4] = {half(even, false), half(odd, false), half(even, true),
+                  half(odd, true)};
+    for (int k = 0; k < 4; ++k)
+      acc = add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                         w[k]));
+    return acc;
+  }
+
+  /// Lane k (0..3) of acc + (x - zero) * w per byte lane, for the
+  /// depthwise kernel: the four channels of a word are independent.
+  Value lane(const Widened &x, Value zero, Value weights, int k, Value acc) {
+    if (dsp) {
+      // even lanes hold bytes 0 and 2, odd lanes bytes 1 and 3.
+      Value w =
+          intrinsic("llvm.arm.sxtb16", k % 2 ? rotate8(weights) : weights);
+      return intrinsic(k < 2 ? "llvm.arm.smlabb" : "llvm.arm.smlatt",
+                       {k % 2 ? x.odd : x.even, w, acc});
+    }
+    return add(acc, mul(arith::SubIOp::create(b, loc, byteOf(x.word, k), zero),
+                        byteOf(weights, k)));
+  }
+  /// accs[i] -= zero * sums[first + i]: the folded zero point of a whole
+  /// window (sums: the channels' weight sums).
+  void subtractZeroTimesSums(SmallVectorImpl<Value> &accs, Value zero,
+                             Value sums, Value first) {
+    for (int64_t i = 0, e = accs.size(); i < e; ++i) {
+      Value sum = memref::LoadOp::create(b, loc, sums, add(first, index(i)));
+      accs[i] = arith::SubIOp::create(b, loc, accs[i], mul(zero, sum));
+    }
+  }
+
+  /// The zero point in both int16 lanes, or null when it is 0.
+  Value zeroPair(Value zero) {
+    if (!dsp || matchPattern(zero, m_Zero()))
+      return {};
+    Value low = arith::AndIOp::create(b, loc, zero, int32(0xFFFF));
+    Value high = arith::ShLIOp::create(b, loc, zero, int32(16));
+    return arith::OrIOp::create(b, loc, low, high);
+  }
+
+  /// scf.if on `cond` yielding what `then` and `otherwise` build.
+  SmallVector<Value> ifElse(Value cond, TypeRange types,
+                            function_ref<SmallVector<Value>()> then,
+                            function_ref<SmallVector<Value>()> otherwise) {
+    auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+    for (auto [region, build] :
+         {std::make_pair(&ifOp.getThenRegion(), then),
+          std::make_pair(&ifOp.getElseRegion(), otherwise)}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&region->front());
+      SmallVector<Value> results = build();
+      scf::YieldOp::create(b, loc, results);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
+  /// scf.for from `lb` to `ub` by `step` carrying `values`.
+  SmallVector<Value>
+  loop(Value lb, Value ub, Value step, ValueRange values,
+       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, lb, ub, step, values,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nested.getInsertionBlock());
+          SmallVector<Value> results = body(iv, args);
+          scf::YieldOp::create(b, loc, results);
+        });
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  OpBuilder &b;
+  Location loc;
+  bool dsp;
+  Type i8, i32, ptrInt, ptr;
+};
+
+/// Strides and dilations of a named convolution, as integers.
+SmallVector<int64_t> attrValues(DenseIntElementsAttr attr) {
+  return llvm::to_vector(attr.getValues<int64_t>());
+}
+
+/// The largest block of output channels (4, 2 or 1) that divides `channels`
+/// (dynamic counts: 1).
+int64_t channelBlock(int64_t channels) {
+  if (ShapedType::isDynamic(channels))
+    return 1;
+  return channels % 4 == 0 ? 4 : channels % 2 == 0 ? 2 : 1;
+}
+
+/// SSUB16 computes x - z in int16 lanes: exact for int8 x when z is in
+/// [-32640, 32639]. True when `zero` is a constant there.
+bool fitsHalfwordLanes(Value zero) {
+  APInt value;
+  if (!matchPattern(zero, m_ConstantInt(&value)))
+    return false;
+  int64_t z = value.getSExtValue();
+  return z >= -32640 && z <= 32639;
+}
+
+/// Common checks: buffer semantics, int8 inputs, int32 accumulator, the
+/// filter's zero point a constant 0, inner dimensions contiguous.
+struct ConvOperands {
+  Value input, filter, inputZero, output;
+  SmallVector<int64_t> inStrides, filterStrides, strides, dilations;
+};
+std::optional<ConvOperands> matchOperands(linalg::LinalgOp op,
+                                          DenseIntElementsAttr strides,
+                                          DenseIntElementsAttr dilations) {
+  // The quantized ops carry the zero points; the others (i8 operands and an
+  // i32 result, as tosa-to-linalg-named makes for zero points of 0) none.
+  const bool quantized = op.getNumDpsInputs() == 4;
+  if (!op.hasPureBufferSemantics() ||
+      (op.getNumDpsInputs() != 4 && op.getNumDpsInputs() != 2))
+    return std::nullopt;
+  ConvOperands operands;
+  operands.input = op.getDpsInputs()[0];
+  operands.filter = op.getDpsInputs()[1];
+  operands.inputZero = quantized ? op.getDpsInputs()[2] : Value();
+  operands.output = op.getDpsInits()[0];
+  Type i8 = IntegerType::get(op->getContext(), 8);
+  Type i32 = IntegerType::get(op->getContext(), 32);
+  if (getElementTypeOrSelf(operands.input.getType()) != i8 ||
+      getElementTypeOrSelf(operands.filter.getType()) != i8 ||
+      getElementTypeOrSelf(operands.output.getType()) != i32 ||
+      (quantized && (operands.inputZero.getType() != i32 ||
+                     !matchPattern(op.getDpsInputs()[3], m_Zero()))))
+    return std::nullopt;
+  auto in = innerContiguousStrides(operands.input);
+  auto filter = innerContiguousStrides(operands.filter);
+  if (!in || !filter)
+    return std::nullopt;
+  operands.inStrides = *in;
+  operands.filterStrides = *filter;
+  operands.strides = attrValues(strides);
+  operands.dilations = attrValues(dilations);
+  return operands;
+}
+
+/// The operands when the kernels can compute the op exactly: on Cortex-M
+/// the input zero point must fit SSUB16's int16 lanes.
+std::optional<ConvOperands> matchKernelOperands(linalg::LinalgOp op,
+                                                DenseIntElementsAttr strides,
+                                                DenseIntElementsAttr dilations,
+                                                bool dsp) {
+  std::optional<ConvOperands> operands = matchOperands(op, strides, dilations);
+  if (operands && dsp && operands->inputZero &&
+      !matchPattern(operands->inputZero, m_Zero()) &&
+      !fitsHalfwordLanes(operands->inputZero))
+    return std::nullopt;
+  return operands;
+}
+
+/// `map` applied to the constant `point`, as index constants.
+SmallVector<Value> constantIndices(OpBuilder &b, Location loc, AffineMap map,
+                                   ArrayRef<int64_t> point) {
+  SmallVector<Value> indices;
+  for (int64_t i : map.compose(point))
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, i));
+  return indices;
+}
+
+/// The value `generic`'s body computes at the iteration `point` (its inputs
+/// loaded there; `acc`, if it is an input, replaced by `accValue`). The body
+/// must not read its output or linalg.index.
+Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
+                 ArrayRef<int64_t> point, Value acc, Value accValue) {
+  IRMapping mapping;
+  Block &body = generic.getRegion().front();
+  for (OpOperand *operand : generic.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(operand->getOperandNumber());
+    Value value = operand->get();
+    if (value == acc) {
+      mapping.map(arg, accValue);
+      continue;
+    }
+    if (!isa<MemRefType>(value.getType())) {
+      mapping.map(arg, value);
+      continue;
+    }
+    mapping.map(
+        arg, memref::LoadOp::create(
+                 b, loc, value,
+                 constantIndices(
+                     b, loc, generic.getMatchingIndexingMap(operand), point)));
+  }
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+/// A convolution's accumulator buffer fused away: `init` (a linalg.fill, or
+/// a generic such as the bias broadcast) writes it before the convolution,
+/// `consumer` (the requantization generic) reads it after, nothing else uses
+/// it, and nothing between them but the convolution touches memory. The
+/// kernel then starts from init's values and ends with the consumer's
+/// results, all in registers: the buffer (a tile of the accumulator,
+/// serenity-fuse-requantization) is never allocated.
+struct AccumulatorFusion {
+  memref::AllocOp alloc;
+  Operation *init;
+  linalg::GenericOp consumer;
+};
+
+/// True when `generic` is all parallel, static, reads neither its output
+/// nor linalg.index, and iterates exactly over `shape`.
+bool isSimplePointwise(linalg::GenericOp generic, ArrayRef<int64_t> shape) {
+  return generic.getNumLoops() == generic.getNumParallelLoops() &&
+         generic.getNumDpsInits() == 1 && !generic.hasIndexSemantics() &&
+         generic.getRegion().front().getArguments().back().use_empty() &&
+         llvm::equal(generic.getStaticLoopRanges(), shape);
+}
+
+/// `block`: the kernel's channels per block; the buffer must be one block
+/// (one pixel, `block` channels), whose elements are then the constant
+/// points (0, 0, 0, i[, 0]).
+std::optional<AccumulatorFusion> matchFusion(Operation *conv, Value acc,
+                                             int64_t block) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock() ||
+      !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getLayout().isIdentity() ||
+      alloc.getType().getNumElements() != block ||
+      alloc.getType().getDimSize(3) != block)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  auto identityOn = [&](linalg::GenericOp generic, OpOperand *operand) {
+    return generic.getMatchingIndexingMap(operand).isIdentity();
+  };
+  AccumulatorFusion fusion{alloc, nullptr, {}};
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == conv)
+      continue;
+    if (user->getBlock() != conv->getBlock())
+      return std::nullopt;
+    bool before = user->isBeforeInBlock(conv);
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (!before || fusion.init)
+        return std::nullopt;
+      fusion.init = user;
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !isSimplePointwise(generic, shape))
+      return std::nullopt;
+    if (before && !fusion.init && generic.getDpsInits()[0] == acc &&
+        identityOn(generic, generic.getDpsInitOperand(0))) {
+      fusion.init = user;
+      continue;
+    }
+    if (!before && !fusion.consumer && generic.getDpsInits()[0] != acc &&
+        use.getOperandNumber() < generic.getNumDpsInputs() &&
+        identityOn(generic, &use)) {
+      fusion.consumer = generic;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!fusion.init || !fusion.consumer ||
+      llvm::count(fusion.consumer->getOperands(), acc) != 1)
+    return std::nullopt;
+  for (Operation *op = fusion.init->getNextNode(); op != fusion.consumer;
+       op = op->getNextNode())
+    if (op != conv && !isMemoryEffectFree(op))
+      return std::nullopt;
+  return fusion;
+}
+
+/// Loops over the output pixels (n, oh, ow) and blocks of `block` channels
+/// of `output` ([n, oh, ow, c], or [n, oh, ow, c, 1] for a depthwise conv);
+/// `body` gets the pixel indices, the block's first channel and its
+/// accumulators and returns them updated. The accumulators come from the
+/// output and go back to it, or, with `fusion`, come from its init and go
+/// through its consumer.
+void forEachOutputBlock(
+    KernelBuilder &k, Value output, int64_t block,
+    const std::optional<AccumulatorFusion> &fusion,
+    function_ref<SmallVector<Value>(ValueRange, Value, ValueRange)> body) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t rank = cast<MemRefType>(output.getType()).getRank();
+  Value zero = k.index(0), one = k.index(1);
+  // Static sizes as constants (a fused accumulator buffer then has no use
+  // left and goes away).
+  auto dim = [&](int d) -> Value {
+    int64_t size = cast<MemRefType>(output.getType()).getDimSize(d);
+    if (!ShapedType::isDynamic(size))
+      return k.index(size);
+    return memref::DimOp::create(b, loc, output, d);
+  };
+  Value n = dim(0), oh = dim(1), ow = dim(2), oc = dim(3);
+  // Element i of the block (fused: a constant point of the tile).
+  auto indexOf = [&](ValueRange ivs, int64_t i) {
+    SmallVector<Value> index{ivs[0], ivs[1], ivs[2], k.add(ivs[3], k.index(i))};
+    if (rank == 5)
+      index.push_back(zero);
+    return index;
+  };
+  auto pointOf = [&](int64_t i) {
+    SmallVector<int64_t> point(rank, 0);
+    point[3] = i;
+    return point;
+  };
+  scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero, zero, zero}, ValueRange{n, oh, ow, oc},
+      ValueRange{one, one, one, k.index(block)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        SmallVector<Value> accs;
+        for (int64_t i = 0; i < block; ++i) {
+          if (!fusion) {
+            accs.push_back(
+                memref::LoadOp::create(b, loc, output, indexOf(ivs, i)));
+          } else if (auto fill = dyn_cast<linalg::FillOp>(fusion->init)) {
+            accs.push_back(fill.getInputs()[0]);
+          } else {
+            accs.push_back(evaluateAt(b, loc,
+                                      cast<linalg::GenericOp>(fusion->init),
+                                      pointOf(i), Value(), Value()));
+          }
+        }
+        accs = body(ivs.take_front(3), ivs[3], accs);
+        for (int64_t i = 0; i < block; ++i) {
+          if (!fusion) {
+            memref::StoreOp::create(b, loc, accs[i], output, indexOf(ivs, i));
+            continue;
+          }
+          linalg::GenericOp consumer = fusion->consumer;
+          Value result =
+              evaluateAt(b, loc, consumer, pointOf(i), output, accs[i]);
+          memref::StoreOp::create(
+              b, loc, result, consumer.getDpsInits()[0],
+              constantIndices(b, loc,
+                              consumer.getMatchingIndexingMap(
+                                  consumer.getDpsInitOperand(0)),
+                              pointOf(i)));
+        }
+      });
+}
+
+/// The taps of one output block, by window: `taps(rows, cols, folded,
+/// accs)` with constant bounds (the window dimensions `spatial`, `spatial` +
+/// 1 of the filter's constant global `root`, and `fold`) where the window is
+/// the whole filter, and the window's own bounds `size` (not folded) where
+/// it is clipped at the border; the static sizes of the view `filter` may
+/// settle it at compile time. Without a `root`: the window's own bounds.
+using TapsFn = function_ref<SmallVector<Value>(Value, Value, bool, ValueRange)>;
+SmallVector<Value> byWindow(KernelBuilder &k, std::array<Value, 2> size,
+                            Value filter, memref::GlobalOp root,
+                            unsigned spatial, bool fold, ValueRange accs,
+                            TapsFn taps) {
+  if (!root)
+    return taps(size[0], size[1], false, accs);
+  auto filterType = cast<MemRefType>(filter.getType());
+  std::array<int64_t, 2> staticSize = {filterType.getDimSize(spatial),
+                                       filterType.getDimSize(spatial + 1)};
+  std::array<int64_t, 2> whole = {root.getType().getDimSize(spatial),
+                                  root.getType().getDimSize(spatial + 1)};
+  Value rows = k.index(whole[0]), cols = k.index(whole[1]);
+  if (staticSize == whole)
+    return taps(rows, cols, fold, accs);
+  OpBuilder &b = k.b;
+  Value isWhole = arith::AndIOp::create(
+      b, k.loc,
+      arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, size[0], rows),
+      arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, size[1], cols));
+  return k.ifElse(
+      isWhole, accs.getTypes(), [&] { return taps(rows, cols, fold, accs); },
+      [&] { return taps(size[0], size[1], false, accs); });
+}
+
+/// Erases what a lowered convolution leaves: the op itself and, fused, its
+/// accumulator's init, consumer and allocation.
+void eraseLowered(Operation *conv,
+                  const std::optional<AccumulatorFusion> &fusion) {
+  conv->erase();
+  if (!fusion)
+    return;
+  fusion->consumer->erase();
+  fusion->init->erase();
+  if (fusion->alloc->use_empty())
+    fusion->alloc->erase();
+}
+
+/// True when the view `filter` has the strides of its contiguous global
+/// `root` (unit steps, so an offset divided by a stride is an index), and
+/// keeps all of the root's dimension `keep` (e.g. every input channel).
+bool viewsWholeRows(Value filter, memref::GlobalOp root, unsigned keep) {
+  auto type = cast<MemRefType>(filter.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      type.getRank() != root.getType().getRank())
+    return false;
+  ArrayRef<int64_t> shape = root.getType().getShape();
+  int64_t expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return type.getDimSize(keep) == shape[keep];
+}
+
+/// Filters widened at compile time: for each constant int8 filter global,
+/// a global of int16 values in groups of four reordered (w0, w2, w1, w3), so
+/// that the 32-bit words at 8g and 8g + 4 are the lanes SXTB16 makes of the
+/// input word (bytes 0/2 and 1/3): the kernel loads them (LDRD) instead of
+/// widening the weights for every output pixel. Twice the flash of the
+/// filter; the int8 global goes away when nothing else reads it.
+class WidenedFilters {
+public:
+  explicit WidenedFilters(ModuleOp module) : module(module), symbols(module) {}
+
+  /// The int8 global `filter` is a view of (through subviews), or null.
+  memref::GlobalOp sourceOf(Value filter) {
+    while (auto subview = filter.getDefiningOp<memref::SubViewOp>())
+      filter = subview.getSource();
+    auto getGlobal = filter.getDefiningOp<memref::GetGlobalOp>();
+    if (!getGlobal)
+      return {};
+    auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
+    if (!global || !global.getConstant() ||
+        !isa_and_nonnull<DenseElementsAttr>(global.getConstantInitValue()) ||
+        !global.getType().getElementType().isInteger(8) ||
+        global.getType().getNumElements() % 4 != 0)
+      return {};
+    return global;
+  }
+
+  /// The global of a conv filter view that can be read from a widened copy:
+  /// a multiple of four input channels, all of the global's, so that runs
+  /// of whole words start at word boundaries. Null otherwise.
+  memref::GlobalOp widenable(Value filter) {
+    auto type = dyn_cast<MemRefType>(filter.getType());
+    if (!type || type.getRank() != 4)
+      return {};
+    int64_t channels = type.getDimSize(3);
+    memref::GlobalOp root = sourceOf(filter);
+    if (!root || root.getType().getRank() != 4 ||
+        ShapedType::isDynamic(channels) || channels % 4 != 0 ||
+        root.getType().getDimSize(3) != channels)
+      return {};
+    return root;
+  }
+
+  /// Whether `global` may be widened (all may, unless restrictTo was
+  /// called).
+  bool mayWiden(memref::GlobalOp global) const {
+    return !restricted || allowed.contains(global.getOperation());
+  }
+  /// Only the globals in `chosen` may be widened.
+  void restrictTo(const llvm::DenseSet<Operation *> &chosen) {
+    restricted = true;
+    allowed = chosen;
+  }
+
+  /// The widened copy of `global` (created once).
+  memref::GlobalOp widened(memref::GlobalOp global) {
+    auto it = copies.find(global);
+    if (it != copies.end())
+      return it->second;
+    auto values = cast<DenseElementsAttr>(global.getConstantInitValue());
+    SmallVector<int16_t> wide;
+    wide.reserve(values.getNumElements());
+    auto bytes = llvm::to_vector(values.getValues<int8_t>());
+    for (size_t g = 0; g + 3 < bytes.size(); g += 4)
+      for (int k : {0, 2, 1, 3})
+        wide.push_back(bytes[g + k]);
+    auto type =
+        RankedTensorType::get({static_cast<int64_t>(wide.size())},
+                              IntegerType::get(global.getContext(), 16));
+    return copies[global] = addGlobal(
+               global, "_smlad", DenseElementsAttr::get(type, ArrayRef(wide)),
+               /*alignment=*/8);
+  }
+
+  /// A global of the sums of `global`'s weights per channel of its
+  /// dimension `channelDim` (0: a conv filter's output channels, 2: a
+  /// depthwise filter's channels), created once.
+  memref::GlobalOp sums(memref::GlobalOp global, int channelDim = 0) {
+    auto key = std::make_pair(global.getOperation(), channelDim);
+    auto it = sumCopies.find(key);
+    if (it != sumCopies.end())
+      return it->second;
+    auto values = cast<DenseElementsAttr>(global.getConstantInitValue());
+    auto bytes = llvm::to_vector(values.getValues<int8_t>());
+    ArrayRef<int64_t> shape = global.getType().getShape();
+    int64_t channels = shape[channelDim], inner = 1;
+    for (int64_t d = channelDim + 1; d < static_cast<int64_t>(shape.size());
+         ++d)
+      inner *= shape[d];
+    SmallVector<int32_t> sums(channels, 0);
+    for (int64_t e = 0, n = static_cast<int64_t>(bytes.size()); e < n; ++e)
+      sums[(e / inner) % channels] += bytes[e];
+    auto type = RankedTensorType::get(
+        {channels}, IntegerType::get(global.getContext(), 32));
+    return sumCopies[key] = addGlobal(
+               global, channelDim == 0 ? "_sums" : "_channel_sums",
+               DenseElementsAttr::get(type, ArrayRef(sums)), /*alignment=*/4);
+  }
+
+  /// Erases the int8 globals (and their dead views) nothing reads any more.
+  void eraseUnused() {
+    if (copies.empty())
+      return;
+    // The reads of the widened globals, found in one walk.
+    SmallVector<memref::GetGlobalOp> reads;
+    module.walk([&](memref::GetGlobalOp read) {
+      if (auto global = symbols.lookup<memref::GlobalOp>(read.getName()))
+        if (copies.count(global))
+          reads.push_back(read);
+    });
+    for (memref::GetGlobalOp read : reads)
+      eraseDeadViews(read.getResult());
+    for (auto &entry : copies) {
+      auto global = cast<memref::GlobalOp>(entry.first);
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    }
+    copies.clear();
+  }
+
+private:
+  /// A private constant global next to `global`, named after it.
+  memref::GlobalOp addGlobal(memref::GlobalOp global, StringRef suffix,
+                             DenseElementsAttr value, int64_t alignment) {
+    OpBuilder b(global);
+    auto type = MemRefType::get(value.getType().getShape(),
+                                value.getType().getElementType());
+    auto copy = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + suffix).str(),
+        b.getStringAttr("private"), type, value, /*constant=*/true,
+        b.getI64IntegerAttr(alignment));
+    symbols.insert(copy);
+    return copy;
+  }
+
+  static void eraseDeadViews(Value value) {
+    for (Operation *user : llvm::make_early_inc_range(value.getUsers()))
+      if (auto subview = dyn_cast<memref::SubViewOp>(user))
+        eraseDeadViews(subview.getResult());
+    if (Operation *def = value.getDefiningOp(); def && def->use_empty())
+      def->erase();
+  }
+
+  ModuleOp module;
+  SymbolTable symbols;
+  llvm::DenseMap<Operation *, memref::GlobalOp> copies;
+  llvm::DenseMap<std::pair<Operation *, int>, memref::GlobalOp> sumCopies;
+  bool restricted = false;
+  llvm::DenseSet<Operation *> allowed;
+};
+
+/// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
+/// (in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] - zi) * filter[f, kh, kw, c].
+/// For each (kh, kw) the c values are contiguous in both operands; with
+/// unit column dilation and rows of exactly C elements, so is the whole
+/// (kw, c) row of the window: one run of KW*C bytes per kh.
+template <typename ConvOp>
+LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
+  auto operands =
+      matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
+  if (!operands)
+    return failure();
+  auto filterType = cast<MemRefType>(operands->filter.getType());
+  int64_t channels = filterType.getDimSize(3);
+  if (ShapedType::isDynamic(channels))
+    return failure();
+  const SmallVector<int64_t> &is = operands->inStrides,
+                             &fs = operands->filterStrides;
+  bool merged =
+      operands->dilations[1] == 1 && is[2] == channels && fs[2] == channels;
+  int64_t block =
+      channelBlock(cast<MemRefType>(operands->output.getType()).getDimSize(3));
+  // The filter's constant global, if it is a view of one: whole windows
+  // (its [KH, KW]) get loops with constant bounds and, with a non-zero
+  // input zero point, the zero point folded into the start values; runs of
+  // whole words from word boundaries (a multiple of four input channels,
+  // every input channel in the view) read its widened copy.
+  memref::GlobalOp root = filters.sourceOf(operands->filter);
+  if (root && root.getType().getRank() != 4)
+    root = {};
+  memref::GlobalOp source = filters.widenable(operands->filter);
+  if (source && !filters.mayWiden(source))
+    source = {};
+
+  // Fused: emitted where the consumer is (its operands are defined by then).
+  std::optional<AccumulatorFusion> fusion =
+      matchFusion(conv, operands->output, block);
+  OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
+  KernelBuilder k(b, conv.getLoc(), dsp);
+  Location loc = conv.getLoc();
+  Value inBase = k.basePointer(operands->input);
+  // The filter view's element offset in its buffer: the int8 global's, or
+  // at two bytes per element the int16 copy's.
+  auto filterMetadata =
+      memref::ExtractStridedMetadataOp::create(b, loc, operands->filter);
+  Value filterData = operands->filter;
+  if (source) {
+    memref::GlobalOp copy = filters.widened(source);
+    filterData =
+        memref::GetGlobalOp::create(b, loc, copy.getType(), copy.getSymName());
+  }
+  Value filterBase =
+      k.pointer(filterData, k.mul(filterMetadata.getOffset(), source ? 2 : 1));
+  Value zeroPoint = operands->inputZero ? operands->inputZero : k.int32(0);
+  // In a whole window sum (x - z) w = sum x w - z sum w: the accumulators
+  // start at bias - z * (sum of the channel's weights). The view of a whole
+  // window starts at [f0, 0, 0, 0], so its offset / stride is f0.
+  // The view must hold every input channel (the sums add them all) and
+  // have the root's strides (the offset / stride is the first channel).
+  const bool fold = root && !matchPattern(zeroPoint, m_Zero()) &&
+                    viewsWholeRows(operands->filter, root, /*keep=*/3);
+  Value firstChannel, weightSums;
+  if (fold) {
+    memref::GlobalOp table = filters.sums(root);
+    weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
+                                             table.getSymName());
+    firstChannel = arith::DivUIOp::create(b, loc, filterMetadata.getOffset(),
+                                          k.index(fs[0]));
+  }
+  Value noZero = k.int32(0), zeroPair = k.zeroPair(zeroPoint);
+  Value zero = k.index(0), one = k.index(1), four = k.index(4);
+  Value kh = memref::DimOp::create(b, loc, operands->filter, 1);
+  Value kw = memref::DimOp::create(b, loc, operands->filter, 2);
+
+  forEachOutputBlock(
+      k, operands->output, block, fusion,
+      [&](ValueRange pixel, Value channel, ValueRange accs) {
+        Value rowBase = k.mul(pixel[1], operands->strides[0]);
+        Value colBase = k.mul(pixel[2], operands->strides[1]);
+        Value pixelOffset = k.mul(pixel[0], is[0]);
+        SmallVector<Value> filterOffsets;
+        for (int64_t i = 0; i < block; ++i)
+          filterOffsets.push_back(k.mul(k.add(channel, k.index(i)), fs[0]));
+        // The window's rows x cols taps, the zero point subtracted per
+        // input word or (folded) taken out.
+        auto taps = [&](Value rows, Value cols, bool folded,
+                        ValueRange startValues) {
+          Value z = folded ? noZero : zeroPoint;
+          Value pair = folded ? Value() : zeroPair;
+          Value runLength = merged ? k.mul(cols, channels) : k.index(channels);
+          Value columnTrips = merged ? one : cols;
+          // Whole words of the run, then the bytes left.
+          Value words = arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, runLength, four), four);
+          SmallVector<Value> start(startValues);
+          if (folded)
+            k.subtractZeroTimesSums(start, zeroPoint, weightSums,
+                                    k.add(firstChannel, channel));
+          return k.loop(zero, rows, one, start, [&](Value r, ValueRange accs) {
+            Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+            Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+            return k.loop(
+                zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
+                  Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
+                  Value inRun = k.add(inRow, k.mul(col, is[2]));
+                  Value filterRun = k.add(k.mul(r, fs[1]), k.mul(c, fs[2]));
+                  SmallVector<Value> filterRuns;
+                  for (Value offset : filterOffsets)
+                    filterRuns.push_back(k.add(offset, filterRun));
+                  SmallVector<Value> updated = k.loop(
+                      zero, words, four, accs, [&](Value j, ValueRange accs) {
+                        auto x = k.widenInput(
+                            k.loadWord(k.at(inBase, k.add(inRun, j))), pair);
+                        SmallVector<Value> next;
+                        for (int64_t i = 0; i < block; ++i) {
+                          Value offset = k.add(filterRuns[i], j);
+                          next.push_back(
+                              source
+                                  ? k.dot4Widened(
+                                        x, z,
+                                        k.at(filterBase, k.mul(offset, 2)),
+                                        accs[i])
+                                  : k.dot4(x, z,
+                                           k.loadWord(k.at(filterBase, offset)),
+                                           accs[i]));
+                        }
+                        return next;
+                      });
+                  // Whole words only when the channels are (source).
+                  if (source)
+                    return updated;
+                  return k.loop(
+                      words, runLength, one, updated,
+                      [&](Value j, ValueRange accs) {
+                        Value x = arith::SubIOp::create(
+                            b, loc, k.loadByte(k.at(inBase, k.add(inRun, j))),
+                            z);
+                        SmallVector<Value> next;
+                        for (int64_t i = 0; i < block; ++i)
+                          next.push_back(
+                              k.add(accs[i],
+                                    k.mul(x, k.loadByte(k.at(
+                                                 filterBase,
+                                                 k.add(filterRuns[i], j))))));
+                        return next;
+                      });
+                });
+          });
+        };
+        return byWindow(k, {kh, kw}, operands->filter, root, /*spatial=*/1,
+                        fold, accs, taps);
+      });
+  eraseLowered(conv, fusion);
+  return success();
+}
+
+/// linalg.depthwise_conv_2d_nhwc_hwcm_q with one channel per group (m = 1):
+/// out[n,oh,ow,c,0] += sum over (kh, kw) of (in[n, ih, iw, c] - zi) *
+/// filter[kh, kw, c, 0]. Four consecutive channels are one word of the
+/// input and one of the filter: each byte lane is its own accumulator.
+template <typename ConvOp>
+LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
+  auto operands =
+      matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
+  if (!operands)
+    return failure();
+  auto filterType = cast<MemRefType>(operands->filter.getType());
+  auto outType = cast<MemRefType>(operands->output.getType());
+  if (filterType.getDimSize(3) != 1 || outType.getRank() != 5 ||
+      outType.getDimSize(4) != 1 ||
+      ShapedType::isDynamic(outType.getDimSize(3)))
+    return failure();
+  int64_t channels = outType.getDimSize(3);
+  // The filter's [c, m] dimensions: c has stride 1 when m = 1.
+  SmallVector<int64_t> fs;
+  int64_t offset;
+  if (failed(filterType.getStridesAndOffset(fs, offset)) ||
+      llvm::any_of(fs, ShapedType::isDynamic) || fs[2] != 1)
+    return failure();
+  const SmallVector<int64_t> &is = operands->inStrides;
+  int64_t block = channels % 4 == 0 ? 4 : 1;
+
+  // The whole window (the filter global's [KH, KW]), when the filter is a
+  // view of a constant global: windows clipped at the border get loops with
+  // the clipped bounds, whole ones constant bounds (fully unrolled) and the
+  // input zero point folded into the start values.
+  memref::GlobalOp source = filters.sourceOf(operands->filter);
+  if (source &&
+      (source.getType().getRank() != 4 || source.getType().getDimSize(3) != 1))
+    source = {};
+
+  // Fused: emitted where the consumer is (its operands are defined by then).
+  std::optional<AccumulatorFusion> fusion =
+      matchFusion(conv, operands->output, block);
+  OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
+  KernelBuilder k(b, conv.getLoc(), dsp);
+  Location loc = conv.getLoc();
+  Value inBase = k.basePointer(operands->input);
+  Value filterBase = k.basePointer(operands->filter);
+  Value zeroPoint = operands->inputZero ? operands->inputZero : k.int32(0);
+  Value zeroPair = k.zeroPair(zeroPoint);
+  Value zero = k.index(0), one = k.index(1);
+  Value kh = memref::DimOp::create(b, loc, operands->filter, 0);
+  Value kw = memref::DimOp::create(b, loc, operands->filter, 1);
+  Value weightSums, firstChannel;
+  const bool fold = source && !matchPattern(zeroPoint, m_Zero()) &&
+                    viewsWholeRows(operands->filter, source, /*keep=*/3);
+  if (fold) {
+    memref::GlobalOp table = filters.sums(source, /*channelDim=*/2);
+    weightSums = memref::GetGlobalOp::create(b, loc, table.getType(),
+                                             table.getSymName());
+    // In a whole window the view starts at [0, 0, c0, 0]: its offset is c0.
+    firstChannel =
+        memref::ExtractStridedMetadataOp::create(b, loc, operands->filter)
+            .getOffset();
+  }
+  Value noZero = k.int32(0);
+  forEachOutputBlock(
+      k, operands->output, block, fusion,
+      [&](ValueRange pixel, Value channel, ValueRange accs) {
+        Value rowBase = k.mul(pixel[1], operands->strides[0]);
+        Value colBase = k.mul(pixel[2], operands->strides[1]);
+        Value pixelOffset = k.add(k.mul(pixel[0], is[0]), channel);
+        // The taps of a window of rows x cols, the zero point subtracted
+        // per tap or (folded) taken out.
+        auto taps = [&](Value rows, Value cols, bool folded, ValueRange start) {
+          Value z = folded ? noZero : zeroPoint;
+          Value pair = folded ? Value() : zeroPair;
+          SmallVector<Value> accs(start);
+          if (folded)
+            k.subtractZeroTimesSums(accs, zeroPoint, weightSums,
+                                    k.add(firstChannel, channel));
+          return k.loop(zero, rows, one, accs, [&](Value r, ValueRange accs) {
+            Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
+            Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
+            return k.loop(zero, cols, one, accs, [&](Value c, ValueRange accs) {
+              Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
+              Value inAt = k.add(inRow, k.mul(col, is[2]));
+              Value filterAt =
+                  k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), channel);
+              SmallVector<Value> next;
+              if (block == 4) {
+                auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), pair);
+                Value w = k.loadWord(k.at(filterBase, filterAt));
+                for (int i = 0; i < 4; ++i)
+                  next.push_back(k.lane(x, z, w, i, accs[i]));
+                return next;
+              }
+              Value x = arith::SubIOp::create(
+                  b, loc, k.loadByte(k.at(inBase, inAt)), z);
+              next.push_back(k.add(
+                  accs[0], k.mul(x, k.loadByte(k.at(filterBase, filterAt)))));
+              return next;
+            });
+          });
+        };
+        return byWindow(k, {kh, kw}, operands->filter, source,
+                        /*spatial=*/0, fold, accs, taps);
+      });
+  eraseLowered(conv, fusion);
+  return success();
+}
+
+/// Multiply-accumulates `conv` performs per call of its function: its own
+/// (output elements x window x input channels, the window of the filter's
+/// global when the view is clipped) times the trip counts of the constant
+/// loops around it (the tiles of serenity-fuse-requantization).
+int64_t multiplyAccumulates(linalg::LinalgOp conv, memref::GlobalOp root) {
+  auto output = cast<MemRefType>(conv.getDpsInits()[0].getType());
+  if (!output.hasStaticShape())
+    return 0;
+  ArrayRef<int64_t> filter = root.getType().getShape();
+  int64_t macs = output.getNumElements() * filter[1] * filter[2] * filter[3];
+  for (auto loop = conv->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    if (std::optional<APInt> trips = loop.getStaticTripCount())
+      macs *= trips->getSExtValue();
+  }
+  return macs;
+}
+
+/// The filter globals to widen within `budget` extra bytes (the int16 copy
+/// adds the filter's size once its int8 global is gone): the set with the
+/// most multiply-accumulates reading widened weights (solveKnapsack, exact
+/// for these sizes).
+llvm::DenseSet<Operation *>
+chooseWidened(ArrayRef<std::pair<memref::GlobalOp, int64_t>> candidates,
+              int64_t budget) {
+  std::vector<::serenity::KnapsackItem> items;
+  for (auto candidate : candidates) {
+    memref::GlobalOp global = candidate.first;
+    items.push_back({global.getType().getNumElements(), candidate.second});
+  }
+  ::serenity::KnapsackResult result = ::serenity::solveKnapsack(items, budget);
+  llvm::DenseSet<Operation *> chosen;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (result.taken[i])
+      chosen.insert(candidates[i].first);
+  return chosen;
+}
+
+struct SerenityInt8ConvKernelsPass
+    : public mlir::serenity::CheckedOptions<
+          SerenityInt8ConvKernelsPass,
+          mlir::serenity::impl::SerenityInt8ConvKernelsPassBase> {
+  using CheckedOptions::CheckedOptions;
+
+  std::optional<std::string> optionError() const {
+    if (widenBudget < -1)
+      return std::string("serenity-int8-conv-kernels: widen-budget must be "
+                         ">= 0 bytes, or -1 (no limit)");
+    return std::nullopt;
+  }
+
+  void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
+    bool dsp = target == KernelTarget::CortexM;
+    SmallVector<Operation *> convs;
+    getOperation().walk([&](func::FuncOp function) {
+      // serenity-pipeline leaves this function to the upstream lowering.
+      if (mlir::serenity::isUnoptimized(function))
+        return;
+      function.walk([&](Operation *op) {
+        if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp,
+                 linalg::DepthwiseConv2DNhwcHwcmQOp,
+                 linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+          return;
+        // A primitive chosen for this conv (serenity.primitive) decides;
+        // untagged convs are lowered unless tagged-only.
+        std::optional<ConvPrimitive> primitive = getConvPrimitive(op);
+        if (primitive ? *primitive == ConvPrimitive::Dot : !taggedOnly)
+          convs.push_back(op);
+      });
+    });
+    WidenedFilters filters(getOperation());
+    if (widenBudget >= 0) {
+      // Value of widening each filter global: the multiply-accumulates of
+      // the convolutions that would read it.
+      llvm::MapVector<Operation *, int64_t> value;
+      for (Operation *op : convs) {
+        if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
+          continue;
+        auto conv = cast<linalg::LinalgOp>(op);
+        if (memref::GlobalOp root = filters.widenable(conv.getDpsInputs()[1]))
+          value[root] += multiplyAccumulates(conv, root);
+      }
+      SmallVector<std::pair<memref::GlobalOp, int64_t>> candidates;
+      for (const auto &[global, macs] : value)
+        candidates.emplace_back(cast<memref::GlobalOp>(global), macs);
+      filters.restrictTo(chooseWidened(candidates, widenBudget));
+    }
+    for (Operation *op : convs) {
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
+        (void)lowerConv(conv, dsp, filters);
+      else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
+        (void)lowerConv(conv, dsp, filters);
+      else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
+        (void)lowerDepthwise(conv, dsp, filters);
+      else
+        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), dsp,
+                             filters);
+    }
+    filters.eraseUnused();
+  }
+};
+
+} // namespace
