@@ -43,14 +43,9 @@ enum class AllocAlgorithm { GreedySize, BestFit, Exact };
 
 /// The spellings of AllocAlgorithm (serenity-static-alloc's and
 /// serenity-alloc's `algorithm`).
-inline constexpr EnumEntry<AllocAlgorithm> kAllocAlgorithmNames[] = {
-    {AllocAlgorithm::Exact, "exact"},
-    {AllocAlgorithm::BestFit, "best-fit"},
-    {AllocAlgorithm::GreedySize, "greedy-size"},
-};
-constexpr EnumTable<AllocAlgorithm> enumEntries(AllocAlgorithm) {
-  return kAllocAlgorithmNames;
-}
+SERENITY_ENUM_NAMES(AllocAlgorithm, {AllocAlgorithm::Exact, "exact"},
+                    {AllocAlgorithm::BestFit, "best-fit"},
+                    {AllocAlgorithm::GreedySize, "greedy-size"})
 
 /// Parses a spelling of kAllocAlgorithmNames.
 inline std::optional<AllocAlgorithm>

@@ -31,14 +31,9 @@ enum class ConcatMode {
 };
 
 /// The spellings of ConcatMode (pass and pipeline option `concat`).
-inline constexpr EnumEntry<ConcatMode> kConcatModeNames[] = {
-    {ConcatMode::Copy, "copy"},
-    {ConcatMode::InPlace, "inplace"},
-    {ConcatMode::Auto, "auto"},
-};
-constexpr EnumTable<ConcatMode> enumEntries(ConcatMode) {
-  return kConcatModeNames;
-}
+SERENITY_ENUM_NAMES(ConcatMode, {ConcatMode::Copy, "copy"},
+                    {ConcatMode::InPlace, "inplace"},
+                    {ConcatMode::Auto, "auto"})
 
 } // namespace serenity
 } // namespace mlir

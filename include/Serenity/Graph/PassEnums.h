@@ -22,35 +22,19 @@ namespace serenity {
 
 /// serenity-memory-report `format`.
 enum class ReportFormat { Table, Json };
-inline constexpr EnumEntry<ReportFormat> kReportFormatNames[] = {
-    {ReportFormat::Table, "table"},
-    {ReportFormat::Json, "json"},
-};
-constexpr EnumTable<ReportFormat> enumEntries(ReportFormat) {
-  return kReportFormatNames;
-}
+SERENITY_ENUM_NAMES(ReportFormat, {ReportFormat::Table, "table"},
+                    {ReportFormat::Json, "json"})
 
 /// serenity-rewrite `mode`: the rewrites that lower the peak, or all.
 enum class RewriteMode { Profitable, All };
-inline constexpr EnumEntry<RewriteMode> kRewriteModeNames[] = {
-    {RewriteMode::Profitable, "profitable"},
-    {RewriteMode::All, "all"},
-};
-constexpr EnumTable<RewriteMode> enumEntries(RewriteMode) {
-  return kRewriteModeNames;
-}
+SERENITY_ENUM_NAMES(RewriteMode, {RewriteMode::Profitable, "profitable"},
+                    {RewriteMode::All, "all"})
 
 /// serenity-tile `method`: fused feature-map tiling (spatial), fused
 /// depthwise/channel tiling, or both.
 enum class TileMethod { FFMT, FDT, Both };
-inline constexpr EnumEntry<TileMethod> kTileMethodNames[] = {
-    {TileMethod::FFMT, "ffmt"},
-    {TileMethod::FDT, "fdt"},
-    {TileMethod::Both, "both"},
-};
-constexpr EnumTable<TileMethod> enumEntries(TileMethod) {
-  return kTileMethodNames;
-}
+SERENITY_ENUM_NAMES(TileMethod, {TileMethod::FFMT, "ffmt"},
+                    {TileMethod::FDT, "fdt"}, {TileMethod::Both, "both"})
 
 } // namespace serenity
 } // namespace mlir

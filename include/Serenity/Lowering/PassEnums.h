@@ -20,33 +20,18 @@ namespace serenity {
 /// serenity-int8-conv-kernels `target`: the DSP extension's dual 16-bit
 /// multiply-accumulates, or plain integer arithmetic.
 enum class KernelTarget { CortexM, Generic };
-inline constexpr EnumEntry<KernelTarget> kKernelTargetNames[] = {
-    {KernelTarget::CortexM, "cortex-m"},
-    {KernelTarget::Generic, "generic"},
-};
-constexpr EnumTable<KernelTarget> enumEntries(KernelTarget) {
-  return kKernelTargetNames;
-}
+SERENITY_ENUM_NAMES(KernelTarget, {KernelTarget::CortexM, "cortex-m"},
+                    {KernelTarget::Generic, "generic"})
 
 /// serenity-static-alloc `arena`: where the arena lives.
 enum class ArenaStorage { Global, Argument };
-inline constexpr EnumEntry<ArenaStorage> kArenaStorageNames[] = {
-    {ArenaStorage::Global, "global"},
-    {ArenaStorage::Argument, "argument"},
-};
-constexpr EnumTable<ArenaStorage> enumEntries(ArenaStorage) {
-  return kArenaStorageNames;
-}
+SERENITY_ENUM_NAMES(ArenaStorage, {ArenaStorage::Global, "global"},
+                    {ArenaStorage::Argument, "argument"})
 
 /// serenity-static-alloc `io`: where the function's inputs and outputs live.
 enum class IOPlacement { Caller, Arena };
-inline constexpr EnumEntry<IOPlacement> kIOPlacementNames[] = {
-    {IOPlacement::Caller, "caller"},
-    {IOPlacement::Arena, "arena"},
-};
-constexpr EnumTable<IOPlacement> enumEntries(IOPlacement) {
-  return kIOPlacementNames;
-}
+SERENITY_ENUM_NAMES(IOPlacement, {IOPlacement::Caller, "caller"},
+                    {IOPlacement::Arena, "arena"})
 
 } // namespace serenity
 } // namespace mlir

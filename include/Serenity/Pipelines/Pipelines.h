@@ -18,79 +18,48 @@ namespace mlir {
 namespace serenity {
 
 // The enumerated options of serenity-pipeline that its passes do not have
-// (Serenity/Graph/PassEnums.h and Serenity/Lowering/PassEnums.h have those), each with its one table of
-// spellings (Serenity/Support/EnumTable.h). Where the pipeline adds `none`
-// (leave the pass out) to a pass's choices, the other spellings are the
-// pass's: buildSerenityPipeline converts by spelling (passChoice).
+// (Serenity/Graph/PassEnums.h and Serenity/Lowering/PassEnums.h have those),
+// each with its one table of spellings (Serenity/Support/EnumTable.h). Where
+// the pipeline adds `none` (leave the pass out) to a pass's choices, the other
+// spellings are the pass's: buildSerenityPipeline converts by spelling
+// (passChoice).
 
 /// `schedule`: the serenity-schedule algorithm, or none.
 enum class PipelineSchedule { DP, Kahn, Greedy, ProgramOrder, None };
-inline constexpr EnumEntry<PipelineSchedule> kPipelineScheduleNames[] = {
-    {PipelineSchedule::DP, "dp"},
-    {PipelineSchedule::Kahn, "kahn"},
-    {PipelineSchedule::Greedy, "greedy"},
-    {PipelineSchedule::ProgramOrder, "program-order"},
-    {PipelineSchedule::None, "none"},
-};
-constexpr EnumTable<PipelineSchedule> enumEntries(PipelineSchedule) {
-  return kPipelineScheduleNames;
-}
+SERENITY_ENUM_NAMES(PipelineSchedule, {PipelineSchedule::DP, "dp"},
+                    {PipelineSchedule::Kahn, "kahn"},
+                    {PipelineSchedule::Greedy, "greedy"},
+                    {PipelineSchedule::ProgramOrder, "program-order"},
+                    {PipelineSchedule::None, "none"})
 
 /// `alloc`: the serenity-static-alloc algorithm, or none.
 enum class PipelineAlloc { Exact, BestFit, GreedySize, None };
-inline constexpr EnumEntry<PipelineAlloc> kPipelineAllocNames[] = {
-    {PipelineAlloc::Exact, "exact"},
-    {PipelineAlloc::BestFit, "best-fit"},
-    {PipelineAlloc::GreedySize, "greedy-size"},
-    {PipelineAlloc::None, "none"},
-};
-constexpr EnumTable<PipelineAlloc> enumEntries(PipelineAlloc) {
-  return kPipelineAllocNames;
-}
+SERENITY_ENUM_NAMES(PipelineAlloc, {PipelineAlloc::Exact, "exact"},
+                    {PipelineAlloc::BestFit, "best-fit"},
+                    {PipelineAlloc::GreedySize, "greedy-size"},
+                    {PipelineAlloc::None, "none"})
 
 /// `target`: the host (64-bit index) or a Cortex-M core (32-bit index).
 enum class PipelineTarget { Host, CortexM };
-inline constexpr EnumEntry<PipelineTarget> kPipelineTargetNames[] = {
-    {PipelineTarget::Host, "host"},
-    {PipelineTarget::CortexM, "cortex-m"},
-};
-constexpr EnumTable<PipelineTarget> enumEntries(PipelineTarget) {
-  return kPipelineTargetNames;
-}
+SERENITY_ENUM_NAMES(PipelineTarget, {PipelineTarget::Host, "host"},
+                    {PipelineTarget::CortexM, "cortex-m"})
 
 /// `conv-kernels`: how int8 convolutions are lowered.
 enum class ConvKernels { Auto, Loops, Dot };
-inline constexpr EnumEntry<ConvKernels> kConvKernelsNames[] = {
-    {ConvKernels::Auto, "auto"},
-    {ConvKernels::Loops, "loops"},
-    {ConvKernels::Dot, "dot"},
-};
-constexpr EnumTable<ConvKernels> enumEntries(ConvKernels) {
-  return kConvKernelsNames;
-}
+SERENITY_ENUM_NAMES(ConvKernels, {ConvKernels::Auto, "auto"},
+                    {ConvKernels::Loops, "loops"}, {ConvKernels::Dot, "dot"})
 
 /// `rewrite`: the serenity-rewrite mode, or none.
 enum class PipelineRewrite { None, Profitable, All };
-inline constexpr EnumEntry<PipelineRewrite> kPipelineRewriteNames[] = {
-    {PipelineRewrite::None, "none"},
-    {PipelineRewrite::Profitable, "profitable"},
-    {PipelineRewrite::All, "all"},
-};
-constexpr EnumTable<PipelineRewrite> enumEntries(PipelineRewrite) {
-  return kPipelineRewriteNames;
-}
+SERENITY_ENUM_NAMES(PipelineRewrite, {PipelineRewrite::None, "none"},
+                    {PipelineRewrite::Profitable, "profitable"},
+                    {PipelineRewrite::All, "all"})
 
 /// `tile`: the serenity-tile method, or none.
 enum class PipelineTile { None, FFMT, FDT, Both };
-inline constexpr EnumEntry<PipelineTile> kPipelineTileNames[] = {
-    {PipelineTile::None, "none"},
-    {PipelineTile::FFMT, "ffmt"},
-    {PipelineTile::FDT, "fdt"},
-    {PipelineTile::Both, "both"},
-};
-constexpr EnumTable<PipelineTile> enumEntries(PipelineTile) {
-  return kPipelineTileNames;
-}
+SERENITY_ENUM_NAMES(PipelineTile, {PipelineTile::None, "none"},
+                    {PipelineTile::FFMT, "ffmt"}, {PipelineTile::FDT, "fdt"},
+                    {PipelineTile::Both, "both"})
 
 } // namespace serenity
 } // namespace mlir

@@ -36,16 +36,11 @@ enum class ScheduleAlgorithm {
 };
 
 /// The spellings of ScheduleAlgorithm (serenity-schedule's `algorithm`).
-inline constexpr EnumEntry<ScheduleAlgorithm> kScheduleAlgorithmNames[] = {
-    {ScheduleAlgorithm::DP, "dp"},
-    {ScheduleAlgorithm::Kahn, "kahn"},
-    {ScheduleAlgorithm::Greedy, "greedy"},
-    {ScheduleAlgorithm::HillValley, "hill-valley"},
-    {ScheduleAlgorithm::ProgramOrder, "program-order"},
-};
-constexpr EnumTable<ScheduleAlgorithm> enumEntries(ScheduleAlgorithm) {
-  return kScheduleAlgorithmNames;
-}
+SERENITY_ENUM_NAMES(ScheduleAlgorithm, {ScheduleAlgorithm::DP, "dp"},
+                    {ScheduleAlgorithm::Kahn, "kahn"},
+                    {ScheduleAlgorithm::Greedy, "greedy"},
+                    {ScheduleAlgorithm::HillValley, "hill-valley"},
+                    {ScheduleAlgorithm::ProgramOrder, "program-order"})
 
 /// Parses a spelling of kScheduleAlgorithmNames.
 inline std::optional<ScheduleAlgorithm>

@@ -99,13 +99,8 @@ enum class SelectionObjective {
 
 /// The spellings of SelectionObjective (serenity-select-primitives'
 /// `objective`).
-inline constexpr EnumEntry<SelectionObjective> kSelectionObjectiveNames[] = {
-    {SelectionObjective::Time, "time"},
-    {SelectionObjective::Memory, "memory"},
-};
-constexpr EnumTable<SelectionObjective> enumEntries(SelectionObjective) {
-  return kSelectionObjectiveNames;
-}
+SERENITY_ENUM_NAMES(SelectionObjective, {SelectionObjective::Time, "time"},
+                    {SelectionObjective::Memory, "memory"})
 
 /// Both budgets apply whatever the objective; unset means unlimited.
 struct SelectionBudgets {

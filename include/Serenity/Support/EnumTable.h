@@ -8,8 +8,8 @@
 // of pass and pipeline options.
 //
 // An enum joins by declaring, next to it and in its namespace,
-//   inline constexpr EnumEntry<E> kENames[] = {{E::A, "a"}, ...};
-//   constexpr EnumTable<E> enumEntries(E) { return kENames; }
+//   SERENITY_ENUM_NAMES(E, {E::A, "a"}, {E::B, "b"})
+// which defines its table kENames and enumEntries(E), found by lookup.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,5 +72,11 @@ template <typename E> std::string enumChoices() {
 }
 
 } // namespace serenity
+
+/// Defines the table of spellings kENames of the enum E and enumEntries(E),
+/// in E's namespace: SERENITY_ENUM_NAMES(E, {E::A, "a"}, {E::B, "b"}).
+#define SERENITY_ENUM_NAMES(E, ...)                                            \
+  inline constexpr ::serenity::EnumEntry<E> k##E##Names[] = {__VA_ARGS__};     \
+  constexpr ::serenity::EnumTable<E> enumEntries(E) { return k##E##Names; }
 
 #endif // SERENITY_SUPPORT_ENUMTABLE_H
