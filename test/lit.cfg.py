@@ -30,6 +30,10 @@ config.substitutions.append(("%shared", shared))
 # Debian's interpreter sees the python3-* packages (numpy, networkx, ...);
 # python/ is importable so RUN lines can call `%python -m serenity gen ...`.
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# MLIR's and LLVM's headers and LLVM's C++ compiler, for the tests that
+# compile against Serenity's headers.
+config.substitutions.append(("%llvm_include", os.path.join(config.llvm_tools_dir, "..", "include")))
+config.substitutions.append(("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
 config.environment["PYTHONPATH"] = os.path.join(config.serenity_src_root, "python")
 config.substitutions.append(("%integration", os.path.join(config.serenity_src_root, "test", "Integration")))
 
