@@ -206,7 +206,9 @@ class SerenityOpt:
 
     def pass_options(self, flag):
         """Option names of pass ``--flag`` as listed under it in ``--help``
-        (lines indented deeper than the pass line); empty if the pass is absent."""
+        (lines indented deeper than the pass line, skipping the ``=value``
+        lines llvm::cl prints under an enumerated option); empty if the pass
+        is absent."""
         lines = self.help_text().splitlines()
         pattern = re.compile(r"^(\s*)--%s(?![\w-])" % re.escape(flag))
         for i, line in enumerate(lines):
@@ -216,6 +218,8 @@ class SerenityOpt:
             indent = len(m.group(1))
             names = set()
             for following in lines[i + 1:]:
+                if re.match(r"^\s*=", following):
+                    continue  # a value of the enumerated option above
                 o = re.match(r"^(\s*)--([\w-]+)", following)
                 if not o or len(o.group(1)) <= indent:
                     break
