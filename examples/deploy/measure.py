@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Measures the five MLPerf Tiny models compiled by serenity-compile for
-Cortex-M4 and run on QEMU mps2-an386, and prints a markdown table next to
-TensorFlow Lite Micro's arenas (../shared/bench/tflm/README.md):
+"""Measures the five MLPerf Tiny models compiled by serenity-compile for a
+Cortex-M target and run on its QEMU board (cortex-m4: mps2-an386,
+cortex-m55: mps3-an547), and prints a markdown table next to TensorFlow Lite
+Micro's arenas (../shared/bench/tflm/README.md):
 
 - arena: NAME_ARENA_BYTES with `--io arena` (inputs and outputs planned in
   the arena, as TFLite Micro does): with the stack, all the RAM the network
@@ -10,12 +11,13 @@ TensorFlow Lite Micro's arenas (../shared/bench/tflm/README.md):
 - stack: the deepest stack use of NAME_run (the 16 KiB below the caller's
   stack pointer are painted before the call and scanned after it);
 - .text / .rodata: sections of the network object (code; weights and
-  constants, which stay in flash);
+  constants, which stay in flash); flash is their sum;
 - instructions: QEMU with `-icount shift=0` executes one instruction per
-  nanosecond of virtual time; the board's CMSDK APB timer 0 (25 MHz) counts
-  down around the call, so instructions = 40 x ticks (+-40).
+  nanosecond of virtual time; the board's timer is read around the call and
+  calibrated in the same run (serenity.deploy.board_timer: +- one tick, 40
+  instructions on the M4, 31.25 on the M55).
 
-Usage: measure.py [--models DIR] [--tflm README.md]   (needs
+Usage: measure.py [--target cortex-m4|cortex-m55] [--models DIR] [--tflm README.md]   (needs
 arm-none-eabi-gcc and qemu-system-arm; serenity-compile on PATH or in build/)
 """
 import argparse
@@ -26,8 +28,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from serenity.deploy import (CMSDK_TIMER, INSTRUCTIONS_PER_TICK, ROOT, arm_link_command,  # noqa: E402
-                             find_compiler, qemu_command, run)
+from serenity.deploy import (BOARDS, ROOT, arm_link_command, board_timer, find_compiler,  # noqa: E402
+                             instructions, qemu_command, run)
 
 MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
 PAINT = 16384
@@ -38,7 +40,7 @@ PROGRAM = r"""
 #include "net.h"
 
 static uint8_t arena[NET_ARENA_BYTES] __attribute__((aligned(NET_ARENA_ALIGNMENT)));
-""" + CMSDK_TIMER + r"""
+""" + "BOARD_TIMER" + r"""
 __attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {
   for (uint8_t *p = low; p < high; ++p)
     *p = 0xA5;
@@ -51,18 +53,16 @@ int main(void) {
   uint8_t *sp;
   __asm volatile("mov %0, sp" : "=r"(sp));
   uint8_t *high = sp - 32, *low = high - PAINT;
+  uint64_t calibration = board_calibrate();
   paint(low, high);
-  TIMER_RELOAD = 0xFFFFFFFFu;
-  TIMER_VALUE = 0xFFFFFFFFu;
-  TIMER_CTRL = 1;
-  uint32_t start = TIMER_VALUE;
+  uint64_t start = board_timer_now();
   int status = net_run(arena);
-  uint32_t end = TIMER_VALUE;
+  uint64_t end = board_timer_now();
   uint8_t *deepest = low;
   while (deepest < high && *deepest == 0xA5)
     ++deepest;
-  printf("status %d ticks %lu stack %ld\n", status, (unsigned long)(start - end),
-         (long)(sp - deepest));
+  printf("status %d ticks %lu calibration %lu stack %ld\n", status, (unsigned long)(end - start),
+         (unsigned long)calibration, (long)(sp - deepest));
   return 0;
 }
 """
@@ -94,6 +94,7 @@ def model_paths(models_dir, only=""):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", choices=sorted(BOARDS), default="cortex-m4")
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "mlperf_tiny"))
     parser.add_argument("--tflm", default=os.path.join(ROOT, "..", "shared", "bench", "tflm", "README.md"))
     parser.add_argument("--pipeline", default="",
@@ -103,16 +104,17 @@ def main():
     compiler = find_compiler()
     tflm = tflm_arenas(args.tflm)
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
-          "| stack (bytes) | .text | .rodata | instructions |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| stack (bytes) | .text | .rodata | flash | instructions |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         for model, path in model_paths(args.models, args.only):
             out = os.path.join(work, model)
             extra = ["--pipeline", args.pipeline] if args.pipeline else []
-            run([compiler, path, "--target", "cortex-m4", "--name", "net", "--io", "arena", *extra, "-o", out])
+            run([compiler, path, "--target", args.target, "--name", "net", "--io", "arena", *extra, "-o", out])
             with open(os.path.join(out, "net.json")) as f:
                 report = json.load(f)
-            run([compiler, path, "--target", "cortex-m4", "--name", "net", *extra, "-o", out + "-caller"])
+            run([compiler, path, "--target", args.target, "--name", "net", "--io", "caller", *extra,
+                 "-o", out + "-caller"])
             with open(os.path.join(out + "-caller", "net.json")) as f:
                 caller = json.load(f)
             caller_ram = caller["arena_bytes"] + sum(o["bytes"] for o in caller["inputs"] + caller["outputs"])
@@ -124,18 +126,20 @@ def main():
                     sections[name] = sections.get(name, 0) + int(parts[1])
             main_c = os.path.join(work, model + ".c")
             with open(main_c, "w") as f:
-                f.write(PROGRAM.replace("PAINT", str(PAINT)))
+                f.write(PROGRAM.replace("PAINT", str(PAINT)).replace("BOARD_TIMER", board_timer(args.target)))
             elf = os.path.join(work, model + ".elf")
-            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf) + report["link_flags"])
-            printed = run(qemu_command(elf), timeout=600)
-            m = re.search(r"status (-?\d+) ticks (\d+) stack (\d+)", printed)
+            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, args.target)
+                + report["link_flags"])
+            printed = run(qemu_command(elf, target=args.target), timeout=600)
+            m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (\d+)", printed)
             if not m or m.group(1) != "0":
                 sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
-            ticks, stack = int(m.group(2)), int(m.group(3))
+            stack = int(m.group(4))
             smallest, activations = tflm.get(model, (None, None))
-            print("| %s | %d | %d | %s | %s | %d | %d | %d | %d |" % (
+            text, rodata = sections.get(".text", 0), sections.get(".rodata", 0)
+            print("| %s | %d | %d | %s | %s | %d | %d | %d | %d | %d |" % (
                 model, report["arena_bytes"], caller_ram, smallest or "-", activations or "-", stack,
-                sections.get(".text", 0), sections.get(".rodata", 0), ticks * INSTRUCTIONS_PER_TICK))
+                text, rodata, text + rodata, instructions(int(m.group(2)), int(m.group(3)))))
             sys.stdout.flush()
     return 0
 

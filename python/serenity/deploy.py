@@ -1,12 +1,16 @@
 """Networks compiled by serenity-compile, run as a C developer runs them.
 
-The host runs the program directly; Cortex-M4 runs on QEMU's mps2-an386 with
-``-icount shift=0`` (one instruction per nanosecond of virtual time), where
-the board's CMSDK APB timer 0 (25 MHz) read around a call gives
-instructions = 40 x ticks. Shared by ``examples/deploy/measure.py``,
+The host runs the program directly; a Cortex-M target runs on its QEMU board
+(:data:`BOARDS`: the Cortex-M4 on ``mps2-an386``, the Cortex-M55 with Helium
+on ``mps3-an547``) with ``-icount shift=0`` (one instruction per nanosecond
+of virtual time). Each board's harness reads a free-running timer around the
+call and calibrates it in the same run on a loop of known length
+(:data:`CALIBRATION_INSTRUCTIONS`), so instructions = ticks x calibration
+instructions / calibration ticks. Shared by ``examples/deploy/measure.py``,
 ``examples/deploy/host_time.py`` and the ``profile`` / ``pareto`` commands.
 """
 
+import collections
 import os
 import re
 import shutil
@@ -15,17 +19,83 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
-ARM_CFLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"]
-INSTRUCTIONS_PER_TICK = 40
-TARGETS = ("host", "cortex-m4")
-UNITS = {"host": "ns", "cortex-m4": "instructions"}
 
-CMSDK_TIMER = r"""
-/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz). */
+# The C side of every board's timer: board_timer_start() starts a counter
+# that counts up, board_timer_now() reads it.
+_CMSDK_TIMER = r"""
+/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz), counting down. */
 #define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
 #define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
 #define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+static void board_timer_start(void) {
+  TIMER_RELOAD = 0xFFFFFFFFu;
+  TIMER_VALUE = 0xFFFFFFFFu;
+  TIMER_CTRL = 1;
+}
+static uint64_t board_timer_now(void) { return 0xFFFFFFFFu - TIMER_VALUE; }
 """
+# The SSE-300's system counter (64 bits, 32 MHz): its CMSDK APB timers run on
+# a 32 kHz clock in QEMU, too coarse under -icount.
+_SSE300_COUNTER = r"""
+/* SSE-300 system counter of the mps3-an547 board: control frame
+   0x58100000 (CNTCR.EN), read frame 0x48101000 (CNTCVL, CNTCVU). */
+#define CNTCR (*(volatile uint32_t *)0x58100000u)
+#define CNTCVL (*(volatile uint32_t *)0x48101000u)
+#define CNTCVU (*(volatile uint32_t *)0x48101004u)
+static void board_timer_start(void) { CNTCR |= 1u; }
+static uint64_t board_timer_now(void) {
+  uint32_t high, low;
+  do {
+    high = CNTCVU;
+    low = CNTCVL;
+  } while (high != CNTCVU);
+  return ((uint64_t)high << 32) | low;
+}
+"""
+
+# Instructions of the calibration loop (SUBS + BNE per iteration).
+CALIBRATION_INSTRUCTIONS = 2000000
+
+_CALIBRATION = r"""
+__attribute__((noinline)) static void board_spin(uint32_t n) {
+  __asm volatile("1: subs %0, #1\n bne 1b" : "+r"(n));
+}
+/* Timer ticks of CALIBRATION_INSTRUCTIONS instructions. */
+static uint64_t board_calibrate(void) {
+  board_timer_start();
+  uint64_t start = board_timer_now();
+  board_spin(CALIBRATION_INSTRUCTIONS / 2);
+  return board_timer_now() - start;
+}
+""".replace("CALIBRATION_INSTRUCTIONS", str(CALIBRATION_INSTRUCTIONS))
+
+Board = collections.namedtuple("Board", "target machine cflags linker_script timer")
+
+BOARDS = {
+    "cortex-m4": Board("cortex-m4", "mps2-an386",
+                       ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"],
+                       "mps2-an386.ld", _CMSDK_TIMER),
+    # Code in the SRAM (2 MB), the vector table in ITCM, data and stack in
+    # DTCM, all at their Secure addresses (the core starts Secure).
+    "cortex-m55": Board("cortex-m55", "mps3-an547",
+                        ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-O2"],
+                        "mps3-an547.ld", _SSE300_COUNTER),
+}
+TARGETS = ("host",) + tuple(BOARDS)
+UNITS = dict({"host": "ns"}, **{target: "instructions" for target in BOARDS})
+
+
+def board_timer(target):
+    """C source for `target`'s board: board_timer_start(), board_timer_now()
+    (ticks, counting up) and board_calibrate() (ticks of
+    CALIBRATION_INSTRUCTIONS instructions); needs <stdint.h>."""
+    return BOARDS[target].timer + _CALIBRATION
+
+
+def instructions(ticks, calibration_ticks):
+    """Instructions in `ticks` of a timer that counted `calibration_ticks`
+    over CALIBRATION_INSTRUCTIONS instructions."""
+    return int(round(ticks * CALIBRATION_INSTRUCTIONS / calibration_ticks))
 
 
 class CommandError(RuntimeError):
@@ -59,21 +129,24 @@ def host_cc():
     return shutil.which("clang") or shutil.which("clang-14") or shutil.which("cc")
 
 
-def arm_link_command(include_dir, sources, elf):
-    """arm-none-eabi-gcc linking `sources` (C files, objects) for mps2-an386."""
-    return ["arm-none-eabi-gcc", *ARM_CFLAGS, "--specs=rdimon.specs", "-I", include_dir, "-T",
-            os.path.join(CORTEX_M, "mps2-an386.ld"), os.path.join(CORTEX_M, "startup.c"), *sources, "-o", elf]
+def arm_link_command(include_dir, sources, elf, target="cortex-m4"):
+    """arm-none-eabi-gcc linking `sources` (C files, objects) for `target`'s
+    QEMU board (scripts/cortex-m: its linker script, the shared start-up)."""
+    board = BOARDS[target]
+    return ["arm-none-eabi-gcc", *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-T",
+            os.path.join(CORTEX_M, board.linker_script), os.path.join(CORTEX_M, "startup.c"), *sources,
+            "-o", elf]
 
 
-def qemu_command(elf, icount=True):
-    """QEMU running `elf` on mps2-an386; with `icount`, one instruction per
-    nanosecond of virtual time (deterministic counts, slower)."""
-    return ["qemu-system-arm", "-M", "mps2-an386", *(["-icount", "shift=0"] if icount else []),
+def qemu_command(elf, icount=True, target="cortex-m4"):
+    """QEMU running `elf` on `target`'s board; with `icount`, one instruction
+    per nanosecond of virtual time (deterministic counts, slower)."""
+    return ["qemu-system-arm", "-M", BOARDS[target].machine, *(["-icount", "shift=0"] if icount else []),
             "-nographic", "-semihosting-config", "enable=on,target=native", "-kernel", elf]
 
 
 def has_cortex_m_tools():
-    """Whether the Cortex-M4 toolchain and QEMU are installed."""
+    """Whether the Cortex-M toolchain and QEMU are installed."""
     return bool(shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"))
 
 
@@ -100,15 +173,16 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
     (floats in [-1, 1), integers over their low byte), one call (its outputs
     printed, ``output I`` then the values), then the time of NAME_run: on the
     host the median of ``argv[1]`` calls timed one by one with
-    CLOCK_MONOTONIC (``time NS``); on Cortex-M4 one more call between two
-    timer reads (``ticks N``). With ``--io arena`` the inputs are copied into
+    CLOCK_MONOTONIC (``time NS``); on a Cortex-M board the timer calibrated,
+    then one more call between two timer reads (``ticks N calibration C``).
+    With ``--io arena`` the inputs are copied into
     the arena before every call (outside the timed region: the network may
     overwrite them)."""
     upper = name.upper()
     host = target == "host"
     in_arena = report.get("io") == "arena"
     lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>"]
-    lines += ["#include <time.h>"] if host else [CMSDK_TIMER]
+    lines += ["#include <time.h>"] if host else [board_timer(target)]
     lines += ['#include "%s.h"' % name,
               "static uint8_t arena[%s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1] "
               "__attribute__((aligned(%s_ARENA_ALIGNMENT)));" % (upper, upper, upper),
@@ -158,12 +232,13 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
                   "  qsort(ns, reps, sizeof *ns, cmp);",
                   '  printf("time %lld\\n", ns[reps / 2]);']
     else:
-        lines += ["  load();",
-                  "  TIMER_RELOAD = 0xFFFFFFFFu;", "  TIMER_VALUE = 0xFFFFFFFFu;", "  TIMER_CTRL = 1;",
-                  "  uint32_t start = TIMER_VALUE;",
+        lines += ["  uint64_t calibration = board_calibrate();",
+                  "  load();",
+                  "  uint64_t start = board_timer_now();",
                   "  int status = %s;" % call,
-                  "  uint32_t end = TIMER_VALUE;",
-                  '  printf("status %d ticks %lu\\n", status, (unsigned long)(start - end));']
+                  "  uint64_t end = board_timer_now();",
+                  '  printf("status %d ticks %lu calibration %lu\\n", status, (unsigned long)(end - start),',
+                  "         (unsigned long)calibration);"]
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
@@ -182,13 +257,13 @@ def build_timed(source, out, target, pipeline="", name="net", function="main", i
         check_output([host_cc(), "-O2", "-I", out, main_c, obj, "-o", exe, *report.get("link_flags", [])])
     else:
         exe = os.path.join(out, name + ".elf")
-        check_output(arm_link_command(out, [main_c, obj], exe) + report.get("link_flags", []))
+        check_output(arm_link_command(out, [main_c, obj], exe, target) + report.get("link_flags", []))
     return report, exe
 
 
 def run_timed(exe, target, reps=50):
     """Runs a :func:`build_timed` program; (time: median ns on the host,
-    instructions on Cortex-M4; the printed outputs, lists of floats)."""
+    instructions on a Cortex-M board; the printed outputs, lists of floats)."""
     if target == "host":
         printed = check_output([exe, str(reps)], timeout=900)
         m = re.search(r"^time (\d+)$", printed, re.M)
@@ -196,11 +271,11 @@ def run_timed(exe, target, reps=50):
             raise CommandError("unexpected output of %s: %s" % (exe, printed[-500:]))
         time = int(m.group(1))
     else:
-        printed = check_output(qemu_command(exe), timeout=900)
-        m = re.search(r"status (-?\d+) ticks (\d+)", printed)
+        printed = check_output(qemu_command(exe, target=target), timeout=900)
+        m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+)", printed)
         if not m or m.group(1) != "0":
             raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
-        time = int(m.group(2)) * INSTRUCTIONS_PER_TICK
+        time = instructions(int(m.group(2)), int(m.group(3)))
     body = printed[:m.start()]
     outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
     return time, outputs

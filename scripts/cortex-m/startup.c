@@ -1,19 +1,29 @@
-/* Minimal Cortex-M4 start-up for QEMU's mps2-an386 board: a vector table
- * whose reset handler enables the FPU and enters newlib's semihosting crt0
- * (_start), which clears .bss, runs constructors, calls main and exits with
- * main's return value as QEMU's exit code. */
+/* Minimal start-up for the QEMU Cortex-M boards (mps2-an386 Cortex-M4,
+ * mps3-an547 Cortex-M55): a vector table (placed by the board's linker
+ * script) whose reset handler enables the FPU (and on the M55 Helium: both
+ * are coprocessors 10 and 11), clears .bss, opens newlib's semihosting
+ * handles, runs the constructors, calls main and exits with main's return
+ * value as QEMU's exit code. The stack is the vector table's: newlib's
+ * semihosting crt0 (_start) is not used because it takes the stack pointer
+ * from QEMU's heap answer, which on mps3-an547 lands right above the code in
+ * ITCM. */
 #include <stdint.h>
+#include <stdlib.h>
 
-extern void _start(void);
-extern uint32_t __stack;
+extern uint32_t __stack, __bss_start__, __bss_end__;
+extern int main(int argc, char **argv);
+extern void initialise_monitor_handles(void);
+extern void __libc_init_array(void);
 
 void Reset_Handler(void) {
-  /* CPACR: full access to coprocessors 10 and 11 (the FPU). */
+  /* CPACR: full access to coprocessors 10 and 11 (the FPU, MVE). */
   *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;
   __asm volatile("dsb\n isb");
-  _start();
-  for (;;) {
-  }
+  for (uint32_t *p = &__bss_start__; p < &__bss_end__; ++p)
+    *p = 0;
+  initialise_monitor_handles();
+  __libc_init_array();
+  exit(main(0, 0));
 }
 
 static void Fault_Handler(void) {
