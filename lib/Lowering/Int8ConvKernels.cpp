@@ -79,15 +79,42 @@ std::optional<SmallVector<int64_t>> innerContiguousStrides(Value memref) {
   return strides;
 }
 
-/// Emits the kernels' arithmetic: the DSP instructions on Cortex-M, or the
+/// The arithmetic a kernel is written in: the DSP extension's (four bytes
+/// per word, SXTB16/SMLAD), the same sums byte by byte, or 16-byte vectors
+/// (Helium's VMLAVA on Cortex-M55; any vector unit on the host).
+enum class Isa { Dsp, Scalar, Vector };
+
+/// The kernels' arithmetic and address width for a `target`.
+struct KernelMode {
+  Isa isa;
+  bool pointers32;
+};
+KernelMode kernelMode(KernelTarget target) {
+  switch (target) {
+  case KernelTarget::CortexM:
+    return {Isa::Dsp, true};
+  case KernelTarget::Helium:
+    return {Isa::Vector, true};
+  case KernelTarget::Generic:
+    return {Isa::Scalar, false};
+  case KernelTarget::GenericVector:
+    return {Isa::Vector, false};
+  }
+  llvm_unreachable("unknown kernel target");
+}
+
+/// Emits the kernels' arithmetic: the DSP instructions on Cortex-M, the
 /// same sums byte by byte (any target; used to test the loop structure on
-/// the host).
+/// the host), or 16-byte vectors.
 class KernelBuilder {
 public:
-  KernelBuilder(OpBuilder &b, Location loc, bool dsp)
-      : b(b), loc(loc), dsp(dsp), i8(b.getI8Type()), i32(b.getI32Type()),
-        ptrInt(dsp ? b.getI32Type() : b.getI64Type()),
-        ptr(LLVM::LLVMPointerType::get(b.getContext())) {}
+  KernelBuilder(OpBuilder &b, Location loc, KernelMode mode)
+      : b(b), loc(loc), dsp(mode.isa == Isa::Dsp),
+        vector(mode.isa == Isa::Vector), i8(b.getI8Type()),
+        i32(b.getI32Type()),
+        ptrInt(mode.pointers32 ? b.getI32Type() : b.getI64Type()),
+        ptr(LLVM::LLVMPointerType::get(b.getContext())),
+        bytes16(VectorType::get({16}, i8)) {}
 
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -237,6 +264,48 @@ public:
     return arith::OrIOp::create(b, loc, low, high);
   }
 
+  /// 16 bytes at `address` (any alignment: MVE's VLDRB.U8).
+  Value loadVector(Value address) {
+    return LLVM::LoadOp::create(b, loc, bytes16, address, /*alignment=*/1);
+  }
+  /// The first `count` (1..15, an index) of the 16 bytes at `address`, the
+  /// others 0: a masked load (VCTP.8 + VLDRBT.U8).
+  Value loadVectorHead(Value address, Value count) {
+    Value iota = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(
+                    bytes16, llvm::to_vector(llvm::map_range(
+                                 llvm::seq<int8_t>(0, 16),
+                                 [](int8_t i) { return APInt(8, i); }))));
+    // `count` in every lane (LLVM dialect ops: the Cortex-M lowering has
+    // no vector dialect conversion).
+    Value count8 = arith::IndexCastOp::create(b, loc, i8, count);
+    Value lane0 = LLVM::InsertElementOp::create(
+        b, loc, bytes16, LLVM::PoisonOp::create(b, loc, bytes16), count8,
+        int32(0));
+    Value limit = LLVM::ShuffleVectorOp::create(b, loc, lane0, lane0,
+                                                SmallVector<int32_t>(16, 0));
+    Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       iota, limit);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(bytes16, APInt(8, 0)));
+    return LLVM::MaskedLoadOp::create(b, loc, bytes16, address, mask, zeros,
+                                      /*alignment=*/1);
+  }
+  /// acc + sum over the 16 lanes of (x - zero) * w: the reduce-add of the
+  /// sign-extended products (VMLAVA.S8) minus zero times the reduce-add of
+  /// the weights (VADDVA.S8), skipped when `zero` is the constant 0.
+  Value dot16(Value x, Value zero, Value w, Value acc) {
+    auto wide = VectorType::get({16}, i32);
+    Value xs = arith::ExtSIOp::create(b, loc, wide, x);
+    Value ws = arith::ExtSIOp::create(b, loc, wide, w);
+    Value products = arith::MulIOp::create(b, loc, xs, ws);
+    acc = add(acc, LLVM::vector_reduce_add::create(b, loc, i32, products));
+    if (matchPattern(zero, m_Zero()))
+      return acc;
+    Value sum = LLVM::vector_reduce_add::create(b, loc, i32, ws);
+    return arith::SubIOp::create(b, loc, acc, mul(zero, sum));
+  }
+
   /// scf.if on `cond` yielding what `then` and `otherwise` build.
   SmallVector<Value> ifElse(Value cond, TypeRange types,
                             function_ref<SmallVector<Value>()> then,
@@ -270,8 +339,9 @@ public:
 
   OpBuilder &b;
   Location loc;
-  bool dsp;
+  bool dsp, vector;
   Type i8, i32, ptrInt, ptr;
+  VectorType bytes16;
 };
 
 /// Strides and dilations of a named convolution, as integers.
@@ -754,15 +824,58 @@ private:
   llvm::DenseSet<Operation *> allowed;
 };
 
+/// The accumulators `accs` plus the dot products of one run of `length`
+/// bytes of the input at `inBase` + `inRun` with the runs of the filter at
+/// `filterBase` + `filterRuns[i]`, input zero point `zero` subtracted: 16
+/// bytes per step, the last partial vector a masked load (a constant number
+/// of lanes when the length is constant, else under an scf.if).
+SmallVector<Value> vectorRun(KernelBuilder &k, Value inBase, Value inRun,
+                             Value filterBase, ArrayRef<Value> filterRuns,
+                             Value length, Value zero, ValueRange accs) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Value sixteen = k.index(16);
+  Value whole = b.createOrFold<arith::MulIOp>(
+      loc, b.createOrFold<arith::DivUIOp>(loc, length, sixteen), sixteen);
+  Value rest = b.createOrFold<arith::SubIOp>(loc, length, whole);
+  auto step = [&](Value j, ValueRange accs, Value count) {
+    auto load = [&](Value address) {
+      return count ? k.loadVectorHead(address, count) : k.loadVector(address);
+    };
+    Value x = load(k.at(inBase, k.add(inRun, j)));
+    SmallVector<Value> next;
+    for (auto [i, acc] : llvm::enumerate(accs))
+      next.push_back(k.dot16(
+          x, zero, load(k.at(filterBase, k.add(filterRuns[i], j))), acc));
+    return next;
+  };
+  SmallVector<Value> updated =
+      k.loop(k.index(0), whole, sixteen, accs,
+             [&](Value j, ValueRange accs) { return step(j, accs, {}); });
+  std::optional<int64_t> restValue = getConstantIntValue(rest);
+  if (restValue == 0)
+    return updated;
+  if (restValue)
+    return step(whole, updated, rest);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rest,
+                                    k.index(0));
+  return k.ifElse(
+      any, ValueRange(updated).getTypes(),
+      [&] { return step(whole, updated, rest); },
+      [&] { return updated; });
+}
+
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
 /// (in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] - zi) * filter[f, kh, kw, c].
 /// For each (kh, kw) the c values are contiguous in both operands; with
 /// unit column dilation and rows of exactly C elements, so is the whole
 /// (kw, c) row of the window: one run of KW*C bytes per kh.
 template <typename ConvOp>
-LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
-  auto operands =
-      matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
+LogicalResult lowerConv(ConvOp conv, KernelMode mode,
+                        WidenedFilters &filters) {
+  const bool vector = mode.isa == Isa::Vector;
+  auto operands = matchKernelOperands(conv, conv.getStrides(),
+                                      conv.getDilations(), mode.isa == Isa::Dsp);
   if (!operands)
     return failure();
   auto filterType = cast<MemRefType>(operands->filter.getType());
@@ -783,7 +896,9 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   memref::GlobalOp root = filters.sourceOf(operands->filter);
   if (root && root.getType().getRank() != 4)
     root = {};
-  memref::GlobalOp source = filters.widenable(operands->filter);
+  // (Vector kernels read the int8 filter: no widened copy.)
+  memref::GlobalOp source =
+      vector ? memref::GlobalOp() : filters.widenable(operands->filter);
   if (source && !filters.mayWiden(source))
     source = {};
 
@@ -791,7 +906,7 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
   std::optional<AccumulatorFusion> fusion =
       matchFusion(conv, operands->output, block);
   OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
-  KernelBuilder k(b, conv.getLoc(), dsp);
+  KernelBuilder k(b, conv.getLoc(), mode);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
   // The filter view's element offset in its buffer: the int8 global's, or
@@ -862,6 +977,9 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
                   SmallVector<Value> filterRuns;
                   for (Value offset : filterOffsets)
                     filterRuns.push_back(k.add(offset, filterRun));
+                  if (vector)
+                    return vectorRun(k, inBase, inRun, filterBase, filterRuns,
+                                     runLength, z, accs);
                   SmallVector<Value> updated = k.loop(
                       zero, words, four, accs, [&](Value j, ValueRange accs) {
                         auto x = k.widenInput(
@@ -914,7 +1032,13 @@ LogicalResult lowerConv(ConvOp conv, bool dsp, WidenedFilters &filters) {
 /// filter[kh, kw, c, 0]. Four consecutive channels are one word of the
 /// input and one of the filter: each byte lane is its own accumulator.
 template <typename ConvOp>
-LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
+LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
+                             WidenedFilters &filters) {
+  // The vector kernels' depthwise convolutions are the DSP ones for now
+  // (Helium cores have the DSP extension).
+  if (mode.isa == Isa::Vector)
+    mode.isa = mode.pointers32 ? Isa::Dsp : Isa::Scalar;
+  const bool dsp = mode.isa == Isa::Dsp;
   auto operands =
       matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
   if (!operands)
@@ -948,7 +1072,7 @@ LogicalResult lowerDepthwise(ConvOp conv, bool dsp, WidenedFilters &filters) {
   std::optional<AccumulatorFusion> fusion =
       matchFusion(conv, operands->output, block);
   OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
-  KernelBuilder k(b, conv.getLoc(), dsp);
+  KernelBuilder k(b, conv.getLoc(), mode);
   Location loc = conv.getLoc();
   Value inBase = k.basePointer(operands->input);
   Value filterBase = k.basePointer(operands->filter);
@@ -1070,7 +1194,7 @@ struct SerenityInt8ConvKernelsPass
   void runOnOperation() override {
     if (failed(checkOptions()))
       return signalPassFailure();
-    bool dsp = target == KernelTarget::CortexM;
+    const KernelMode mode = kernelMode(target);
     SmallVector<Operation *> convs;
     getOperation().walk([&](func::FuncOp function) {
       // serenity-pipeline leaves this function to the upstream lowering.
@@ -1107,13 +1231,13 @@ struct SerenityInt8ConvKernelsPass
     }
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
-        (void)lowerConv(conv, dsp, filters);
+        (void)lowerConv(conv, mode, filters);
       else if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
-        (void)lowerConv(conv, dsp, filters);
+        (void)lowerConv(conv, mode, filters);
       else if (auto conv = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmQOp>(op))
-        (void)lowerDepthwise(conv, dsp, filters);
+        (void)lowerDepthwise(conv, mode, filters);
       else
-        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), dsp,
+        (void)lowerDepthwise(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op), mode,
                              filters);
     }
     filters.eraseUnused();

@@ -85,8 +85,8 @@ checkOutlineMinOps(int64_t outlineMinOps,
 /// Whether `convKernels` means the dot-product kernels of
 /// serenity-int8-conv-kernels for `target`.
 static bool dotKernels(ConvKernels convKernels, PipelineTarget target) {
-  return convKernels == ConvKernels::Dot || (convKernels == ConvKernels::Auto &&
-                                             target == PipelineTarget::CortexM);
+  return convKernels == ConvKernels::Dot ||
+         (convKernels == ConvKernels::Auto && isCortexM(target));
 }
 
 /// Adds the passes from memrefs (after static allocation) to the LLVM
@@ -153,7 +153,7 @@ static void addLLVMLowering(OpPassManager &pm, bool cortexM,
 }
 
 int64_t mlir::serenity::defaultArenaAlignment(PipelineTarget target) {
-  return target == PipelineTarget::CortexM ? 4 : 64;
+  return isCortexM(target) ? 4 : 64;
 }
 
 int64_t
@@ -168,7 +168,7 @@ LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     int64_t outlineMinOps) {
   if (failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  addLLVMLowering(pm, target == PipelineTarget::CortexM, outlineMinOps);
+  addLLVMLowering(pm, isCortexM(target), outlineMinOps);
   return success();
 }
 
@@ -180,7 +180,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     return errorHandler(
         "serenity-pipeline: invalid primitives='" + options.primitives +
         "' (expected one of: " + llvm::join(primitivesAllowed, ", ") + ")");
-  const bool cortexM = options.target == PipelineTarget::CortexM;
+  const bool cortexM = isCortexM(options.target);
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
   ConcatMode concatMode = options.concat;
@@ -370,7 +370,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // never allocated (a module pass: it adds the widened filters' globals).
   // Without dot kernels by default, only the convolutions tagged dot.
   SerenityInt8ConvKernelsPassOptions kernels;
-  kernels.target = cortexM ? KernelTarget::CortexM : KernelTarget::Generic;
+  kernels.target = options.target == PipelineTarget::CortexMHelium
+                       ? KernelTarget::Helium
+                   : cortexM ? KernelTarget::CortexM
+                             : KernelTarget::Generic;
   kernels.widenBudget = options.widenBudget;
   kernels.taggedOnly = !dot;
   pm.addPass(createSerenityInt8ConvKernelsPass(kernels));

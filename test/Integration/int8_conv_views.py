@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Seeded random int8 convolutions and depthwise convolutions on buffers,
-through serenity-int8-conv-kernels (target=generic) and through
+through serenity-int8-conv-kernels (target=generic: the DSP kernels' loops,
+or generic-vector: the Helium kernels' loops) and through
 convert-linalg-to-loops, both run by mlir-runner; prints how many outputs
 differ.
 
@@ -10,9 +11,10 @@ the input zero point (0, small, -128, 127), quantized or plain ops, and a
 filter that is a view of a constant global: sliced in output channels (with
 unit or larger steps), clipped in rows and columns (a border window), or
 holding only some of the input channels, as valid IR may have it even where
-serenity-pipeline does not make it.
+serenity-pipeline does not make it. `--wide` adds channel counts of 15-40
+(whole 16-byte vectors and partial ones).
 
-Usage: int8_conv_views.py [--seed 1] [--cases 60]
+Usage: int8_conv_views.py [--seed 1] [--cases 60] [--target generic|generic-vector] [--wide]
 """
 import argparse
 import os
@@ -73,13 +75,13 @@ class Module:
         return view_type
 
 
-def case(module, i):
+def case(module, i, wide=False):
     r = module.rng
     depthwise = r.random() < 0.4
     kh, kw = r.choice([1, 2, 3]), r.choice([1, 2, 3])
     sh, sw = r.choice([1, 2]), r.choice([1, 2])
     dh, dw = r.choice([1, 1, 2]), r.choice([1, 1, 2])
-    c = r.choice([1, 2, 3, 4, 5, 8, 12])
+    c = r.choice([1, 2, 3, 4, 5, 8, 12] + ([15, 16, 17, 24, 33, 40] if wide else []))
     oh, ow = r.choice([1, 2, 3]), r.choice([1, 2, 3])
     zero = r.choice([0, 0, 5, -128, 127, -3])
     quantized = zero != 0 or r.random() < 0.7
@@ -127,9 +129,9 @@ def case(module, i):
     b.append("  call @printMemrefI32(%%u%d) : (memref<*xi32>) -> ()" % i)
 
 
-def run(text, opt, with_pass):
-    if with_pass:
-        text = cl.run([opt, "-", "--serenity-int8-conv-kernels=target=generic"], stdin=text)
+def run(text, opt, target=None):
+    if target:
+        text = cl.run([opt, "-", "--serenity-int8-conv-kernels=target=" + target], stdin=text)
     lowered = cl.run([cl.LLVM_BIN + "/mlir-opt", "-", "--pass-pipeline=" + LOWER], stdin=text)
     return [data.split() for data in cl.printed_memrefs(lowered)]
 
@@ -138,15 +140,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=60)
+    parser.add_argument("--target", choices=("generic", "generic-vector"), default="generic")
+    parser.add_argument("--wide", action="store_true", help="channel counts up to 40 as well")
     args = parser.parse_args()
     module = Module(random.Random(args.seed))
     for i in range(args.cases):
-        case(module, i)
+        case(module, i, args.wide)
     text = "\n".join(module.globals) + "\nfunc.func private @printMemrefI32(memref<*xi32>)\n" + \
         "func.func @main() {\n  %c0_i32 = arith.constant 0 : i32\n" + "\n".join(module.body) + \
         "\n  return\n}\n"
     opt = cl.serenity_opt()
-    want, got = run(text, opt, False), run(text, opt, True)
+    want, got = run(text, opt), run(text, opt, args.target)
     differ = sum(a != b for a, b in zip(want, got)) + abs(len(want) - len(got))
     print("int8 conv views: %d cases, %d outputs, %d differ (seed %d)" % (args.cases, len(want), differ, args.seed))
     return 0

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Compiles a network with serenity-compile (object, C header, JSON), builds a
 C program that includes the header and calls NAME_run on seeded inputs with
-an arena of NAME_ARENA_BYTES, runs it on the host or on QEMU's mps2-an386
-(Cortex-M4), and compares the printed outputs with the upstream reference
+an arena of NAME_ARENA_BYTES, runs it on the host or on a QEMU board
+(cortex-m4: mps2-an386; cortex-m55: mps3-an547, Helium), and compares the printed outputs with the upstream reference
 lowering run by mlir-runner on the same inputs. This is what a C developer
 does with the generated files (docs/Deploy.md).
 
-Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4
+Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4|cortex-m55
            [--io caller|arena] [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
            [--float] [--input-file IN.bin --expect-file OUT.bin]
 --float imports a .tflite model as its float32 graph (serenity-compile
@@ -29,7 +29,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lowering as cl  # noqa: E402
-from serenity.deploy import arm_link_command, qemu_command  # noqa: E402
+from serenity.deploy import TARGETS, arm_link_command, qemu_command  # noqa: E402
 
 
 def int8_file(path):
@@ -85,7 +85,7 @@ def program(name, report, seed, input_values=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("network")
-    parser.add_argument("--target", default="host", choices=("host", "cortex-m4"))
+    parser.add_argument("--target", default="host", choices=TARGETS)
     parser.add_argument("--pipeline", default="")
     parser.add_argument("--io", choices=("caller", "arena"), help="default: serenity-compile's (arena)")
     parser.add_argument("--name", default="net")
@@ -125,9 +125,9 @@ def main():
             undefined = cl.run(["arm-none-eabi-nm", "-u", obj]).split()
             print("undefined symbols of the object:", " ".join(s for s in undefined if s != "U") or "none")
             elf = os.path.join(work, "net.elf")
-            cl.run(arm_link_command(out, [main_c, obj], elf) + report["link_flags"])
-            qemu = subprocess.run(qemu_command(elf, icount=False), capture_output=True, text=True,
-                                  timeout=300)
+            cl.run(arm_link_command(out, [main_c, obj], elf, args.target) + report["link_flags"])
+            qemu = subprocess.run(qemu_command(elf, icount=False, target=args.target), capture_output=True,
+                                  text=True, timeout=300)
             if qemu.returncode != 0:
                 print(f"FAIL: QEMU exit code {qemu.returncode}\n{qemu.stdout[-2000:]}{qemu.stderr[-2000:]}")
                 return 1

@@ -116,6 +116,8 @@ namespace {
 struct TargetSpec {
   std::string triple, cpu, features;
   bool cortexM = false;
+  mlir::serenity::PipelineTarget pipelineTarget =
+      mlir::serenity::PipelineTarget::Host;
 };
 
 std::optional<TargetSpec> lookupTarget(StringRef target) {
@@ -126,15 +128,17 @@ std::optional<TargetSpec> lookupTarget(StringRef target) {
   // -mfloat-abi=hard picks: FPv4-SP, FPv5-D16, FPv5 + MVE).
   if (target == "cortex-m4")
     return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m4",
-                      "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon", true};
+                      "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon", true,
+                      mlir::serenity::PipelineTarget::CortexM};
   if (target == "cortex-m7")
     return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m7",
-                      "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon", true};
+                      "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon", true,
+                      mlir::serenity::PipelineTarget::CortexM};
   if (target == "cortex-m55")
     return TargetSpec{"thumbv8.1m.main-unknown-none-eabihf", "cortex-m55",
                       "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,"
                       "+lob,+ras,-d32,-neon",
-                      true};
+                      true, mlir::serenity::PipelineTarget::CortexMHelium};
   return std::nullopt;
 }
 
@@ -667,9 +671,7 @@ int main(int argc, char **argv) {
                   "the target)");
   SmallString<256> allocReport(outputDir);
   llvm::sys::path::append(allocReport, name + ".alloc.json");
-  const mlir::serenity::PipelineTarget target = spec->cortexM
-                                              ? mlir::serenity::PipelineTarget::CortexM
-                                              : mlir::serenity::PipelineTarget::Host;
+  const mlir::serenity::PipelineTarget target = spec->pipelineTarget;
   options->arena = mlir::serenity::ArenaStorage::Argument;
   options->io = *io;
   options->target = target;

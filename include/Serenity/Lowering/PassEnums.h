@@ -18,10 +18,16 @@ namespace mlir {
 namespace serenity {
 
 /// serenity-int8-conv-kernels `target`: the DSP extension's dual 16-bit
-/// multiply-accumulates, or plain integer arithmetic.
-enum class KernelTarget { CortexM, Generic };
+/// multiply-accumulates (Cortex-M4/M7/M33), Helium's 16-byte dot products
+/// (Cortex-M55/M85, 32-bit addresses), or the same two kernels in plain
+/// integer arithmetic (`generic`, the DSP loops) and in generic vector
+/// arithmetic (`generic-vector`, the Helium loops) for any target: the host
+/// tests both kernels' loops with them.
+enum class KernelTarget { CortexM, Helium, Generic, GenericVector };
 SERENITY_ENUM_NAMES(KernelTarget, {KernelTarget::CortexM, "cortex-m"},
-                    {KernelTarget::Generic, "generic"})
+                    {KernelTarget::Helium, "helium"},
+                    {KernelTarget::Generic, "generic"},
+                    {KernelTarget::GenericVector, "generic-vector"})
 
 /// serenity-static-alloc `arena`: where the arena lives.
 enum class ArenaStorage { Global, Argument };

@@ -299,6 +299,18 @@ def SerenityInt8ConvKernelsPass
     arithmetic spelled out (any target; it tests the loop structure on the
     host).
 
+    With `target=helium` (Cortex-M55, M85) a convolution's runs are read 16
+    bytes at a time: one vector load of the input for the block of output
+    channels, and per channel a vector load of the int8 filter and a
+    reduce-add of the sign-extended products, which the ARM backend selects
+    as `VMLAVA.S8` (16 multiply-accumulates); a run's last partial vector is
+    a masked load (`VCTP` + `VLDRBT`, inactive lanes 0), not a scalar loop.
+    The input zero point is folded into the start values for whole windows,
+    and in clipped ones subtracted as z times the sum of the weights read
+    (`VADDVA.S8`). The filters stay int8 (no widened copies). Depthwise
+    convolutions use the DSP kernels. `target=generic-vector` emits the same
+    loops for any target (64-bit addresses): the host tests them.
+
     Every product and sum is the reference lowering's, in int32
     wrap-around arithmetic and another order, so the result is bit-exact.
     The loads use the buffers' addresses at any byte offset (ARMv7E-M `LDR`
@@ -309,7 +321,9 @@ def SerenityInt8ConvKernelsPass
     Option<"target", "target", "::mlir::serenity::KernelTarget",
            /*default=*/"::mlir::serenity::KernelTarget::CortexM",
            "Instructions to emit: cortex-m (DSP extension: Cortex-M4, M7, "
-           "M33, M55) or generic (plain integer arithmetic)">,
+           "M33), helium (MVE: Cortex-M55, M85), generic (the cortex-m "
+           "loops in plain integer arithmetic) or generic-vector (the helium "
+           "loops in generic vector arithmetic, 64-bit addresses)">,
     Option<"widenBudget", "widen-budget", "int64_t", /*default=*/"-1",
            "Most bytes of flash the widened filter copies may add (each adds "
            "its filter's size): the filters widened are those reading the "

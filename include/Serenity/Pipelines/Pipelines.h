@@ -39,10 +39,17 @@ SERENITY_ENUM_NAMES(PipelineAlloc, {PipelineAlloc::Exact, "exact"},
                     {PipelineAlloc::GreedySize, "greedy-size"},
                     {PipelineAlloc::None, "none"})
 
-/// `target`: the host (64-bit index) or a Cortex-M core (32-bit index).
-enum class PipelineTarget { Host, CortexM };
+/// `target`: the host (64-bit index) or a Cortex-M core (32-bit index):
+/// with the DSP extension (M4, M7, M33) or with Helium (M55, M85).
+enum class PipelineTarget { Host, CortexM, CortexMHelium };
 SERENITY_ENUM_NAMES(PipelineTarget, {PipelineTarget::Host, "host"},
-                    {PipelineTarget::CortexM, "cortex-m"})
+                    {PipelineTarget::CortexM, "cortex-m"},
+                    {PipelineTarget::CortexMHelium, "cortex-m-helium"})
+
+/// Whether `target` is a Cortex-M core (32-bit index, no vector lowering).
+inline bool isCortexM(PipelineTarget target) {
+  return target != PipelineTarget::Host;
+}
 
 /// `conv-kernels`: how int8 convolutions are lowered.
 enum class ConvKernels { Auto, Loops, Dot };
@@ -118,7 +125,9 @@ struct SerenityPipelineOptions
       llvm::cl::init(0)};
   Option<PipelineTarget> target{
       *this, "target",
-      llvm::cl::desc("host (64-bit index) or cortex-m (32-bit index)"),
+      llvm::cl::desc("host (64-bit index), cortex-m (32-bit index, DSP "
+                     "kernels) or cortex-m-helium (32-bit index, Helium "
+                     "kernels)"),
       llvm::cl::init(PipelineTarget::Host)};
   Option<ConvKernels> convKernels{
       *this, "conv-kernels",
