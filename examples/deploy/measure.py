@@ -17,7 +17,15 @@ Micro's arenas (../shared/bench/tflm/README.md):
   calibrated in the same run (serenity.deploy.board_timer: +- one tick, 40
   instructions on the M4, 31.25 on the M55).
 
-Usage: measure.py [--target cortex-m4|cortex-m55] [--models DIR] [--tflm README.md]   (needs
+With --per-layer it prints, instead, each model's instructions kernel by
+kernel: serenity-compile with `--pipeline profile-marks=FILE`
+(serenity-profile-marks) calls serenity_profile_mark(id) before every kernel
+of the network function; the program keeps the timer at each mark, minus the
+cost of a mark (two marks in a row, measured in the same run), and each
+kernel is named by the TOSA op it was lowered from (the imported model's
+line), then summed per TOSA op kind.
+
+Usage: measure.py [--target cortex-m4|cortex-m55] [--per-layer] [--models DIR] [--tflm README.md]   (needs
 arm-none-eabi-gcc and qemu-system-arm; serenity-compile on PATH or in build/)
 """
 import argparse
@@ -68,6 +76,110 @@ int main(void) {
 """
 
 
+PER_LAYER_PROGRAM = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include "net.h"
+
+#define MARKS MARK_COUNT
+static uint8_t arena[NET_ARENA_BYTES] __attribute__((aligned(NET_ARENA_ALIGNMENT)));
+static uint64_t marks[MARKS + 2];
+""" + "BOARD_TIMER" + r"""
+void serenity_profile_mark(int32_t id) {
+  if (id >= 0 && id < MARKS + 2)
+    marks[id] = board_timer_now();
+}
+
+int main(void) {
+  int8_t *input = net_input0(arena);
+  for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
+    input[i] = (int8_t)((i * 37) % 256 - 128);
+  uint64_t calibration = board_calibrate();
+  /* The cost of one interval's marks: two in a row. */
+  serenity_profile_mark(MARKS);
+  serenity_profile_mark(MARKS + 1);
+  int status = net_run(arena);
+  printf("status %d calibration %lu overhead %lu\n", status, (unsigned long)calibration,
+         (unsigned long)(marks[MARKS + 1] - marks[MARKS]));
+  for (int i = 0; i < MARKS; ++i)
+    printf("mark %d %lu\n", i, (unsigned long)(marks[i] - marks[0]));
+  return 0;
+}
+"""
+
+
+def tosa_op_at(lines, location):
+    """The TOSA op name on the line of `location` (file:line:col) of the
+    imported model (`lines`), or the location itself."""
+    m = re.match(r".*:(\d+):\d+$", location)
+    if m and 0 < int(m.group(1)) <= len(lines):
+        op = re.search(r'"?(tosa\.\w+)', lines[int(m.group(1)) - 1])
+        if op:
+            return op.group(1)
+    return location
+
+
+def per_layer(model, path, target, pipeline, compiler, work):
+    """Prints `model`'s instructions per kernel and per TOSA op kind on
+    `target`'s board (see the module docstring); returns the total."""
+    mlir = os.path.join(work, model + ".mlir")
+    # Debian's interpreter has numpy (../shared/MLIR22.md).
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    run([python, "-m", "serenity", "import-tflite", path, "-o", mlir],
+        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    labels = os.path.join(work, model + ".marks.json")
+    out = os.path.join(work, model + "-marks")
+    options = ("%s profile-marks=%s" % (pipeline, labels)).strip()
+    run([compiler, mlir, "--target", target, "--name", "net", "--io", "arena", "--pipeline", options,
+         "-o", out])
+    with open(os.path.join(out, "net.json")) as f:
+        report = json.load(f)
+    with open(labels) as f:
+        kernels = json.load(f)
+    main_c = os.path.join(work, model + "-marks.c")
+    with open(main_c, "w") as f:
+        f.write(PER_LAYER_PROGRAM.replace("MARK_COUNT", str(kernels["marks"]))
+                .replace("BOARD_TIMER", board_timer(target)))
+    elf = os.path.join(work, model + "-marks.elf")
+    run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, target) + report["link_flags"])
+    printed = run(qemu_command(elf, target=target), timeout=600)
+    m = re.search(r"status (-?\d+) calibration (\d+) overhead (\d+)", printed)
+    if not m or m.group(1) != "0":
+        sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
+    calibration, overhead = int(m.group(2)), int(m.group(3))
+    times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", printed, re.M)}
+    with open(mlir) as f:
+        lines = f.read().splitlines()
+    rows, by_kind = [], {}
+    for kernel in kernels["kernels"]:
+        ticks = times[kernel["end"]] - times[kernel["begin"]] - overhead
+        count = instructions(max(ticks, 0), calibration)
+        # A fused kernel: the TOSA ops of every line it holds, in line order.
+        sources = sorted(set(kernel.get("sources") or [kernel["location"]]),
+                         key=lambda loc: int(loc.rsplit(":", 2)[-2]) if loc.count(":") >= 2 else 0)
+        names = []
+        for source in sources:
+            name = tosa_op_at(lines, source)
+            if name not in names:
+                names.append(name)
+        kind = "+".join(names)
+        rows.append((kernel["location"].rsplit(":", 2)[-2], kind, kernel["op"], count))
+        by_kind[kind] = by_kind.get(kind, 0) + count
+    total = sum(r[3] for r in rows)
+    print("\n%s on %s: %d kernels, %d instructions in them (marks subtracted)\n" % (
+        model, target, len(rows), total))
+    print("| TOSA op kind | instructions | share |")
+    print("|---|---:|---:|")
+    for kind, count in sorted(by_kind.items(), key=lambda kv: -kv[1]):
+        print("| %s | %d | %.1f %% |" % (kind, count, 100.0 * count / max(total, 1)))
+    print("\n| line | TOSA op | kernel | instructions |")
+    print("|---:|---|---|---:|")
+    for line, kind, op, count in rows:
+        print("| %s | %s | %s | %d |" % (line, kind, op, count))
+    sys.stdout.flush()
+    return total
+
+
 def tflm_arenas(path):
     """{model: (smallest arena, activations)} from the TFLM README table."""
     result = {}
@@ -100,8 +212,15 @@ def main():
     parser.add_argument("--pipeline", default="",
                         help='extra serenity-pipeline options for serenity-compile, e.g. "conv-kernels=loops"')
     parser.add_argument("--only", default="", help="comma-separated model names (default: all five)")
+    parser.add_argument("--per-layer", action="store_true",
+                        help="instructions per kernel and per TOSA op kind instead of the summary table")
     args = parser.parse_args()
     compiler = find_compiler()
+    if args.per_layer:
+        with tempfile.TemporaryDirectory() as work:
+            for model, path in model_paths(args.models, args.only):
+                per_layer(model, path, args.target, args.pipeline, compiler, work)
+        return 0
     tflm = tflm_arenas(args.tflm)
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
           "| stack (bytes) | .text | .rodata | flash | instructions |")

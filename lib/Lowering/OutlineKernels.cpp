@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Serenity/Lowering/Kernels.h"
 #include "Serenity/Lowering/Passes.h"
 
 #include "Serenity/Support/CheckedOptions.h"
@@ -27,15 +28,6 @@ namespace serenity {
 using namespace mlir;
 
 namespace {
-
-/// A top-level op that does the work of one layer.
-bool isKernel(Operation *op) {
-  if (op->getNumResults() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
-      isa<CallOpInterface>(op))
-    return false;
-  return op->getNumRegions() != 0 || isa<linalg::LinalgOp>(op) ||
-         isa<memref::CopyOp>(op);
-}
 
 /// Outlines the kernels of one function.
 class KernelOutliner {
@@ -188,7 +180,7 @@ struct SerenityOutlineKernelsPass
       SmallVector<SmallVector<Operation *>> groups(1);
       int64_t kernels = 0;
       for (Operation &op : function.getBody().front()) {
-        if (isKernel(&op)) {
+        if (mlir::serenity::isTopLevelKernel(&op)) {
           if (static_cast<int64_t>(groups.back().size()) >= groupSize)
             groups.emplace_back();
           groups.back().push_back(&op);

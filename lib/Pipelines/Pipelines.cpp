@@ -389,6 +389,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     alloc.report = options.allocReport;
     pm.addPass(createSerenityStaticAllocPass(alloc));
   }
+  if (!options.profileMarks.empty()) {
+    SerenityProfileMarksPassOptions marks;
+    marks.labels = options.profileMarks;
+    pm.addPass(createSerenityProfileMarksPass(marks));
+  }
   if (options.lowerToLLVM)
     addLLVMLowering(pm, cortexM, options.outlineMinOps);
   return success();

@@ -437,6 +437,33 @@ def SerenityStaticAllocPass
                            "mlir::arith::ArithDialect"];
 }
 
+def SerenityProfileMarksPass
+    : Pass<"serenity-profile-marks", "ModuleOp"> {
+  let summary = "Call a timer hook between the kernels of each function, "
+                "for per-layer instruction counts";
+  let description = [{
+    Inserts `func.call @serenity_profile_mark(%id) : (i32) -> ()` before
+    each top-level kernel (a linalg op, a loop nest, a copy: what
+    serenity-outline-kernels moves) of every public function with one block,
+    and before its return; ids count from 0 over the module, so kernel k of
+    a function runs between its mark k and mark k + 1. The program defines
+    `void serenity_profile_mark(int32_t id)` (for instance: read a timer,
+    keep the time per id); `examples/deploy/measure.py --per-layer` does, on
+    QEMU. `labels=FILE` writes a JSON object: "marks" (N) and "kernels", a
+    list of objects with "function", "begin", "end" (the kernel's marks),
+    "op" (its op name), "location" and "sources" (the distinct
+    locations of the ops inside it: a fused kernel lists each source op) (the TOSA op it was lowered from, file:line:col).
+    Run after static allocation: the calls have side effects, so they also
+    keep serenity-outline-kernels from grouping kernels.
+  }];
+  let options = [
+    Option<"labels", "labels", "std::string", /*default=*/"\"\"",
+           "File to write the JSON list of kernels and their marks to">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def SerenityOutlineKernelsPass
     : Pass<"serenity-outline-kernels", "ModuleOp"> {
   let summary = "Move each top-level kernel of a large function into a "

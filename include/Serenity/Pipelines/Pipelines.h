@@ -237,6 +237,13 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Write the static allocation report (JSON) to this "
                      "file"),
       llvm::cl::init("")};
+  Option<std::string> profileMarks{
+      *this, "profile-marks",
+      llvm::cl::desc("Call serenity_profile_mark(id) before each kernel and "
+                     "before the return (serenity-profile-marks), and write "
+                     "the kernels' list (JSON) to this file: per-layer "
+                     "counts, examples/deploy/measure.py --per-layer"),
+      llvm::cl::init("")};
   Option<int64_t> outlineMinOps{
       *this, "outline-min-ops",
       llvm::cl::desc("Before the loop lowering, move each kernel of a "

@@ -1,0 +1,35 @@
+//===- Kernels.h - The kernels of a lowered network function ----*- C++ -*-===//
+//
+// After static allocation a network is one function whose top-level ops are
+// its kernels (a linalg op, a loop nest, a copy) on views of the arena.
+// serenity-outline-kernels moves them into functions of their own and
+// serenity-profile-marks times them; both find them with isTopLevelKernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_LOWERING_KERNELS_H
+#define SERENITY_LOWERING_KERNELS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+
+namespace mlir {
+namespace serenity {
+
+/// A top-level op of a lowered function that does the work of one layer (or
+/// part of one): an op without results with a region, a linalg op or a
+/// memref.copy; not a call or a terminator.
+inline bool isTopLevelKernel(Operation *op) {
+  if (op->getNumResults() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
+      isa<CallOpInterface>(op))
+    return false;
+  return op->getNumRegions() != 0 || isa<linalg::LinalgOp>(op) ||
+         isa<memref::CopyOp>(op);
+}
+
+} // namespace serenity
+} // namespace mlir
+
+#endif // SERENITY_LOWERING_KERNELS_H
