@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Lowering/Passes.h"
+#include "Serenity/Support/ConstantTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -38,8 +39,9 @@ using namespace mlir;
 
 namespace {
 
-/// The least and largest value `op`'s shift can take when it is a constant
-/// or reads a constant table through a linalg.generic's block argument.
+/// The least and largest value `op`'s shift can take when it is a constant,
+/// reads a constant table through a linalg.generic's block argument, or
+/// (after bufferization) loads from a view of a constant global.
 std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
   Value shift = op.getShift();
   if (auto arg = dyn_cast<BlockArgument>(shift))
@@ -47,22 +49,8 @@ std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
             dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp()))
       if (arg.getArgNumber() < generic.getNumDpsInputs())
         shift = generic.getDpsInputs()[arg.getArgNumber()];
-  Attribute constant;
-  if (!matchPattern(shift, m_Constant(&constant)))
-    return std::nullopt;
-  std::optional<std::pair<int64_t, int64_t>> range;
-  auto add = [&](const APInt &value) {
-    int64_t v = value.getZExtValue();
-    range = range ? std::make_pair(std::min(range->first, v),
-                                   std::max(range->second, v))
-                  : std::make_pair(v, v);
-  };
-  if (auto integer = dyn_cast<IntegerAttr>(constant))
-    add(integer.getValue());
-  else if (auto elements = dyn_cast<DenseIntElementsAttr>(constant))
-    for (const APInt &value : elements.getValues<APInt>())
-      add(value);
-  return range;
+  return mlir::serenity::integerRange(mlir::serenity::constantTableOf(shift),
+                                      /*isUnsigned=*/true);
 }
 
 void lowerApplyScale(tosa::ApplyScaleOp op) {

@@ -35,14 +35,16 @@
 #include "Serenity/Support/CheckedOptions.h"
 
 #include "Serenity/Dialect/Serenity/IR/SerenityAttrs.h"
-#include "Serenity/Selection/Knapsack.h"
 #include "Serenity/Lowering/Passes.h"
+#include "Serenity/Selection/Knapsack.h"
+#include "Serenity/Support/ConstantTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -264,6 +266,36 @@ public:
     return arith::OrIOp::create(b, loc, low, high);
   }
 
+  /// The four bytes at `address`, sign-extended to int32 lanes (VLDRB.S32).
+  Value loadLanes(Value address) {
+    Value bytes = LLVM::LoadOp::create(b, loc, VectorType::get({4}, i8),
+                                       address, /*alignment=*/1);
+    return arith::ExtSIOp::create(b, loc, VectorType::get({4}, i32), bytes);
+  }
+
+  /// `scalar` in each of `lanes` lanes.
+  Value splat(Value scalar, int64_t lanes) {
+    auto type = VectorType::get({lanes}, scalar.getType());
+    Value lane0 = LLVM::InsertElementOp::create(
+        b, loc, type, LLVM::PoisonOp::create(b, loc, type), scalar, int32(0));
+    return LLVM::ShuffleVectorOp::create(b, loc, lane0, lane0,
+                                         SmallVector<int32_t>(lanes, 0));
+  }
+  /// `values` (scalars of one type) as the lanes of a vector.
+  Value pack(ValueRange values) {
+    auto type = VectorType::get({static_cast<int64_t>(values.size())},
+                                values.front().getType());
+    Value vector = LLVM::PoisonOp::create(b, loc, type);
+    for (auto [i, value] : llvm::enumerate(values))
+      vector = LLVM::InsertElementOp::create(b, loc, type, vector, value,
+                                             int32(i));
+    return vector;
+  }
+  /// Lane `i` of `vector`.
+  Value laneOf(Value vector, int64_t i) {
+    return LLVM::ExtractElementOp::create(b, loc, vector, int32(i));
+  }
+
   /// 16 bytes at `address` (any alignment: MVE's VLDRB.U8).
   Value loadVector(Value address) {
     return LLVM::LoadOp::create(b, loc, bytes16, address, /*alignment=*/1);
@@ -458,6 +490,141 @@ Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
   return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
 
+/// The table a block argument of `generic` reads (its input's constant
+/// values), or the constant values `value` holds; null if unknown.
+Attribute tableOf(linalg::GenericOp generic, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (arg.getOwner() == &generic.getRegion().front() &&
+        arg.getArgNumber() < generic.getNumDpsInputs())
+      return constantTableOf(generic.getDpsInputs()[arg.getArgNumber()]);
+  return constantTableOf(value);
+}
+
+/// Whether the Helium kernels can apply the requantization `consumer` to
+/// four channels at once (evaluateLanes): its body holds only elementwise
+/// arith ops and tosa.apply_scale ops that the MVE sequence of
+/// mveApplyScale computes exactly: int32 values, a non-negative multiplier
+/// table and shifts in [31, 62] (DOUBLE_ROUND; SINGLE_ROUND only with shift
+/// 31, where both are one rounding).
+bool canEvaluateLanes(linalg::GenericOp consumer) {
+  for (Operation &op : consumer.getRegion().front().without_terminator()) {
+    if (auto scale = dyn_cast<tosa::ApplyScaleOp>(op)) {
+      auto shifts = integerRange(tableOf(consumer, scale.getShift()),
+                                 /*isUnsigned=*/true);
+      auto multipliers = integerRange(tableOf(consumer, scale.getMultiplier()));
+      const bool doubleRound =
+          scale.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+      if (!scale.getValue().getType().isInteger(32) || !shifts ||
+          !multipliers || multipliers->first < 0 || shifts->first < 31 ||
+          shifts->second > 62 || (!doubleRound && shifts->second != 31))
+        return false;
+      continue;
+    }
+    if (isa<arith::ConstantOp>(op) && isa<IntegerType>(op.getResult(0).getType()))
+      continue;
+    if (!isa<arith::ArithDialect>(op.getDialect()) ||
+        !op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0 ||
+        llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return !t.isIntOrIndex(); }))
+      return false;
+  }
+  return true;
+}
+
+/// tosa.apply_scale on four int32 lanes with MVE, for the tables
+/// canEvaluateLanes admits: VQRDMULH(v, m) is TFLite's
+/// SaturatingRoundingDoublingHighMul, and VRSHL by -(s - 31) after adding
+/// -1 to negative values (VAND, VSHR, VQADD) its RoundingDivideByPOT (round
+/// half away from zero); together they equal apply_scale's DOUBLE_ROUND for
+/// s in [31, 62] and m >= 0, ties and saturation included
+/// (test/Integration/helium-requantization.mlir).
+Value mveApplyScale(KernelBuilder &k, Value value, Value multiplier,
+                    Value shift) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto v4i32 = VectorType::get({4}, k.i32);
+  auto splat = [&](int64_t c) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(v4i32, APInt(32, c, /*isSigned=*/true)));
+  };
+  Value wideShift = arith::ExtUIOp::create(b, loc, v4i32, shift);
+  Value negativeRight = arith::SubIOp::create(b, loc, splat(31), wideShift);
+  Value high = LLVM::CallIntrinsicOp::create(
+                   b, loc, v4i32, b.getStringAttr("llvm.arm.mve.vqrdmulh"),
+                   ValueRange{value, multiplier})
+                   .getResult(0);
+  Value fixup = arith::ShRSIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, high, negativeRight), splat(31));
+  Value fixed = LLVM::SAddSat::create(b, loc, v4i32, high, fixup);
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, v4i32, b.getStringAttr("llvm.arm.mve.vshl.vector"),
+             ValueRange{fixed, negativeRight, k.int32(0), k.int32(1),
+                        k.int32(0)})
+      .getResult(0);
+}
+
+/// What `generic`'s body computes at the `lanes` iteration points
+/// `pointOf(i)`, as one vector op per body op (canEvaluateLanes must hold):
+/// `acc`, if it is an input, replaced by `accLanes`; memref inputs loaded at
+/// each point; values from outside the body broadcast.
+Value evaluateLanes(KernelBuilder &k, linalg::GenericOp generic, int64_t lanes,
+                    function_ref<SmallVector<int64_t>(int64_t)> pointOf,
+                    Value acc, Value accLanes) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  IRMapping mapping;
+  Block &body = generic.getRegion().front();
+  for (OpOperand *operand : generic.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(operand->getOperandNumber());
+    Value value = operand->get();
+    if (value == acc) {
+      mapping.map(arg, accLanes);
+    } else if (!isa<MemRefType>(value.getType())) {
+      mapping.map(arg, k.splat(value, lanes));
+    } else {
+      SmallVector<Value> loaded;
+      for (int64_t i = 0; i < lanes; ++i)
+        loaded.push_back(memref::LoadOp::create(
+            b, loc, value,
+            constantIndices(b, loc, generic.getMatchingIndexingMap(operand),
+                            pointOf(i))));
+      mapping.map(arg, k.pack(loaded));
+    }
+  }
+  auto vectorOf = [&](Value scalar) {
+    if (Value mapped = mapping.lookupOrNull(scalar))
+      return mapped;
+    Value lanesValue = k.splat(scalar, lanes);
+    mapping.map(scalar, lanesValue);
+    return lanesValue;
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto type = VectorType::get({lanes}, constant.getType());
+      mapping.map(constant.getResult(),
+                  arith::ConstantOp::create(
+                      b, loc,
+                      DenseElementsAttr::get(
+                          type, cast<IntegerAttr>(constant.getValue())
+                                    .getValue())));
+      continue;
+    }
+    if (auto scale = dyn_cast<tosa::ApplyScaleOp>(op)) {
+      mapping.map(scale.getResult(),
+                  mveApplyScale(k, vectorOf(scale.getValue()),
+                                vectorOf(scale.getMultiplier()),
+                                vectorOf(scale.getShift())));
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      (void)vectorOf(operand);
+    Operation *clone = b.clone(op, mapping);
+    for (OpResult result : clone->getResults())
+      result.setType(VectorType::get({lanes}, result.getType()));
+  }
+  return vectorOf(body.getTerminator()->getOperand(0));
+}
+
 /// A convolution's accumulator buffer fused away: `init` (a linalg.fill, or
 /// a generic such as the bias broadcast) writes it before the convolution,
 /// `consumer` (the requantization generic) reads it after, nothing else uses
@@ -545,7 +712,8 @@ std::optional<AccumulatorFusion> matchFusion(Operation *conv, Value acc,
 void forEachOutputBlock(
     KernelBuilder &k, Value output, int64_t block,
     const std::optional<AccumulatorFusion> &fusion,
-    function_ref<SmallVector<Value>(ValueRange, Value, ValueRange)> body) {
+    function_ref<SmallVector<Value>(ValueRange, Value, ValueRange)> body,
+    bool consumerLanes = false) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t rank = cast<MemRefType>(output.getType()).getRank();
@@ -592,6 +760,20 @@ void forEachOutputBlock(
           }
         }
         accs = body(ivs.take_front(3), ivs[3], accs);
+        if (fusion && consumerLanes) {
+          // The consumer once for the block, one lane per channel.
+          linalg::GenericOp consumer = fusion->consumer;
+          Value results = evaluateLanes(k, consumer, block, pointOf, output,
+                                        k.pack(accs));
+          for (int64_t i = 0; i < block; ++i)
+            memref::StoreOp::create(
+                b, loc, k.laneOf(results, i), consumer.getDpsInits()[0],
+                constantIndices(b, loc,
+                                consumer.getMatchingIndexingMap(
+                                    consumer.getDpsInitOperand(0)),
+                                pointOf(i)));
+          return;
+        }
         for (int64_t i = 0; i < block; ++i) {
           if (!fusion) {
             memref::StoreOp::create(b, loc, accs[i], output, indexOf(ivs, i));
@@ -908,6 +1090,9 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
   OpBuilder b(fusion ? fusion->consumer.getOperation() : conv.getOperation());
   KernelBuilder k(b, conv.getLoc(), mode);
   Location loc = conv.getLoc();
+  // Helium: the requantization of a block of four channels in one vector.
+  const bool consumerLanes = vector && mode.pointers32 && block == 4 &&
+                             fusion && canEvaluateLanes(fusion->consumer);
   Value inBase = k.basePointer(operands->input);
   // The filter view's element offset in its buffer: the int8 global's, or
   // at two bytes per element the int16 copy's.
@@ -1022,7 +1207,8 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
         };
         return byWindow(k, {kh, kw}, operands->filter, root, /*spatial=*/1,
                         fold, accs, taps);
-      });
+      },
+      consumerLanes);
   eraseLowered(conv, fusion);
   return success();
 }
@@ -1034,11 +1220,11 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
 template <typename ConvOp>
 LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
                              WidenedFilters &filters) {
-  // The vector kernels' depthwise convolutions are the DSP ones for now
-  // (Helium cores have the DSP extension).
-  if (mode.isa == Isa::Vector)
-    mode.isa = mode.pointers32 ? Isa::Dsp : Isa::Scalar;
-  const bool dsp = mode.isa == Isa::Dsp;
+  // Vector kernels: blocks of four channels as int32 lanes (VLDRB.S32 of
+  // the input and the filter, VMLA); other channel counts take the DSP
+  // kernels (Helium cores have the DSP extension) or the byte loops.
+  const bool vector = mode.isa == Isa::Vector;
+  const bool dsp = mode.isa == Isa::Dsp || (vector && mode.pointers32);
   auto operands =
       matchKernelOperands(conv, conv.getStrides(), conv.getDilations(), dsp);
   if (!operands)
@@ -1058,6 +1244,9 @@ LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
     return failure();
   const SmallVector<int64_t> &is = operands->inStrides;
   int64_t block = channels % 4 == 0 ? 4 : 1;
+  const bool vectorLanes = vector && block == 4;
+  if (vector && !vectorLanes)
+    mode.isa = mode.pointers32 ? Isa::Dsp : Isa::Scalar;
 
   // The whole window (the filter global's [KH, KW]), when the filter is a
   // view of a constant global: windows clipped at the border get loops with
@@ -1109,7 +1298,15 @@ LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
           if (folded)
             k.subtractZeroTimesSums(accs, zeroPoint, weightSums,
                                     k.add(firstChannel, channel));
-          return k.loop(zero, rows, one, accs, [&](Value r, ValueRange accs) {
+          // Vector lanes: the block's four accumulators as one int32
+          // vector through the window.
+          Value zeroLanes;
+          if (vectorLanes) {
+            if (!matchPattern(z, m_Zero()))
+              zeroLanes = k.splat(z, 4);
+            accs = {k.pack(accs)};
+          }
+          SmallVector<Value> result = k.loop(zero, rows, one, accs, [&](Value r, ValueRange accs) {
             Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
             return k.loop(zero, cols, one, accs, [&](Value c, ValueRange accs) {
@@ -1118,6 +1315,15 @@ LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
               Value filterAt =
                   k.add(k.add(k.mul(r, fs[0]), k.mul(c, fs[1])), channel);
               SmallVector<Value> next;
+              if (vectorLanes) {
+                Value x = k.loadLanes(k.at(inBase, inAt));
+                if (zeroLanes)
+                  x = arith::SubIOp::create(b, loc, x, zeroLanes);
+                Value w = k.loadLanes(k.at(filterBase, filterAt));
+                next.push_back(
+                    k.add(accs[0], arith::MulIOp::create(b, loc, x, w)));
+                return next;
+              }
               if (block == 4) {
                 auto x = k.widenInput(k.loadWord(k.at(inBase, inAt)), pair);
                 Value w = k.loadWord(k.at(filterBase, filterAt));
@@ -1132,10 +1338,18 @@ LogicalResult lowerDepthwise(ConvOp conv, KernelMode mode,
               return next;
             });
           });
+          if (!vectorLanes)
+            return result;
+          SmallVector<Value> lanes;
+          for (int64_t i = 0; i < 4; ++i)
+            lanes.push_back(k.laneOf(result[0], i));
+          return lanes;
         };
         return byWindow(k, {kh, kw}, operands->filter, source,
                         /*spatial=*/0, fold, accs, taps);
-      });
+      },
+      vectorLanes && mode.pointers32 && fusion &&
+          canEvaluateLanes(fusion->consumer));
   eraseLowered(conv, fusion);
   return success();
 }

@@ -181,6 +181,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
         "serenity-pipeline: invalid primitives='" + options.primitives +
         "' (expected one of: " + llvm::join(primitivesAllowed, ", ") + ")");
   const bool cortexM = isCortexM(options.target);
+  const bool helium = options.target == PipelineTarget::CortexMHelium;
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
   ConcatMode concatMode = options.concat;
@@ -310,10 +311,13 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     funcPM.addPass(createSerenityPrimitivesToLinalgPass(primitivesToLinalg));
     funcPM.addPass(tosa::createTosaToLinalgNamed());
     funcPM.addPass(tosa::createTosaToLinalg());
-    if (cortexM)
+    // Helium: the requantizations' tosa.apply_scale stay until the conv
+    // kernels, which apply them four channels at a time (VQRDMULH, VRSHL);
+    // the others are lowered after the kernels (below).
+    if (cortexM && !helium)
       funcPM.addPass(createSerenityApplyScale32Pass());
     TosaToArithPassOptions tosaToArith;
-    tosaToArith.includeApplyRescale = true;
+    tosaToArith.includeApplyRescale = !helium;
     funcPM.addPass(createTosaToArithPass(tosaToArith));
     funcPM.addPass(createTosaToTensorPass());
   }
@@ -377,6 +381,13 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   kernels.widenBudget = options.widenBudget;
   kernels.taggedOnly = !dot;
   pm.addPass(createSerenityInt8ConvKernelsPass(kernels));
+  if (helium) {
+    OpPassManager &funcPM = pm.nest<func::FuncOp>();
+    funcPM.addPass(createSerenityApplyScale32Pass());
+    TosaToArithPassOptions tosaToArith;
+    tosaToArith.includeApplyRescale = true;
+    funcPM.addPass(createTosaToArithPass(tosaToArith));
+  }
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != PipelineAlloc::None) {
