@@ -563,6 +563,36 @@ Value mveApplyScale(KernelBuilder &k, Value value, Value multiplier,
       .getResult(0);
 }
 
+/// The address of the first of the elements of `memref` at the iteration
+/// points `pointOf(0..lanes-1)` through `map`, when they are consecutive in
+/// memory (static strides), for one vector access; null otherwise.
+Value lanesAddress(KernelBuilder &k, Value memref, AffineMap map,
+                   int64_t lanes,
+                   function_ref<SmallVector<int64_t>(int64_t)> pointOf) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic) ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return {};
+  auto linear = [&](int64_t i) {
+    int64_t element = 0;
+    for (auto [index, stride] : llvm::zip(map.compose(pointOf(i)), strides))
+      element += index * stride;
+    return element;
+  };
+  const int64_t first = linear(0);
+  for (int64_t i = 1; i < lanes; ++i)
+    if (linear(i) != first + i)
+      return {};
+  const int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value elementOffset = k.add(
+      memref::ExtractStridedMetadataOp::create(k.b, k.loc, memref).getOffset(),
+      k.index(first));
+  return k.pointer(memref, k.mul(elementOffset, bytes));
+}
+
 /// What `generic`'s body computes at the `lanes` iteration points
 /// `pointOf(i)`, as one vector op per body op (canEvaluateLanes must hold):
 /// `acc`, if it is an input, replaced by `accLanes`; memref inputs loaded at
@@ -581,6 +611,14 @@ Value evaluateLanes(KernelBuilder &k, linalg::GenericOp generic, int64_t lanes,
       mapping.map(arg, accLanes);
     } else if (!isa<MemRefType>(value.getType())) {
       mapping.map(arg, k.splat(value, lanes));
+    } else if (Value address = lanesAddress(
+                   k, value, generic.getMatchingIndexingMap(operand), lanes,
+                   pointOf)) {
+      // One vector load (VLDRW, or VLDRB.U32 / .S32 with the extension).
+      Type element = cast<MemRefType>(value.getType()).getElementType();
+      mapping.map(arg, LLVM::LoadOp::create(
+                           b, loc, VectorType::get({lanes}, element), address,
+                           element.getIntOrFloatBitWidth() / 8));
     } else {
       SmallVector<Value> loaded;
       for (int64_t i = 0; i < lanes; ++i)
@@ -765,6 +803,17 @@ void forEachOutputBlock(
           linalg::GenericOp consumer = fusion->consumer;
           Value results = evaluateLanes(k, consumer, block, pointOf, output,
                                         k.pack(accs));
+          Value result = consumer.getDpsInits()[0];
+          AffineMap resultMap =
+              consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0));
+          if (Value address =
+                  lanesAddress(k, result, resultMap, block, pointOf)) {
+            LLVM::StoreOp::create(
+                b, loc, results, address,
+                cast<MemRefType>(result.getType()).getElementTypeBitWidth() /
+                    8);
+            return;
+          }
           for (int64_t i = 0; i < block; ++i)
             memref::StoreOp::create(
                 b, loc, k.laneOf(results, i), consumer.getDpsInits()[0],
