@@ -500,23 +500,49 @@ Attribute tableOf(linalg::GenericOp generic, Value value) {
   return constantTableOf(value);
 }
 
+/// How the Helium kernels apply a tosa.apply_scale to four lanes exactly,
+/// from the multipliers and shifts its tables hold: `Rounding` (VQRDMULH
+/// and a rounding shift: non-negative multipliers, shifts in [31, 62],
+/// DOUBLE_ROUND or shift 31, where both modes are one rounding), or
+/// `PowerOfTwo` (one multiplier 2^k, k <= 30, and one shift s: v * 2^(k-s)
+/// when k >= s, else a rounding shift right by s - k <= 31; SINGLE_ROUND,
+/// or DOUBLE_ROUND with s <= 31 where it is the same; TFLite's ADD scales
+/// its inputs so). Nothing otherwise.
+struct LaneScale {
+  enum Kind { Rounding, PowerOfTwo } kind;
+  int64_t log2Multiplier = 0, shift = 0;
+};
+std::optional<LaneScale> laneScale(linalg::GenericOp consumer,
+                                   tosa::ApplyScaleOp scale) {
+  if (!scale.getValue().getType().isInteger(32))
+    return std::nullopt;
+  auto shifts = integerRange(tableOf(consumer, scale.getShift()),
+                             /*isUnsigned=*/true);
+  auto multipliers = integerRange(tableOf(consumer, scale.getMultiplier()));
+  if (!shifts || !multipliers)
+    return std::nullopt;
+  const bool doubleRound =
+      scale.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+  if (multipliers->first >= 0 && shifts->first >= 31 && shifts->second <= 62 &&
+      (doubleRound || shifts->second == 31))
+    return LaneScale{LaneScale::Rounding};
+  const int64_t m = multipliers->first, s = shifts->first;
+  if (m != multipliers->second || s != shifts->second || m <= 0 ||
+      !llvm::isPowerOf2_64(m) || s < 1 || (doubleRound && s > 31))
+    return std::nullopt;
+  const int64_t k = llvm::Log2_64(m);
+  if (k > 30 || s - k > 31)
+    return std::nullopt;
+  return LaneScale{LaneScale::PowerOfTwo, k, s};
+}
+
 /// Whether the Helium kernels can apply the requantization `consumer` to
 /// four channels at once (evaluateLanes): its body holds only elementwise
-/// arith ops and tosa.apply_scale ops that the MVE sequence of
-/// mveApplyScale computes exactly: int32 values, a non-negative multiplier
-/// table and shifts in [31, 62] (DOUBLE_ROUND; SINGLE_ROUND only with shift
-/// 31, where both are one rounding).
+/// integer arith ops and tosa.apply_scale ops with a laneScale.
 bool canEvaluateLanes(linalg::GenericOp consumer) {
   for (Operation &op : consumer.getRegion().front().without_terminator()) {
     if (auto scale = dyn_cast<tosa::ApplyScaleOp>(op)) {
-      auto shifts = integerRange(tableOf(consumer, scale.getShift()),
-                                 /*isUnsigned=*/true);
-      auto multipliers = integerRange(tableOf(consumer, scale.getMultiplier()));
-      const bool doubleRound =
-          scale.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
-      if (!scale.getValue().getType().isInteger(32) || !shifts ||
-          !multipliers || multipliers->first < 0 || shifts->first < 31 ||
-          shifts->second > 62 || (!doubleRound && shifts->second != 31))
+      if (!laneScale(consumer, scale))
         return false;
       continue;
     }
@@ -529,6 +555,18 @@ bool canEvaluateLanes(linalg::GenericOp consumer) {
       return false;
   }
   return true;
+}
+
+/// (value + 2^(n-1)) >> n per int32 lane, n = -negativeShift >= 0, in
+/// unbounded precision (MVE's VRSHL by a negative amount: no overflow).
+Value mveRoundingShiftRight(KernelBuilder &k, Value value,
+                            Value negativeShift) {
+  return LLVM::CallIntrinsicOp::create(
+             k.b, k.loc, value.getType(),
+             k.b.getStringAttr("llvm.arm.mve.vshl.vector"),
+             ValueRange{value, negativeShift, k.int32(0), k.int32(1),
+                        k.int32(0)})
+      .getResult(0);
 }
 
 /// tosa.apply_scale on four int32 lanes with MVE, for the tables
@@ -556,11 +594,7 @@ Value mveApplyScale(KernelBuilder &k, Value value, Value multiplier,
   Value fixup = arith::ShRSIOp::create(
       b, loc, arith::AndIOp::create(b, loc, high, negativeRight), splat(31));
   Value fixed = LLVM::SAddSat::create(b, loc, v4i32, high, fixup);
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, v4i32, b.getStringAttr("llvm.arm.mve.vshl.vector"),
-             ValueRange{fixed, negativeRight, k.int32(0), k.int32(1),
-                        k.int32(0)})
-      .getResult(0);
+  return mveRoundingShiftRight(k, fixed, negativeRight);
 }
 
 /// The address of the first of the elements of `memref` at the iteration
@@ -648,10 +682,21 @@ Value evaluateLanes(KernelBuilder &k, linalg::GenericOp generic, int64_t lanes,
       continue;
     }
     if (auto scale = dyn_cast<tosa::ApplyScaleOp>(op)) {
-      mapping.map(scale.getResult(),
-                  mveApplyScale(k, vectorOf(scale.getValue()),
-                                vectorOf(scale.getMultiplier()),
-                                vectorOf(scale.getShift())));
+      LaneScale how = *laneScale(generic, scale);
+      Value value = vectorOf(scale.getValue());
+      if (how.kind == LaneScale::Rounding) {
+        value = mveApplyScale(k, value, vectorOf(scale.getMultiplier()),
+                              vectorOf(scale.getShift()));
+      } else if (how.log2Multiplier >= how.shift) {
+        if (how.log2Multiplier > how.shift)
+          value = arith::ShLIOp::create(
+              b, loc, value,
+              k.splat(k.int32(how.log2Multiplier - how.shift), lanes));
+      } else {
+        value = mveRoundingShiftRight(
+            k, value, k.splat(k.int32(how.log2Multiplier - how.shift), lanes));
+      }
+      mapping.map(scale.getResult(), value);
       continue;
     }
     for (Value operand : op.getOperands())
