@@ -49,6 +49,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <array>
@@ -597,6 +598,17 @@ Value mveApplyScale(KernelBuilder &k, Value value, Value multiplier,
   return mveRoundingShiftRight(k, fixed, negativeRight);
 }
 
+/// The buffer `memref` is a view of (through subviews, casts and reshapes).
+Value rootOf(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      memref = view.getViewSource();
+    else
+      break;
+  }
+  return memref;
+}
+
 /// The address of the first of the elements of `memref` at the iteration
 /// points `pointOf(0..lanes-1)` through `map`, when they are consecutive in
 /// memory (static strides), for one vector access; null otherwise.
@@ -851,8 +863,13 @@ void forEachOutputBlock(
           Value result = consumer.getDpsInits()[0];
           AffineMap resultMap =
               consumer.getMatchingIndexingMap(consumer.getDpsInitOperand(0));
-          if (Value address =
-                  lanesAddress(k, result, resultMap, block, pointOf)) {
+          // Not into a function argument (an output): serenity-static-alloc
+          // finds an output's first write among its memref uses, and a
+          // store through a raw address is none.
+          Value address;
+          if (!isa<BlockArgument>(rootOf(result)))
+            address = lanesAddress(k, result, resultMap, block, pointOf);
+          if (address) {
             LLVM::StoreOp::create(
                 b, loc, results, address,
                 cast<MemRefType>(result.getType()).getElementTypeBitWidth() /
@@ -1141,6 +1158,85 @@ SmallVector<Value> vectorRun(KernelBuilder &k, Value inBase, Value inRun,
       [&] { return updated; });
 }
 
+/// A whole convolution window read as one run: `bytes` filter bytes per
+/// output channel (rows x cols x channels, contiguous) and the input bytes
+/// at `offsets` (< 256) from the window's first input byte.
+struct WindowGather {
+  int64_t rows, cols, bytes;
+  SmallVector<int64_t> offsets;
+};
+
+/// The gather of a whole window of the filter global `root` when the view
+/// `filterType` keeps each output channel's window contiguous (the root's
+/// strides, all of its rows, columns and channels) and the input offsets
+/// fit VLDRB's 8-bit offsets; nothing otherwise.
+std::optional<WindowGather> windowGather(memref::GlobalOp root,
+                                         MemRefType filterType,
+                                         ArrayRef<int64_t> inStrides,
+                                         ArrayRef<int64_t> dilations) {
+  ArrayRef<int64_t> shape = root.getType().getShape();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(filterType.getStridesAndOffset(strides, offset)) ||
+      strides[3] != 1 || strides[2] != shape[3] ||
+      strides[1] != shape[2] * shape[3] || filterType.getDimSize(3) != shape[3])
+    return std::nullopt;
+  WindowGather gather{shape[1], shape[2], shape[1] * shape[2] * shape[3], {}};
+  for (int64_t r = 0; r < shape[1]; ++r)
+    for (int64_t c = 0; c < shape[2]; ++c)
+      for (int64_t ch = 0; ch < shape[3]; ++ch) {
+        int64_t at = r * dilations[0] * inStrides[1] +
+                     c * dilations[1] * inStrides[2] + ch;
+        if (at > 255)
+          return std::nullopt;
+        gather.offsets.push_back(at);
+      }
+  return gather;
+}
+
+/// `accs` plus the dot products of a whole window: the input gathered
+/// from `window` (its first byte) 16 bytes at a time, each channel's filter
+/// bytes at `filterBase` + `filterOffsets[i]` read as one run, the last
+/// vector masked; input zero point `zero` subtracted (dot16).
+SmallVector<Value> gatheredWindow(KernelBuilder &k, const WindowGather &gather,
+                                  Value window, Value filterBase,
+                                  ArrayRef<Value> filterOffsets, Value zero,
+                                  ValueRange accs) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  SmallVector<Value> next(accs);
+  auto offsetType = VectorType::get({16}, k.ptrInt);
+  auto maskType = VectorType::get({16}, b.getI1Type());
+  auto ptrs = VectorType::get({16}, k.ptr);
+  for (int64_t first = 0; first < gather.bytes; first += 16) {
+    const int64_t count = std::min<int64_t>(16, gather.bytes - first);
+    SmallVector<APInt> offsets;
+    SmallVector<bool> active;
+    for (int64_t j = 0; j < 16; ++j) {
+      offsets.push_back(APInt(k.ptrInt.getIntOrFloatBitWidth(),
+                              j < count ? gather.offsets[first + j] : 0));
+      active.push_back(j < count);
+    }
+    Value offsetVector = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(offsetType, offsets));
+    Value mask = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(maskType, ArrayRef<bool>(active)));
+    Value addresses = LLVM::GEPOp::create(b, loc, ptrs, k.i8, window,
+                                          ValueRange{offsetVector});
+    Value zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(k.bytes16, APInt(8, 0)));
+    Value x = LLVM::masked_gather::create(b, loc, k.bytes16, addresses, mask,
+                                          zeros, /*alignment=*/1);
+    for (auto [i, offset] : llvm::enumerate(filterOffsets)) {
+      Value at = k.at(filterBase, k.add(offset, k.index(first)));
+      Value w = count == 16 ? k.loadVector(at)
+                            : k.loadVectorHead(at, k.index(count));
+      next[i] = k.dot16(x, zero, w, next[i]);
+    }
+  }
+  return next;
+}
+
 /// linalg.conv_2d_nhwc_fhwc_q: out[n,oh,ow,f] += sum over (kh, kw, c) of
 /// (in[n, oh*sh + kh*dh, ow*sw + kw*dw, c] - zi) * filter[f, kh, kw, c].
 /// For each (kh, kw) the c values are contiguous in both operands; with
@@ -1220,6 +1316,15 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
   Value zero = k.index(0), one = k.index(1), four = k.index(4);
   Value kh = memref::DimOp::create(b, loc, operands->filter, 1);
   Value kw = memref::DimOp::create(b, loc, operands->filter, 2);
+  // Vector kernels, windows whose rows are short runs (fewer than 16
+  // bytes, e.g. a first layer's 1-3 channels): a whole window is one run of
+  // the filter (every column and channel of each filter row in the view)
+  // and its input bytes, at constant offsets below 256 from the window's
+  // first byte, are gathered 16 at a time (VLDRB.U8 with an offset vector).
+  std::optional<WindowGather> gather;
+  if (vector && root && (merged ? root.getType().getDimSize(2) * channels
+                                : channels) < 16)
+    gather = windowGather(root, filterType, is, operands->dilations);
 
   forEachOutputBlock(
       k, operands->output, block, fusion,
@@ -1245,6 +1350,13 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
           if (folded)
             k.subtractZeroTimesSums(start, zeroPoint, weightSums,
                                     k.add(firstChannel, channel));
+          if (gather && getConstantIntValue(rows) == gather->rows &&
+              getConstantIntValue(cols) == gather->cols) {
+            Value first = k.add(pixelOffset, k.add(k.mul(rowBase, is[1]),
+                                                   k.mul(colBase, is[2])));
+            return gatheredWindow(k, *gather, k.at(inBase, first), filterBase,
+                                  filterOffsets, z, start);
+          }
           return k.loop(zero, rows, one, start, [&](Value r, ValueRange accs) {
             Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
