@@ -12,4 +12,5 @@
 // RUN: %python %integration/int8_conv_views.py --seed 4 --cases 60 --target generic-vector --wide | FileCheck %s
 // RUN: %python %integration/int8_conv_views.py --seed 5 --cases 60 --target generic-vector --wide | FileCheck %s
 // RUN: %python %integration/int8_conv_views.py --seed 6 --cases 60 --target generic-vector | FileCheck %s
+// RUN: %python %integration/int8_conv_views.py --seed 8 --cases 60 --target generic-vector --wide | FileCheck %s
 // CHECK: int8 conv views: 60 cases, 60 outputs, 0 differ
