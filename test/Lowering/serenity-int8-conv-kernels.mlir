@@ -34,7 +34,7 @@
 // GENERIC-NOT: linalg.conv_2d
 // GENERIC-NOT: linalg.depthwise_conv_2d
 
-// BAD: for the --target option: invalid value 'x86' (expected one of: cortex-m, generic)
+// BAD: for the --target option: invalid value 'x86' (expected one of: cortex-m, helium, generic, generic-vector)
 
 // B0: llvm.call_intrinsic "llvm.arm.smlad"
 // B256-COUNT-1: memref.global "private" constant @{{.*}}_smlad : memref<256xi16>
