@@ -17,7 +17,7 @@
 // The residual block's 16x16x16 f32 tensors are 16384 bytes each; three live
 // at once (the input kept for the residual add, two activations).
 // REPORT: // peak 49152 bytes at step 1, 5 steps
-// COMPILE: serenity-compile: wrote {{.*}}out/resblock.o, {{.*}}out/resblock.h, {{.*}}out/resblock.json (arena {{[0-9]+}} bytes)
+// COMPILE: serenity-compile: wrote {{.*}}out/resblock.o, {{.*}}out/resblock.h, {{.*}}out/resblock.json (arena {{[0-9]+}} bytes, flash {{[0-9]+}} bytes: text {{[0-9]+}}, rodata {{[0-9]+}})
 // HEADER: #define RESBLOCK_ARENA_BYTES {{[0-9]+}}
 // HEADER: static inline int resblock_run(
 // ALLOC: USAGE: serenity-alloc

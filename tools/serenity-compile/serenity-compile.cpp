@@ -38,6 +38,8 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -245,13 +247,46 @@ bool isMathLibrarySymbol(StringRef symbol) {
 
 /// The symbols the object file at `path` leaves undefined, sorted: what the
 /// link has to provide.
-FailureOr<SmallVector<std::string>> undefinedSymbols(StringRef path) {
+/// What the object file holds that the user pays for or links against: its
+/// undefined symbols and the bytes of its allocated sections, by kind
+/// (flash = text + rodata + data, whose initial values are stored in flash;
+/// RAM outside the arena = data + bss).
+struct ObjectFacts {
+  SmallVector<std::string> undefined;
+  uint64_t text = 0, rodata = 0, data = 0, bss = 0;
+  uint64_t flash() const { return text + rodata + data; }
+};
+
+FailureOr<ObjectFacts> readObject(StringRef path) {
   auto object = llvm::object::ObjectFile::createObjectFile(path);
   if (!object)
     return fail("cannot read " + path + ": " +
                 llvm::toString(object.takeError())),
            failure();
-  SmallVector<std::string> symbols;
+  ObjectFacts facts;
+  for (const llvm::object::SectionRef &section :
+       object->getBinary()->sections()) {
+    // Only the sections loaded on the target (ELF SHF_ALLOC): not the
+    // symbol tables, relocations or notes.
+    if (auto elf = dyn_cast<llvm::object::ELFObjectFileBase>(
+            object->getBinary());
+        elf && !(llvm::object::ELFSectionRef(section).getFlags() &
+                 llvm::ELF::SHF_ALLOC))
+      continue;
+    uint64_t size = section.getSize();
+    if (section.isText())
+      facts.text += size;
+    else if (section.isBSS())
+      facts.bss += size;
+    else if (auto elf = dyn_cast<llvm::object::ELFObjectFileBase>(
+                 object->getBinary());
+             elf && (llvm::object::ELFSectionRef(section).getFlags() &
+                     llvm::ELF::SHF_WRITE))
+      facts.data += size;
+    else
+      facts.rodata += size;
+  }
+  SmallVector<std::string> &symbols = facts.undefined;
   for (const llvm::object::SymbolRef &symbol : object->getBinary()->symbols()) {
     llvm::Expected<uint32_t> flags = symbol.getFlags();
     llvm::Expected<StringRef> symbolName = symbol.getName();
@@ -266,7 +301,7 @@ FailureOr<SmallVector<std::string>> undefinedSymbols(StringRef path) {
   }
   llvm::sort(symbols);
   symbols.erase(llvm::unique(symbols), symbols.end());
-  return symbols;
+  return facts;
 }
 
 /// The usage example at the top of the header: the arena declared with the
@@ -763,9 +798,15 @@ int main(int argc, char **argv) {
   // What the link must provide, read from the object: the code generator
   // turns intrinsics such as llvm.exp.f32 into library calls (expf), which
   // the LLVM module does not declare.
-  FailureOr<SmallVector<std::string>> externals = undefinedSymbols(objectPath);
-  if (failed(externals))
+  FailureOr<ObjectFacts> facts = readObject(objectPath);
+  if (failed(facts))
     return 1;
+  const SmallVector<std::string> *externals = &facts->undefined;
+  json["flash"] = llvm::json::Object{{"bytes", facts->flash()},
+                                     {"text", facts->text},
+                                     {"rodata", facts->rodata},
+                                     {"data", facts->data}};
+  json["static_ram_bytes"] = facts->data + facts->bss;
   llvm::json::Array externalArray, linkFlags;
   for (const std::string &symbol : *externals)
     externalArray.push_back(symbol);
@@ -787,6 +828,7 @@ int main(int argc, char **argv) {
     return 1;
   llvm::outs() << "serenity-compile: wrote " << objectPath << ", " << headerPath
                << ", " << jsonPath << " (arena " << arenaAttr.getInt()
-               << " bytes)\n";
+               << " bytes, flash " << facts->flash() << " bytes: text "
+               << facts->text << ", rodata " << facts->rodata << ")\n";
   return 0;
 }

@@ -28,7 +28,7 @@
 // RUN: not serenity-compile %t/missing.mlir -o %t/x 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not serenity-compile %serenity_src/examples/residual_block.mlir --io heap -o %t/x 2>&1 | FileCheck %s --check-prefix=BADIO
 //
-// TOOL: serenity-compile: wrote {{.*}}resblock.o, {{.*}}resblock.h, {{.*}}resblock.json (arena [[ARENA:[0-9]+]] bytes)
+// TOOL: serenity-compile: wrote {{.*}}resblock.o, {{.*}}resblock.h, {{.*}}resblock.json (arena [[ARENA:[0-9]+]] bytes, flash {{[0-9]+}} bytes: text {{[0-9]+}}, rodata {{[0-9]+}})
 // HEADER: #define RESBLOCK_ARENA_BYTES [[ARENA:[0-9]+]]
 // HEADER: #define RESBLOCK_ARENA_ALIGNMENT 64
 // HEADER: /* input 0: float[1][16][16][16] */

@@ -4,7 +4,7 @@
 // natively: the same scores.
 // REQUIRES: shared, cortex-m
 // RUN: env SERENITY_BUILD_DIR=%serenity_obj bash %serenity_src/examples/deploy/deploy.sh %shared/models/mlperf_tiny/kws_ref_model.tflite %t | FileCheck %s
-// CHECK: serenity-compile: wrote out/kws.o, out/kws.h, out/kws.json (arena {{[0-9]+}} bytes)
+// CHECK: serenity-compile: wrote out/kws.o, out/kws.h, out/kws.json (arena {{[0-9]+}} bytes, flash {{[0-9]+}} bytes: text {{[0-9]+}}, rodata {{[0-9]+}})
 // CHECK: kws.elf
 // CHECK: class  0: q =
 // CHECK: best class {{[0-9]+}}; arena {{[0-9]+}} bytes

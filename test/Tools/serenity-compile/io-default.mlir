@@ -18,9 +18,9 @@
 // the caller 2 x 16384 more: 61440 bytes of RAM. In the arena, the input's
 // bytes are reused once the residual add has read it: 42048 bytes in all
 // (42064 on Cortex-M, where a convolution keeps a 16-byte accumulator tile).
-// M4: (arena 42064 bytes)
-// HOST: (arena 42048 bytes)
-// CALLER: (arena 28672 bytes)
+// M4: (arena 42064 bytes, flash
+// HOST: (arena 42048 bytes, flash
+// CALLER: (arena 28672 bytes, flash
 // JSON: "inputs": [
 // ARENA-NEXT: {
 // ARENA-NEXT: "arena_offset": {{[0-9]+}},
@@ -44,8 +44,8 @@
 // RUN: %if shared %{ serenity-compile %shared/models/mlperf_tiny/ad01_int8.tflite --target cortex-m4 -o %t/ad01 | FileCheck %s --check-prefix=AD01 %}
 // RUN: %if shared %{ serenity-compile %shared/models/mlperf_tiny/ad01_int8.tflite --target cortex-m4 --io caller -o %t/ad01-caller | FileCheck %s --check-prefix=AD01-CALLER %}
 // RUN: %if shared %{ FileCheck %s --check-prefix=AD01-IO < %t/ad01-caller/net.json %}
-// AD01: (arena 768 bytes)
-// AD01-CALLER: (arena 256 bytes)
+// AD01: (arena 768 bytes, flash
+// AD01-CALLER: (arena 256 bytes, flash
 // AD01-IO: "inputs": [
 // AD01-IO: "bytes": 640,
 // AD01-IO: "outputs": [
