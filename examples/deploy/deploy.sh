@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The commands of docs/Deploy.md, run as written: compile the keyword
-# spotting model for Cortex-M4 and for the host with serenity-compile, build
-# examples/deploy/kws_main.c against each, run the Cortex-M4 program on QEMU
-# mps2-an386 and the host program natively; both print the same scores.
+# spotting model for Cortex-M4, Cortex-M55 and the host with serenity-compile,
+# build examples/deploy/kws_main.c against each, run the Cortex-M4 program on
+# QEMU mps2-an386, the Cortex-M55 one on QEMU mps3-an547 and the host program
+# natively; all print the same scores.
 # Usage: examples/deploy/deploy.sh KWS.tflite WORK_DIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -35,3 +36,15 @@ qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=na
 # convolution kernels hold a tile of four accumulators: 16 bytes more).
 diff <(sed "s/; arena.*//" qemu.txt) <(sed "s/; arena.*//" host.txt) &&
   echo "QEMU and host print the same scores"
+
+# 5. The Cortex-M55 (Helium) on QEMU mps3-an547: its linker script puts the
+#    vector table in ITCM, code in SRAM and data and stack in DTCM.
+"$build/bin/serenity-compile" "$model" --target cortex-m55 --name kws -o out-m55
+arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -O2 \
+  --specs=rdimon.specs -T "$root/scripts/cortex-m/mps3-an547.ld" \
+  "$root/scripts/cortex-m/startup.c" "$root/examples/deploy/kws_main.c" out-m55/kws.o \
+  -Iout-m55 -o kws-m55.elf
+qemu-system-arm -M mps3-an547 -nographic -semihosting-config enable=on,target=native \
+  -kernel kws-m55.elf > qemu-m55.txt
+diff <(sed "s/; arena.*//" qemu-m55.txt) <(sed "s/; arena.*//" host.txt) &&
+  echo "QEMU Cortex-M55 and host print the same scores"
