@@ -1700,9 +1700,9 @@ struct SerenityInt8ConvKernelsPass
   using CheckedOptions::CheckedOptions;
 
   std::optional<std::string> optionError() const {
-    if (widenBudget < -1)
+    if (widenBudget < -2)
       return std::string("serenity-int8-conv-kernels: widen-budget must be "
-                         ">= 0 bytes, or -1 (no limit)");
+                         ">= 0 bytes, -1 (no limit) or -2 (auto)");
     return std::nullopt;
   }
 
@@ -1728,7 +1728,23 @@ struct SerenityInt8ConvKernelsPass
       });
     });
     WidenedFilters filters(getOperation());
-    if (widenBudget >= 0) {
+    // auto: the copies may add a quarter of the constants' bytes, at most
+    // 32 KiB. Measured on the Cortex-M4 (docs/Deploy.md): every MLPerf
+    // Tiny model then stays at or below TFLite Micro + CMSIS-NN in
+    // instructions (str_ww needs about 14 KB of copies; with none it is 6 %
+    // above) and below TFLite Micro's whole program in flash, which holds
+    // the weights once plus about 120 KB of interpreter and kernels (the
+    // cap keeps a large model's copies well under that).
+    int64_t budget = widenBudget;
+    if (budget == -2 && !convs.empty()) {
+      int64_t constantBytes = 0;
+      for (auto global : getOperation().getOps<memref::GlobalOp>())
+        if (global.getConstant() && global.getType().hasStaticShape())
+          constantBytes += global.getType().getNumElements() *
+                           ((global.getType().getElementTypeBitWidth() + 7) / 8);
+      budget = std::min<int64_t>(constantBytes / 4, 32 * 1024);
+    }
+    if (budget >= 0) {
       // Value of widening each filter global: the multiply-accumulates of
       // the convolutions that would read it.
       llvm::MapVector<Operation *, int64_t> value;
@@ -1742,7 +1758,7 @@ struct SerenityInt8ConvKernelsPass
       SmallVector<std::pair<memref::GlobalOp, int64_t>> candidates;
       for (const auto &[global, macs] : value)
         candidates.emplace_back(cast<memref::GlobalOp>(global), macs);
-      filters.restrictTo(chooseWidened(candidates, widenBudget));
+      filters.restrictTo(chooseWidened(candidates, budget));
     }
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))

@@ -201,9 +201,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (!(options.tileMaxMacOverhead >= 0))
     return errorHandler("serenity-pipeline: tile-max-mac-overhead must be >= "
                         "0 (percent)");
-  if (options.widenBudget < -1)
+  if (options.widenBudget < -2)
     return errorHandler("serenity-pipeline: widen-budget must be >= 0 bytes, "
-                        "or -1 (no limit)");
+                        "-1 (no limit) or -2 (auto)");
   if (options.budget < -1)
     return errorHandler("serenity-pipeline: budget must be >= 0 bytes, or -1 "
                         "(no limit)");

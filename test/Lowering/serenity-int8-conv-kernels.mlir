@@ -11,7 +11,7 @@
 // pointwise filter tile (the five are equal: one is taken).
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=0 | FileCheck %s --check-prefix=B0 --implicit-check-not=_smlad
 // RUN: serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=256 | FileCheck %s --check-prefix=B256
-// RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=-2 2>&1 | FileCheck %s --check-prefix=BADBUDGET
+// RUN: not serenity-opt %t.memref.mlir --serenity-int8-conv-kernels=widen-budget=-3 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // RUN: not serenity-opt %t.mlir --serenity-pipeline="widen-budget=-3" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // In the pipeline (before static allocation) each kernel is fused with its
 // accumulator tile's bias and requantization: no tile buffer is left.
@@ -39,7 +39,7 @@
 // B0: llvm.call_intrinsic "llvm.arm.smlad"
 // B256-COUNT-1: memref.global "private" constant @{{.*}}_smlad : memref<256xi16>
 // B256-NOT: memref.global "private" constant @{{.*}}_smlad
-// BADBUDGET: error: serenity-{{int8-conv-kernels|pipeline}}: widen-budget must be >= 0 bytes, or -1 (no limit)
+// BADBUDGET: error: serenity-{{int8-conv-kernels|pipeline}}: widen-budget must be >= 0 bytes, -1 (no limit) or -2 (auto)
 
 // FUSED: llvm.call_intrinsic "llvm.arm.smlad"
 // PIPE: llvm.call_intrinsic "llvm.arm.smlad"

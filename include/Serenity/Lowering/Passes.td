@@ -324,11 +324,12 @@ def SerenityInt8ConvKernelsPass
            "M33), helium (MVE: Cortex-M55, M85), generic (the cortex-m "
            "loops in plain integer arithmetic) or generic-vector (the helium "
            "loops in generic vector arithmetic, 64-bit addresses)">,
-    Option<"widenBudget", "widen-budget", "int64_t", /*default=*/"-1",
+    Option<"widenBudget", "widen-budget", "int64_t", /*default=*/"-2",
            "Most bytes of flash the widened filter copies may add (each adds "
            "its filter's size): the filters widened are those reading the "
-           "most multiply-accumulates within it (an exact 0/1 knapsack); -1: "
-           "every eligible filter, 0: none">,
+           "most multiply-accumulates within it (an exact 0/1 knapsack); -2 "
+           "(auto): a quarter of the module's constant bytes, at most 32 "
+           "KiB; -1: every eligible filter; 0: none (int8 weights only)">,
     Option<"taggedOnly", "tagged-only", "bool", /*default=*/"false",
            "Lower only the convolutions tagged serenity.primitive = "
            "#serenity.primitive<dot> (by default every matching convolution "

@@ -139,11 +139,13 @@ struct SerenityPipelineOptions
       llvm::cl::init(ConvKernels::Auto)};
   Option<int64_t> widenBudget{
       *this, "widen-budget",
-      llvm::cl::desc("conv-kernels=dot: most bytes of flash the int16 copies "
-                     "of filters may add; the copies go to the filters read "
-                     "by the most multiply-accumulates (exact knapsack). -1: "
-                     "no limit, 0: no copies"),
-      llvm::cl::init(-1)};
+      llvm::cl::desc("conv-kernels=dot on Cortex-M4/M7: most bytes of flash "
+                     "the int16 copies of filters may add; the copies go to "
+                     "the filters read by the most multiply-accumulates "
+                     "(exact knapsack). -2 (auto): a quarter of the "
+                     "network's constant bytes, at most 32 KiB; -1: no "
+                     "limit, 0: no copies (int8 weights only)"),
+      llvm::cl::init(-2)};
   Option<std::string> primitives{
       *this, "primitives",
       llvm::cl::desc(
