@@ -468,27 +468,29 @@ SmallVector<Value> constantIndices(OpBuilder &b, Location loc, AffineMap map,
 /// The value `generic`'s body computes at the iteration `point` (its inputs
 /// loaded there; `acc`, if it is an input, replaced by `accValue`). The body
 /// must not read its output or linalg.index.
+/// Maps each input block argument of `generic` to `accValue` where the
+/// input is `acc`, else to what `read` makes of the input operand.
+void mapInputs(linalg::GenericOp generic, Value acc, Value accValue,
+               IRMapping &mapping, function_ref<Value(OpOperand *)> read) {
+  Block &body = generic.getRegion().front();
+  for (OpOperand *operand : generic.getDpsInputOperands())
+    mapping.map(body.getArgument(operand->getOperandNumber()),
+                operand->get() == acc ? accValue : read(operand));
+}
+
 Value evaluateAt(OpBuilder &b, Location loc, linalg::GenericOp generic,
                  ArrayRef<int64_t> point, Value acc, Value accValue) {
   IRMapping mapping;
   Block &body = generic.getRegion().front();
-  for (OpOperand *operand : generic.getDpsInputOperands()) {
-    BlockArgument arg = body.getArgument(operand->getOperandNumber());
+  mapInputs(generic, acc, accValue, mapping, [&](OpOperand *operand) -> Value {
     Value value = operand->get();
-    if (value == acc) {
-      mapping.map(arg, accValue);
-      continue;
-    }
-    if (!isa<MemRefType>(value.getType())) {
-      mapping.map(arg, value);
-      continue;
-    }
-    mapping.map(
-        arg, memref::LoadOp::create(
-                 b, loc, value,
-                 constantIndices(
-                     b, loc, generic.getMatchingIndexingMap(operand), point)));
-  }
+    if (!isa<MemRefType>(value.getType()))
+      return value;
+    return memref::LoadOp::create(
+        b, loc, value,
+        constantIndices(b, loc, generic.getMatchingIndexingMap(operand),
+                        point));
+  });
   for (Operation &op : body.without_terminator())
     b.clone(op, mapping);
   return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
@@ -653,31 +655,24 @@ Value evaluateLanes(KernelBuilder &k, linalg::GenericOp generic, int64_t lanes,
   Location loc = k.loc;
   IRMapping mapping;
   Block &body = generic.getRegion().front();
-  for (OpOperand *operand : generic.getDpsInputOperands()) {
-    BlockArgument arg = body.getArgument(operand->getOperandNumber());
+  mapInputs(generic, acc, accLanes, mapping, [&](OpOperand *operand) -> Value {
     Value value = operand->get();
-    if (value == acc) {
-      mapping.map(arg, accLanes);
-    } else if (!isa<MemRefType>(value.getType())) {
-      mapping.map(arg, k.splat(value, lanes));
-    } else if (Value address = lanesAddress(
-                   k, value, generic.getMatchingIndexingMap(operand), lanes,
-                   pointOf)) {
+    if (!isa<MemRefType>(value.getType()))
+      return k.splat(value, lanes);
+    AffineMap map = generic.getMatchingIndexingMap(operand);
+    if (Value address = lanesAddress(k, value, map, lanes, pointOf)) {
       // One vector load (VLDRW, or VLDRB.U32 / .S32 with the extension).
       Type element = cast<MemRefType>(value.getType()).getElementType();
-      mapping.map(arg, LLVM::LoadOp::create(
-                           b, loc, VectorType::get({lanes}, element), address,
-                           element.getIntOrFloatBitWidth() / 8));
-    } else {
-      SmallVector<Value> loaded;
-      for (int64_t i = 0; i < lanes; ++i)
-        loaded.push_back(memref::LoadOp::create(
-            b, loc, value,
-            constantIndices(b, loc, generic.getMatchingIndexingMap(operand),
-                            pointOf(i))));
-      mapping.map(arg, k.pack(loaded));
+      return LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, element),
+                                  address,
+                                  element.getIntOrFloatBitWidth() / 8);
     }
-  }
+    SmallVector<Value> loaded;
+    for (int64_t i = 0; i < lanes; ++i)
+      loaded.push_back(memref::LoadOp::create(
+          b, loc, value, constantIndices(b, loc, map, pointOf(i))));
+    return k.pack(loaded);
+  });
   auto vectorOf = [&](Value scalar) {
     if (Value mapped = mapping.lookupOrNull(scalar))
       return mapped;
