@@ -516,6 +516,8 @@ Attribute tableOf(linalg::GenericOp generic, Value value) {
 /// its inputs so). Nothing otherwise.
 struct LaneScale {
   enum Kind { Rounding, PowerOfTwo } kind;
+  /// PowerOfTwo: k and s. Rounding: shift 31 when every shift is 31 (then
+  /// VQRDMULH alone), else 0.
   int64_t log2Multiplier = 0, shift = 0;
 };
 std::optional<LaneScale> laneScale(linalg::GenericOp consumer,
@@ -529,17 +531,16 @@ std::optional<LaneScale> laneScale(linalg::GenericOp consumer,
     return std::nullopt;
   const bool doubleRound =
       scale.getRoundingMode() == tosa::RoundingMode::DOUBLE_ROUND;
+  // One power-of-two multiplier and one shift first: a shift is cheaper.
+  const int64_t m = multipliers->first, s = shifts->first;
+  if (m == multipliers->second && s == shifts->second && m > 0 &&
+      llvm::isPowerOf2_64(m) && s >= 1 && !(doubleRound && s > 31) &&
+      llvm::Log2_64(m) <= 30 && s - static_cast<int64_t>(llvm::Log2_64(m)) <= 31)
+    return LaneScale{LaneScale::PowerOfTwo, llvm::Log2_64(m), s};
   if (multipliers->first >= 0 && shifts->first >= 31 && shifts->second <= 62 &&
       (doubleRound || shifts->second == 31))
-    return LaneScale{LaneScale::Rounding};
-  const int64_t m = multipliers->first, s = shifts->first;
-  if (m != multipliers->second || s != shifts->second || m <= 0 ||
-      !llvm::isPowerOf2_64(m) || s < 1 || (doubleRound && s > 31))
-    return std::nullopt;
-  const int64_t k = llvm::Log2_64(m);
-  if (k > 30 || s - k > 31)
-    return std::nullopt;
-  return LaneScale{LaneScale::PowerOfTwo, k, s};
+    return LaneScale{LaneScale::Rounding, 0, shifts->second == 31 ? 31 : 0};
+  return std::nullopt;
 }
 
 /// Whether the Helium kernels can apply the requantization `consumer` to
@@ -694,7 +695,14 @@ Value evaluateLanes(KernelBuilder &k, linalg::GenericOp generic, int64_t lanes,
     if (auto scale = dyn_cast<tosa::ApplyScaleOp>(op)) {
       LaneScale how = *laneScale(generic, scale);
       Value value = vectorOf(scale.getValue());
-      if (how.kind == LaneScale::Rounding) {
+      if (how.kind == LaneScale::Rounding && how.shift == 31) {
+        // Every shift 31: VQRDMULH alone (the rounding shift is by 0).
+        value = LLVM::CallIntrinsicOp::create(
+                    b, loc, value.getType(),
+                    b.getStringAttr("llvm.arm.mve.vqrdmulh"),
+                    ValueRange{value, vectorOf(scale.getMultiplier())})
+                    .getResult(0);
+      } else if (how.kind == LaneScale::Rounding) {
         value = mveApplyScale(k, value, vectorOf(scale.getMultiplier()),
                               vectorOf(scale.getShift()));
       } else if (how.log2Multiplier >= how.shift) {

@@ -3,8 +3,9 @@
 // convolution networks (random_conv_nets.py: channel counts that are not
 // multiples of 16 or 4, odd and non-square windows, strides, dilations,
 // padding, input zero points 0/-128/127/..., per-channel requantization with
-// the multiplier 2^30 and shifts that make rounding ties frequent). Without
-// the negative-value fixup before VRSHL, 2 of seed 1's first 10 differ.
+// the multiplier 2^30 and shifts that make rounding ties frequent, tables of
+// shift 31 only and power-of-two scales). Without the negative-value fixup
+// before VRSHL, one network of each seed differs.
 // REQUIRES: cortex-m
 // RUN: %python %integration/random_conv_nets.py --seed 1 --cases 12 --target cortex-m55 | FileCheck %s
 // RUN: %python %integration/random_conv_nets.py --seed 2 --cases 12 --target cortex-m55 | FileCheck %s

@@ -100,6 +100,10 @@ class Net:
         fit = max(1, min(31, int(round(math.log2(max(spread / 64, 2))))))
         mults = [r.choice([1 << 30, 1 << 30, r.randint(1 << 30, (1 << 31) - 1)]) for _ in range(f)]
         shifts = [r.choice([31 + fit, 31 + fit, 30 + fit, 32 + fit, 31, 32]) for _ in range(f)]
+        if r.random() < 0.15:
+            shifts = [31] * f  # one VQRDMULH, no rounding shift
+        if r.random() < 0.15:
+            mults, shifts = [1 << 30] * f, [shifts[0]] * f  # a power-of-two scale: a shift
         m = self.const(mults, (f,), "i32")
         s = self.const(shifts, (f,), "i8")
         rizp = self.const([0], (1,), "i32")
