@@ -360,6 +360,26 @@ public:
     return SmallVector<Value>(ifOp.getResults());
   }
 
+  /// The loop `loop` builds, or, when its bounds are constants and it runs
+  /// at most `unroll` times, its iterations one after the other (the
+  /// Helium kernels' short window loops: LLVM forms low-overhead loops of
+  /// them rather than unrolling).
+  SmallVector<Value>
+  loopOrUnrolled(Value lb, Value ub, Value step, ValueRange values,
+                 function_ref<SmallVector<Value>(Value, ValueRange)> body,
+                 int64_t unroll) {
+    std::optional<int64_t> first = getConstantIntValue(lb),
+                           last = getConstantIntValue(ub),
+                           stride = getConstantIntValue(step);
+    if (!first || !last || !stride || *stride <= 0 ||
+        (*last - *first + *stride - 1) / *stride > unroll)
+      return loop(lb, ub, step, values, body);
+    SmallVector<Value> current(values);
+    for (int64_t i = *first; i < *last; i += *stride)
+      current = body(index(i), current);
+    return current;
+  }
+
   /// scf.for from `lb` to `ub` by `step` carrying `values`.
   SmallVector<Value>
   loop(Value lb, Value ub, Value step, ValueRange values,
@@ -1151,8 +1171,8 @@ SmallVector<Value> vectorRun(KernelBuilder &k, Value inBase, Value inRun,
     return next;
   };
   SmallVector<Value> updated =
-      k.loop(k.index(0), whole, sixteen, accs,
-             [&](Value j, ValueRange accs) { return step(j, accs, {}); });
+      k.loopOrUnrolled(k.index(0), whole, sixteen, accs,
+             [&](Value j, ValueRange accs) { return step(j, accs, {}); }, 4);
   std::optional<int64_t> restValue = getConstantIntValue(rest);
   if (restValue == 0)
     return updated;
@@ -1457,10 +1477,12 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
                 wholeFilters, noZero, base,
                 WindowClip{row0, rows, col0, cols, pad ? pad : k.i8Zero()});
           }
-          return k.loop(zero, rows, one, start, [&](Value r, ValueRange accs) {
+          // Helium: whole windows' short row and column loops unrolled.
+          const int64_t unroll = vector ? 4 : 0;
+          return k.loopOrUnrolled(zero, rows, one, start, [&](Value r, ValueRange accs) {
             Value row = k.add(rowBase, k.mul(r, operands->dilations[0]));
             Value inRow = k.add(pixelOffset, k.mul(row, is[1]));
-            return k.loop(
+            return k.loopOrUnrolled(
                 zero, columnTrips, one, accs, [&](Value c, ValueRange accs) {
                   Value col = k.add(colBase, k.mul(c, operands->dilations[1]));
                   Value inRun = k.add(inRow, k.mul(col, is[2]));
@@ -1508,8 +1530,8 @@ LogicalResult lowerConv(ConvOp conv, KernelMode mode,
                                                  k.add(filterRuns[i], j))))));
                         return next;
                       });
-                });
-          });
+                }, unroll);
+          }, unroll);
         };
         return byWindow(k, {kh, kw}, operands->filter, root, /*spatial=*/1,
                         fold, accs, taps);
