@@ -108,6 +108,23 @@ int main(void) {
 """
 
 
+def run_program(program, name, out, report, target, work, pattern):
+    """Writes `program` (a C harness for out/net.o, BOARD_TIMER standing
+    for the board's timer code), links it for `target`, runs it on QEMU and
+    returns (the match of `pattern`, whose first group is the status, which
+    must be 0; the printed text)."""
+    main_c = os.path.join(work, name + ".c")
+    with open(main_c, "w") as f:
+        f.write(program.replace("BOARD_TIMER", board_timer(target)))
+    elf = os.path.join(work, name + ".elf")
+    run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, target) + report["link_flags"])
+    printed = run(qemu_command(elf, target=target), timeout=600)
+    m = re.search(pattern, printed)
+    if not m or m.group(1) != "0":
+        sys.exit("error: unexpected output of %s on QEMU: %s" % (name, printed[-500:]))
+    return m, printed
+
+
 def tosa_op_at(lines, location):
     """The TOSA op name on the line of `location` (file:line:col) of the
     imported model (`lines`), or the location itself."""
@@ -136,16 +153,9 @@ def per_layer(model, path, target, pipeline, compiler, work):
         report = json.load(f)
     with open(labels) as f:
         kernels = json.load(f)
-    main_c = os.path.join(work, model + "-marks.c")
-    with open(main_c, "w") as f:
-        f.write(PER_LAYER_PROGRAM.replace("MARK_COUNT", str(kernels["marks"]))
-                .replace("BOARD_TIMER", board_timer(target)))
-    elf = os.path.join(work, model + "-marks.elf")
-    run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, target) + report["link_flags"])
-    printed = run(qemu_command(elf, target=target), timeout=600)
-    m = re.search(r"status (-?\d+) calibration (\d+) overhead (\d+)", printed)
-    if not m or m.group(1) != "0":
-        sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
+    m, printed = run_program(PER_LAYER_PROGRAM.replace("MARK_COUNT", str(kernels["marks"])),
+                             model + "-marks", out, report, target, work,
+                             r"status (-?\d+) calibration (\d+) overhead (\d+)")
     calibration, overhead = int(m.group(2)), int(m.group(3))
     times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", printed, re.M)}
     with open(mlir) as f:
@@ -243,16 +253,8 @@ def main():
                 if len(parts) >= 2 and parts[1].isdigit():
                     name = ".rodata" if parts[0].startswith(".rodata") else parts[0]
                     sections[name] = sections.get(name, 0) + int(parts[1])
-            main_c = os.path.join(work, model + ".c")
-            with open(main_c, "w") as f:
-                f.write(PROGRAM.replace("PAINT", str(PAINT)).replace("BOARD_TIMER", board_timer(args.target)))
-            elf = os.path.join(work, model + ".elf")
-            run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, args.target)
-                + report["link_flags"])
-            printed = run(qemu_command(elf, target=args.target), timeout=600)
-            m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (\d+)", printed)
-            if not m or m.group(1) != "0":
-                sys.exit("error: unexpected output of %s on QEMU: %s" % (model, printed[-500:]))
+            m, _ = run_program(PROGRAM.replace("PAINT", str(PAINT)), model, out, report, args.target, work,
+                               r"status (-?\d+) ticks (\d+) calibration (\d+) stack (\d+)")
             stack = int(m.group(4))
             smallest, activations = tflm.get(model, (None, None))
             text, rodata = sections.get(".text", 0), sections.get(".rodata", 0)

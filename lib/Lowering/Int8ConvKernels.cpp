@@ -279,7 +279,8 @@ public:
     return arith::ExtSIOp::create(b, loc, VectorType::get({4}, i32), bytes);
   }
 
-  /// `scalar` in each of `lanes` lanes.
+  /// `scalar` in each of `lanes` lanes (LLVM dialect ops: the Cortex-M
+  /// lowering has no vector dialect conversion).
   Value splat(Value scalar, int64_t lanes) {
     auto type = VectorType::get({lanes}, scalar.getType());
     Value lane0 = LLVM::InsertElementOp::create(
@@ -314,14 +315,7 @@ public:
                     bytes16, llvm::to_vector(llvm::map_range(
                                  llvm::seq<int8_t>(0, 16),
                                  [](int8_t i) { return APInt(8, i); }))));
-    // `count` in every lane (LLVM dialect ops: the Cortex-M lowering has
-    // no vector dialect conversion).
-    Value count8 = arith::IndexCastOp::create(b, loc, i8, count);
-    Value lane0 = LLVM::InsertElementOp::create(
-        b, loc, bytes16, LLVM::PoisonOp::create(b, loc, bytes16), count8,
-        int32(0));
-    Value limit = LLVM::ShuffleVectorOp::create(b, loc, lane0, lane0,
-                                                SmallVector<int32_t>(16, 0));
+    Value limit = splat(arith::IndexCastOp::create(b, loc, i8, count), 16);
     Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        iota, limit);
     Value zeros = arith::ConstantOp::create(
@@ -1219,7 +1213,7 @@ std::optional<WindowGather> windowGather(memref::GlobalOp root,
       strides[3] != 1 || strides[2] != shape[3] ||
       strides[1] != shape[2] * shape[3] || filterType.getDimSize(3) != shape[3])
     return std::nullopt;
-  WindowGather gather{shape[1], shape[2], shape[1] * shape[2] * shape[3], {}};
+  WindowGather gather{shape[1], shape[2], shape[1] * shape[2] * shape[3], {}, {}, {}};
   for (int64_t r = 0; r < shape[1]; ++r)
     for (int64_t c = 0; c < shape[2]; ++c)
       for (int64_t ch = 0; ch < shape[3]; ++ch) {

@@ -264,24 +264,21 @@ FailureOr<ObjectFacts> readObject(StringRef path) {
                 llvm::toString(object.takeError())),
            failure();
   ObjectFacts facts;
+  const bool elf = isa<llvm::object::ELFObjectFileBase>(object->getBinary());
   for (const llvm::object::SectionRef &section :
        object->getBinary()->sections()) {
+    uint64_t flags =
+        elf ? llvm::object::ELFSectionRef(section).getFlags() : 0;
     // Only the sections loaded on the target (ELF SHF_ALLOC): not the
     // symbol tables, relocations or notes.
-    if (auto elf = dyn_cast<llvm::object::ELFObjectFileBase>(
-            object->getBinary());
-        elf && !(llvm::object::ELFSectionRef(section).getFlags() &
-                 llvm::ELF::SHF_ALLOC))
+    if (elf && !(flags & llvm::ELF::SHF_ALLOC))
       continue;
     uint64_t size = section.getSize();
     if (section.isText())
       facts.text += size;
     else if (section.isBSS())
       facts.bss += size;
-    else if (auto elf = dyn_cast<llvm::object::ELFObjectFileBase>(
-                 object->getBinary());
-             elf && (llvm::object::ELFSectionRef(section).getFlags() &
-                     llvm::ELF::SHF_WRITE))
+    else if (flags & llvm::ELF::SHF_WRITE)
       facts.data += size;
     else
       facts.rodata += size;
