@@ -17,7 +17,9 @@ from .ops_shape import ShapeOps
 from .ops_elementwise import ElementwiseOps
 from .ops_table import TableOps
 from .ops_reduce import ReduceOps
-from .mlir_text import Builder, Value, float_literal, tensor_type
+from .ops_svdf import SvdfOps
+from .ops_lstm import LstmOps
+from .mlir_text import Builder, Value, dense_literal, float_literal, tensor_type
 from .schema import Model, Operator, SubGraph, Tensor, TFLiteError, options
 
 ROUNDING_MODES = {"double": "DOUBLE_ROUND", "single": "SINGLE_ROUND", "armnn": None}
@@ -36,7 +38,7 @@ QUANTIZED_TYPES = (9, 7, 3)
 
 
 class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, TableOps,
-               ReduceOps):
+               ReduceOps, SvdfOps, LstmOps):
     """Imports subgraph 0 of a decoded model; run() returns the module text."""
 
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
@@ -55,6 +57,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         self.rounding_name = rounding
         self.b = Builder()
         self.values: Dict[int, Value] = {}
+        self.variables: Dict[int, str] = {}  # variable tensor index -> tosa.variable symbol
         self.op: Optional[Operator] = None
         self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
         self.only_op = only_op
@@ -95,6 +98,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         if idx in self.values:
             return self.values[idx]
         t = self.tensor(idx)
+        if t.is_variable:
+            return self.state_read(idx)
         if t.data is None:
             raise self.error(f"input tensor {idx} '{t.name}' is neither computed nor constant")
         # A constant operand (an ADD/MUL/CONCATENATION/... with weights): a tosa.const.
@@ -103,6 +108,60 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         v = Value(self.b.const(np.asarray(data).reshape(t.shape), elem, cache=True), t.shape, elem)
         self.values[idx] = v
         return v
+
+    # ------------------------------------------------------- persistent state
+    def state_symbol(self, idx: int) -> str:
+        """The tosa.variable holding variable tensor ``idx`` (declared on first use).
+
+        TFLite's variable tensors (SVDF's activation state, an LSTM's output and
+        cell state) keep their value from one invocation to the next. They become
+        TOSA variables: ``tosa.variable`` at module level, initialized to what
+        TFLite Micro's ResetVariableTensors writes (the zero point for int8, 0
+        otherwise), read with ``tosa.variable_read`` and updated with
+        ``tosa.variable_write``; see docs/TFLiteImport.md (persistent state)."""
+        t = self.tensor(idx)
+        name = f"state{idx}"
+        if idx not in self.variables:
+            if self.float_mode:
+                raise self.error(f"variable tensor {idx} '{t.name}': --float does not import "
+                                 "stateful models")
+            elem = self.elem_of(t)
+            if elem not in ("i8", "i16", "i32"):
+                raise self.error(f"variable tensor {idx} '{t.name}' has type {t.type_name}; "
+                                 "only integer state is supported")
+            init = t.quant.zero_point[0] if (elem == "i8" and t.quant is not None) else 0
+            dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32}[elem]
+            shape = [int(d) for d in t.shape]
+            arr = np.full(shape, init, dtype=dtype)
+            self.variables[idx] = name
+            self.b.module_lines.append(
+                f"// variable tensor {idx} '{t.name}': persistent state, reset to {int(init)}")
+            self.b.module_lines.append(
+                f'"tosa.variable"() <{{initial_value = {dense_literal(arr, elem)} : '
+                f'{tensor_type(shape, elem)}, sym_name = "{name}", type = {elem}, var_shape = '
+                f'dense<[{", ".join(map(str, shape))}]> : tensor<{len(shape)}xindex>}}> : () -> ()')
+        return name
+
+    def state_read(self, idx: int) -> Value:
+        """The current value of variable tensor ``idx`` (tosa.variable_read)."""
+        t = self.tensor(idx)
+        name = self.state_symbol(idx)
+        v = Value(self.b.fresh(), t.shape, self.elem_of(t))
+        self.b.lines.append(f'{v.name} = "tosa.variable_read"() <{{name = "{name}"}}> : () -> {v.type}')
+        self.values[idx] = v
+        return v
+
+    def state_write(self, idx: int, v: Value) -> Value:
+        """Stores ``v`` as the new value of variable tensor ``idx`` and returns a
+        fresh read of it, which later uses take instead of ``v`` (the upstream
+        ml_program bufferization miscompiles a stored value that has other uses;
+        reading back also lets them read the persistent buffer in place)."""
+        name = self.state_symbol(idx)
+        if list(v.shape) != list(self.tensor(idx).shape):
+            raise self.error(f"state {v.shape} does not match variable tensor {idx} "
+                             f"{self.tensor(idx).shape}")
+        self.b.lines.append(f'"tosa.variable_write"({v.name}) <{{name = "{name}"}}> : ({v.type}) -> ()')
+        return self.state_read(idx)
 
     def elem_of(self, t: Tensor) -> str:
         if self.float_mode and (t.type == 0 or (t.type in QUANTIZED_TYPES and t.quant is not None)):
@@ -579,7 +638,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         mode = "float" if self.float_mode else f"int8, rounding={self.rounding_name}"
         head = [f"// Imported from TFLite by serenity import-tflite ({mode}).",
                 f"// ops: {', '.join(f'{k} x{v}' for k, v in self.model.op_counts.items())}",
-                "module {",
+                "module {"] + ["  " + line for line in self.b.module_lines] + [
                 f"  func.func @main({', '.join(args)}) -> "
                 f"({', '.join(r.type + self.quantization_attr(self.tensor(i)) for r, i in zip(rets, self.outputs))}) {{"]
         body = ["    " + line for line in self.b.lines]

@@ -42,6 +42,8 @@ class Builder:
 
     def __init__(self):
         self.lines: List[str] = []
+        # Module-level declarations before @main (tosa.variable of persistent state).
+        self.module_lines: List[str] = []
         self.count = 0
         self.const_cache: Dict[tuple, str] = {}
 

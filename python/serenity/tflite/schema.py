@@ -98,6 +98,9 @@ class Tensor:
     buffer: int
     quant: Optional[Quantization]
     data: Optional[np.ndarray] = None  # constant contents, shaped, when present
+    # A variable tensor (TFLite's is_variable): state that persists between
+    # invocations (SVDF's activation state, an LSTM's output and cell state).
+    is_variable: bool = False
 
     @property
     def type_name(self) -> str:
@@ -273,7 +276,7 @@ def _read_model(buf: bytes) -> Model:
     for sg in r.table_vector(root, 2):
         tensors = []
         for ti, tt in enumerate(r.table_vector(sg, 0)):
-            # Tensor: 0 shape, 1 type, 2 buffer, 3 name, 4 quantization.
+            # Tensor: 0 shape, 1 type, 2 buffer, 3 name, 4 quantization, 5 is_variable.
             shape = [int(d) for d in r.numeric_vector(tt, 0, np.int32)]
             ttype = r.scalar(tt, 1, N.Int8Flags, 0)
             bidx = r.scalar(tt, 2, N.Uint32Flags, 0)
@@ -288,7 +291,8 @@ def _read_model(buf: bytes) -> Model:
                     if zp.size == 0:
                         zp = np.zeros(scale.size, dtype=np.int64)
                     quant = Quantization(scale, zp, r.scalar(qt, 6, N.Int32Flags, 0))
-            t = Tensor(ti, r.string(tt, 3), shape, ttype, bidx, quant)
+            t = Tensor(ti, r.string(tt, 3), shape, ttype, bidx, quant,
+                       is_variable=bool(r.scalar(tt, 5, N.BoolFlags, False)))
             if bidx >= len(buffers):
                 raise TFLiteError(f"tensor {ti} '{t.name}' refers to buffer {bidx} "
                                   f"but the model has {len(buffers)}")

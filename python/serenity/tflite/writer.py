@@ -59,9 +59,10 @@ class ModelWriter:
         self.outputs: List[int] = []
 
     def tensor(self, name: str, shape: Sequence[int], dtype: str, scale=None, zero_point=None,
-               axis: int = 0, data: Optional[np.ndarray] = None) -> int:
+               axis: int = 0, data: Optional[np.ndarray] = None, variable: bool = False) -> int:
         """Adds a tensor; returns its index. ``scale``/``zero_point`` are a number
-        (per tensor) or a sequence (per axis ``axis``); ``data`` makes it constant."""
+        (per tensor) or a sequence (per axis ``axis``); ``data`` makes it constant;
+        ``variable`` marks it is_variable (state kept between invocations)."""
         if dtype not in TYPE_CODES:
             raise ValueError(f"unknown tensor type {dtype}")
         buf = 0
@@ -79,7 +80,7 @@ class ModelWriter:
                 z = np.full(s.size, int(z[0]), dtype=np.int64)
             quant = (s, z, axis)
         self.tensors.append(dict(name=name, shape=[int(d) for d in shape], type=TYPE_CODES[dtype],
-                                 buffer=buf, quant=quant))
+                                 buffer=buf, quant=quant, variable=bool(variable)))
         return len(self.tensors) - 1
 
     def const(self, name: str, data, dtype: str, **quant) -> int:
@@ -167,9 +168,11 @@ class ModelWriter:
                 b.PrependUOffsetTRelativeSlot(3, zv, 0)
                 b.PrependInt32Slot(6, axis, 0)
                 q = b.EndObject()
-            b.StartObject(5)
+            b.StartObject(6 if t["variable"] else 5)
             b.PrependUOffsetTRelativeSlot(0, shape, 0)
             b.PrependInt8Slot(1, t["type"], 0)
+            if t["variable"]:
+                b.PrependBoolSlot(5, True, False)
             b.PrependUint32Slot(2, t["buffer"], 0)
             b.PrependUOffsetTRelativeSlot(3, name, 0)
             if q is not None:

@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..writer import ModelWriter
 
-GROUPS = ("base", "shape", "elementwise", "table", "reduce", "composite")
+GROUPS = ("base", "shape", "elementwise", "table", "reduce", "composite", "svdf", "lstm", "int16")
 
 
 @dataclass
