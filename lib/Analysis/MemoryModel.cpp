@@ -466,7 +466,10 @@ FunctionMemoryModel::build(FunctionOpInterface function,
           model.rootBuffer[result] = source;
         continue;
       }
-      int buffer = graph.addResult(node, fusedValues.contains(result)
+      // A fused value takes no bytes; nor does a read of a TOSA variable:
+      // it is the persistent state itself, outside the arena.
+      int buffer = graph.addResult(node, fusedValues.contains(result) ||
+                                                 isa<tosa::VariableReadOp>(op)
                                              ? 0
                                              : *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);

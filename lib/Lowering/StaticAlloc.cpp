@@ -635,6 +635,24 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                 builder.getI64IntegerAttr(result.arenaSize));
   func->setAttr("serenity.arena_lower_bound",
                 builder.getI64IntegerAttr(result.lowerBound));
+  // State kept between invocations (serenity-persistent-state): outside
+  // the arena, counted in RAM.
+  int64_t persistentBytes = 0;
+  llvm::json::Array persistentReports;
+  if (auto bytes =
+          func->getAttrOfType<IntegerAttr>("serenity.persistent_bytes"))
+    persistentBytes = bytes.getInt();
+  if (auto entries = func->getAttrOfType<ArrayAttr>("serenity.persistent"))
+    for (auto entry : entries.getAsRange<DictionaryAttr>()) {
+      auto name = entry.getAs<StringAttr>("name");
+      auto offset = entry.getAs<IntegerAttr>("offset");
+      auto size = entry.getAs<IntegerAttr>("size");
+      if (name && offset && size)
+        persistentReports.push_back(
+            llvm::json::Object{{"name", name.getValue().str()},
+                               {"offset", offset.getInt()},
+                               {"size", size.getInt()}});
+    }
   return std::optional<llvm::json::Object>(
       llvm::json::Object{{"function", func.getSymName().str()},
                          {"arena_bytes", result.arenaSize},
@@ -643,7 +661,10 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                          {"algorithm", ::serenity::allocAlgorithmName(algo)},
                          {"io", stringifyEnum(io.getValue())},
                          {"io_bytes", ioBytes},
-                         {"ram_bytes", result.arenaSize + ioBytes},
+                         {"persistent_bytes", persistentBytes},
+                         {"persistent_buffers", std::move(persistentReports)},
+                         {"ram_bytes",
+                          result.arenaSize + ioBytes + persistentBytes},
                          {"io_buffers", std::move(ioReports)},
                          {"register_buffers", std::move(registerReports)},
                          {"buffers", std::move(bufferReports)}});

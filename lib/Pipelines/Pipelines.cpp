@@ -28,6 +28,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
@@ -298,6 +299,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   SerenityConcatCopiesPassOptions concatCopies;
   concatCopies.concat = concatMode;
   pm.addNestedPass<func::FuncOp>(createSerenityConcatCopiesPass(concatCopies));
+  // State kept between invocations (tosa.variable) becomes ml_program
+  // globals, mutable memref.globals after bufferization.
+  pm.addPass(createTosaToMLProgram());
   // TOSA -> linalg on tensors -> memref; results become out-parameters so
   // the caller owns the output buffers.
   // On Cortex-M the requantizations' tosa.apply_scale with 32-bit shifts
@@ -367,6 +371,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // The result buffer becomes the out-parameter itself (no final copy).
   pm.addNestedPass<func::FuncOp>(createSerenityElideOutputCopiesPass());
+  // The state in one region outside the arena, with F_reset().
+  SerenityPersistentStatePassOptions state;
+  state.alignment = alignment;
+  pm.addPass(createSerenityPersistentStatePass(state));
   pm.addNestedPass<func::FuncOp>(createSerenityCopyToLinalgPass());
   // int8 convolutions as dot-product kernels (DSP instructions on Cortex-M),
   // before static allocation: a kernel fused with its accumulator tile's

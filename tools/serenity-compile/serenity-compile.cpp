@@ -368,8 +368,8 @@ std::string usageExample(bool inArena, ArrayRef<Operand> inputs,
 /// The header: constants, the MLIR-ABI declaration and NAME_run, inside an
 /// extern "C" block so that C++ programs link against the C object.
 std::string header(StringRef source, StringRef target, int64_t arenaBytes,
-                   int64_t alignment, ArrayRef<Operand> inputs,
-                   ArrayRef<Operand> outputs,
+                   int64_t alignment, int64_t stateBytes,
+                   ArrayRef<Operand> inputs, ArrayRef<Operand> outputs,
                    ArrayRef<std::string> externalSymbols) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -398,6 +398,17 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
      << upper << "_ARENA_ALIGNMENT bytes. */\n"
      << "#define " << upper << "_ARENA_BYTES " << arenaBytes << "\n"
      << "#define " << upper << "_ARENA_ALIGNMENT " << alignment << "\n\n";
+  if (stateBytes > 0)
+    os << "/* State kept from one run to the next (a sequence model's "
+          "variables, e.g.\n   SVDF or LSTM state), outside the arena: "
+       << name << "_state, in the object.\n   It starts in its initial "
+          "state; "
+       << name << "_reset() restores it (TFLite Micro's\n   "
+          "ResetVariableTensors), e.g. before a new, unrelated sequence. */\n"
+       << "#define " << upper << "_STATE_BYTES " << stateBytes << "\n"
+       << "extern uint8_t " << name << "_state[" << upper
+       << "_STATE_BYTES];\n"
+       << "void " << name << "_reset(void);\n\n";
   auto describe = [&](StringRef kind, ArrayRef<Operand> operands) {
     os << "#define " << upper << "_NUM_" << StringRef(kind).upper() << "S "
        << operands.size() << "\n";
@@ -719,6 +730,12 @@ int main(int argc, char **argv) {
   }
   function = module->lookupSymbol<func::FuncOp>(name);
   auto arenaAttr = function->getAttrOfType<IntegerAttr>("serenity.arena_bytes");
+  // State kept between runs (serenity-persistent-state): NAME_state and
+  // NAME_reset in the object.
+  int64_t stateBytes = 0;
+  if (auto bytes =
+          function->getAttrOfType<IntegerAttr>("serenity.persistent_bytes"))
+    stateBytes = bytes.getInt();
   if (!arenaAttr || function.getNumArguments() < 1 + numInputs)
     return fail("the pipeline did not give @" + name + " an arena argument");
   SmallVector<Operand> inputs, outputs;
@@ -749,6 +766,7 @@ int main(int argc, char **argv) {
       {"target", targetName},
       {"arena_bytes", arenaAttr.getInt()},
       {"arena_alignment", mlir::serenity::getArenaAlignment(*options)},
+      {"state_bytes", stateBytes},
       {"io", ioMode}};
   llvm::json::Array inputArray, outputArray;
   for (const Operand &operand : inputs)
@@ -814,8 +832,8 @@ int main(int argc, char **argv) {
 
   if (failed(writeFile(headerPath,
                        header(inputFile, targetName, arenaAttr.getInt(),
-                              mlir::serenity::getArenaAlignment(*options), inputs,
-                              outputs, *externals))))
+                              mlir::serenity::getArenaAlignment(*options),
+                              stateBytes, inputs, outputs, *externals))))
     return 1;
   std::string jsonText;
   llvm::raw_string_ostream jsonStream(jsonText);
@@ -825,7 +843,11 @@ int main(int argc, char **argv) {
     return 1;
   llvm::outs() << "serenity-compile: wrote " << objectPath << ", " << headerPath
                << ", " << jsonPath << " (arena " << arenaAttr.getInt()
-               << " bytes, flash " << facts->flash() << " bytes: text "
+               << " bytes, "
+               << (stateBytes ? "state " + std::to_string(stateBytes) +
+                                    " bytes, "
+                              : std::string())
+               << "flash " << facts->flash() << " bytes: text "
                << facts->text << ", rodata " << facts->rodata << ")\n";
   return 0;
 }

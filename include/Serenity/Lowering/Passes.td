@@ -369,6 +369,41 @@ def SerenityElideOutputCopiesPass
   }];
 }
 
+def SerenityPersistentStatePass
+    : Pass<"serenity-persistent-state", "mlir::ModuleOp"> {
+  let summary = "Pack the state kept between invocations into one region "
+                "with a reset function";
+  let description = [{
+    A model's state (TOSA variables: SVDF's activation state, an LSTM's
+    output and cell state; after `tosa-to-mlprogram` and bufferization the
+    mutable `memref.global`s of the module) must survive from one call to
+    the next, so it cannot share the arena with anything. This pass packs
+    every mutable, statically shaped global that a function reads or writes
+    into ONE public `memref<Nxi8>` global `@F_state` (F: the first function
+    using them), each variable at an offset aligned to `alignment`, and
+    rewrites each `memref.get_global` into a `memref.view` of it. It adds
+    `func.func @F_reset()`, which writes every variable's initial value back
+    (TFLite Micro's ResetVariableTensors: a `linalg.fill` for a splat
+    initial value, a copy from a constant otherwise). The packed global keeps
+    the initial values, so the first call needs no reset (zero state goes to
+    .bss, other values to .data).
+
+    Each function using state gets `serenity.persistent_bytes = N` and
+    `serenity.persistent = [{name, offset, size}, ...]`;
+    serenity-static-alloc's report adds them (`ram_bytes` counts them) and
+    serenity-compile's header declares `F_state` and `F_reset`.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Alignment of the region and of each variable in it (bytes, a "
+           "power of two)">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 def SerenityStaticAllocPass
     : Pass<"serenity-static-alloc", "mlir::ModuleOp"> {
   let summary = "Place every static memref.alloc of a function in one arena";
