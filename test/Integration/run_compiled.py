@@ -38,6 +38,89 @@ def int8_file(path):
         return [b - 256 if b > 127 else b for b in f.read()]
 
 
+# C element type of the header -> (struct format, bytes).
+C_FORMATS = {"int8_t": ("b", 1), "int16_t": ("h", 2), "int32_t": ("i", 4), "float": ("f", 4)}
+
+
+def typed_file(path, ctype):
+    """The little-endian values of `path` as elements of C type `ctype`."""
+    import struct
+    fmt, size = C_FORMATS[ctype]
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) % size:
+        sys.exit(f"error: {path} holds {len(data)} bytes, not a whole number of {ctype}")
+    return list(struct.unpack("<%d%s" % (len(data) // size, fmt), data))
+
+
+def sequence_program(name, report, steps):
+    """A C main running the network once per step of `steps` (dicts with
+    "inputs": values per input, "reset": call NAME_reset() first), printing
+    each step's outputs after a "Step k" line. The state the object keeps
+    between runs (NAME_state) carries from one step to the next."""
+    upper = name.upper()
+    in_arena = report.get("io") == "arena"
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <string.h>", f'#include "{name}.h"', "",
+             f"static uint8_t arena[{upper}_ARENA_BYTES] __attribute__((aligned({upper}_ARENA_ALIGNMENT)));"]
+    for k, step in enumerate(steps):
+        for i, operand in enumerate(report["inputs"]):
+            values = step["inputs"][i]
+            count = 1
+            for dim in operand["shape"]:
+                count *= dim
+            if len(values) != count:
+                sys.exit(f"error: step {k}: input {i} holds {len(values)} values, not {count}")
+            lines.append(f"static const {operand['type']} step{k}_input{i}[{upper}_INPUT{i}_ELEMENTS] = "
+                         f"{{{', '.join(str(v) for v in values)}}};")
+    outputs = []
+    if in_arena:
+        lines += [f"static {operand['type']} *output{i};" for i, operand in enumerate(report["outputs"])]
+    else:
+        lines += [f"static {operand['type']} input{i}[{upper}_INPUT{i}_ELEMENTS];"
+                  for i, operand in enumerate(report["inputs"])]
+        lines += [f"static {operand['type']} output{i}[{upper}_OUTPUT{i}_ELEMENTS];"
+                  for i, operand in enumerate(report["outputs"])]
+    lines.append("int main(void) {")
+    for k, step in enumerate(steps):
+        lines.append(f'  printf("Step {k}\\n");')
+        if step.get("reset"):
+            lines.append(f"  {name}_reset();")
+        for i in range(len(report["inputs"])):
+            target = f"{name}_input{i}(arena)" if in_arena else f"input{i}"
+            lines.append(f"  memcpy({target}, step{k}_input{i}, sizeof step{k}_input{i});")
+        if in_arena:
+            lines += [f"  output{i} = {name}_output{i}(arena);" for i in range(len(report["outputs"]))]
+            args = ["arena"]
+        else:
+            args = [f"input{i}" for i in range(len(report["inputs"]))] + \
+                   [f"output{i}" for i in range(len(report["outputs"]))] + ["arena"]
+        lines.append(f"  if ({name}_run({', '.join(args)}) != 0) {{ printf(\"misaligned arena\\n\"); return 1; }}")
+        for i, operand in enumerate(report["outputs"]):
+            fmt = '"%.9g\\n", (double)' if operand["type"] == "float" else '"%ld\\n", (long)'
+            lines += [f'  printf("Output {i}\\n");',
+                      f"  for (int k = 0; k < {upper}_OUTPUT{i}_ELEMENTS; ++k) printf({fmt}output{i}[k]);"]
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def load_steps(path, report):
+    """The steps of a sequence file: JSON {"steps": [{"inputs": [FILE...],
+    "expect": [FILE...], "reset": bool}]}, files relative to it, typed as the
+    report's inputs and outputs."""
+    with open(path) as f:
+        spec = json.load(f)
+    base = os.path.dirname(os.path.abspath(path))
+    steps = []
+    for step in spec["steps"]:
+        steps.append({
+            "reset": bool(step.get("reset")),
+            "inputs": [typed_file(os.path.join(base, p), o["type"])
+                       for p, o in zip(step["inputs"], report["inputs"])],
+            "expect": [typed_file(os.path.join(base, p), o["type"])
+                       for p, o in zip(step["expect"], report["outputs"])]})
+    return steps
+
+
 def program(name, report, seed, input_values=None):
     """A C main: seeded inputs (input 0: `input_values` when given), NAME_run,
     outputs printed one per line (with io=arena the inputs are copied into the
@@ -95,6 +178,9 @@ def main():
     parser.add_argument("--float", action="store_true", help="import a .tflite model as float32")
     parser.add_argument("--input-file", help="raw int8 bytes of input 0")
     parser.add_argument("--expect-file", help="raw int8 bytes output 0 must equal")
+    parser.add_argument("--sequence", help="JSON {\"steps\": [{\"inputs\": [FILE...], \"expect\": "
+                        "[FILE...], \"reset\": bool}]}: run the network once per step in one program "
+                        "(state carries over; reset calls NAME_reset() first) and compare every step")
     parser.add_argument("--serenity-compile", default=shutil.which("serenity-compile") or "serenity-compile")
     args = parser.parse_args()
 
@@ -114,8 +200,12 @@ def main():
               f"outputs {[o['shape'] for o in report['outputs']]}")
         obj = os.path.join(out, args.name + ".o")
         main_c = os.path.join(work, "main.c")
+        steps = load_steps(args.sequence, report) if args.sequence else None
+        if steps is not None:
+            print(f"state {report.get('state_bytes', 0)} bytes, {len(steps)} steps")
         with open(main_c, "w") as f:
-            f.write(program(args.name, report, args.seed,
+            f.write(sequence_program(args.name, report, steps) if steps is not None else
+                    program(args.name, report, args.seed,
                             int8_file(args.input_file) if args.input_file else None))
         if args.target == "host":
             exe = os.path.join(work, "net")
@@ -132,6 +222,19 @@ def main():
                 print(f"FAIL: QEMU exit code {qemu.returncode}\n{qemu.stdout[-2000:]}{qemu.stderr[-2000:]}")
                 return 1
             printed = qemu.stdout
+        if steps is not None:
+            ok = True
+            for k, (chunk, step) in enumerate(zip(printed.split("Step ")[1:], steps)):
+                got = [[float(x) for x in c.split()[1:]] for c in chunk.split("Output ")[1:]]
+                want = [[float(v) for v in values] for values in step["expect"]]
+                same = cl.compare_outputs(got, want, len(want), args.atol, args.rtol,
+                                          f"{args.target} step {k}{' (after reset)' if step['reset'] else ''}")
+                ok = ok and same
+            if len(printed.split("Step ")) - 1 != len(steps):
+                print(f"FAIL: the program printed {len(printed.split('Step ')) - 1} of {len(steps)} steps")
+                ok = False
+            print("PASS" if ok else "FAIL")
+            return 0 if ok else 1
         got = [[float(x) for x in chunk.split()[1:]] for chunk in printed.split("Output ")[1:]]
 
         if args.expect_file:
