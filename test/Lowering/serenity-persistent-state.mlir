@@ -70,3 +70,78 @@ module {
     return
   }
 }
+
+// -----
+
+// A shift-register update (SVDF's state: old values moved by two places,
+// the new ones appended, the result written back) is done in the state
+// itself: no buffer, no write-back copy. The shift reads at or after where
+// it writes, and comes before the copy of the new values.
+
+// CHECK-LABEL: func.func @shift
+// CHECK-NOT: memref.alloc
+// CHECK: %[[G:.*]] = memref.view {{.*}} to memref<1x8xi8>
+// CHECK: %[[OLD:.*]] = memref.subview %[[G]][0, 2] [1, 6] [1, 1]
+// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<1x8xi8>
+// CHECK: %[[HEAD:.*]] = memref.subview %[[S]][0, 0] [1, 6] [1, 1]
+// CHECK: memref.copy %[[OLD]], %[[HEAD]]
+// CHECK: %[[TAIL:.*]] = memref.subview %[[S]][0, 6] [1, 2] [1, 1]
+// CHECK: memref.copy %arg0, %[[TAIL]]
+// CHECK-NOT: memref.copy
+// CHECK: return
+memref.global "private" @s : memref<1x8xi8> = dense<0>
+func.func @shift(%x: memref<1x2xi8>) {
+  %g = memref.get_global @s : memref<1x8xi8>
+  %old = memref.subview %g[0, 2] [1, 6] [1, 1] : memref<1x8xi8> to memref<1x6xi8, strided<[8, 1], offset: 2>>
+  %a = memref.alloc() : memref<1x8xi8>
+  %head = memref.subview %a[0, 0] [1, 6] [1, 1] : memref<1x8xi8> to memref<1x6xi8, strided<[8, 1]>>
+  memref.copy %old, %head : memref<1x6xi8, strided<[8, 1], offset: 2>> to memref<1x6xi8, strided<[8, 1]>>
+  %tail = memref.subview %a[0, 6] [1, 2] [1, 1] : memref<1x8xi8> to memref<1x2xi8, strided<[8, 1], offset: 6>>
+  memref.copy %x, %tail : memref<1x2xi8> to memref<1x2xi8, strided<[8, 1], offset: 6>>
+  %g2 = memref.get_global @s : memref<1x8xi8>
+  memref.copy %a, %g2 : memref<1x8xi8> to memref<1x8xi8>
+  return
+}
+
+// -----
+
+// Negative: the new values are copied first, so the shift would read one of
+// them: the update stays in a buffer.
+
+// CHECK-LABEL: func.func @tail_first
+// CHECK: memref.alloc
+// CHECK-COUNT-3: memref.copy
+memref.global "private" @t : memref<1x8xi8> = dense<0>
+func.func @tail_first(%x: memref<1x2xi8>) {
+  %g = memref.get_global @t : memref<1x8xi8>
+  %old = memref.subview %g[0, 2] [1, 6] [1, 1] : memref<1x8xi8> to memref<1x6xi8, strided<[8, 1], offset: 2>>
+  %a = memref.alloc() : memref<1x8xi8>
+  %tail = memref.subview %a[0, 6] [1, 2] [1, 1] : memref<1x8xi8> to memref<1x2xi8, strided<[8, 1], offset: 6>>
+  memref.copy %x, %tail : memref<1x2xi8> to memref<1x2xi8, strided<[8, 1], offset: 6>>
+  %head = memref.subview %a[0, 0] [1, 6] [1, 1] : memref<1x8xi8> to memref<1x6xi8, strided<[8, 1]>>
+  memref.copy %old, %head : memref<1x6xi8, strided<[8, 1], offset: 2>> to memref<1x6xi8, strided<[8, 1]>>
+  %g2 = memref.get_global @t : memref<1x8xi8>
+  memref.copy %a, %g2 : memref<1x8xi8> to memref<1x8xi8>
+  return
+}
+
+// -----
+
+// Negative: a right shift (the copy reads before where it writes) would read
+// elements its own ascending loop already wrote.
+
+// CHECK-LABEL: func.func @right_shift
+// CHECK: memref.alloc
+memref.global "private" @u : memref<8xi8> = dense<0>
+func.func @right_shift(%x: memref<2xi8>) {
+  %g = memref.get_global @u : memref<8xi8>
+  %old = memref.subview %g[0] [6] [1] : memref<8xi8> to memref<6xi8, strided<[1]>>
+  %a = memref.alloc() : memref<8xi8>
+  %head = memref.subview %a[2] [6] [1] : memref<8xi8> to memref<6xi8, strided<[1], offset: 2>>
+  memref.copy %old, %head : memref<6xi8, strided<[1]>> to memref<6xi8, strided<[1], offset: 2>>
+  %tail = memref.subview %a[0] [2] [1] : memref<8xi8> to memref<2xi8, strided<[1]>>
+  memref.copy %x, %tail : memref<2xi8> to memref<2xi8, strided<[1]>>
+  %g2 = memref.get_global @u : memref<8xi8>
+  memref.copy %a, %g2 : memref<8xi8> to memref<8xi8>
+  return
+}

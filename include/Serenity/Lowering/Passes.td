@@ -388,6 +388,13 @@ def SerenityPersistentStatePass
     the initial values, so the first call needs no reset (zero state goes to
     .bss, other values to .data).
 
+    A shift-register update (the state's old values copied, moved, into a
+    new buffer, new values copied after them, the buffer written back: SVDF's
+    state) is done in the state itself when every access to the buffer is a
+    copy into it, the state is read meanwhile only by those copies, no copy
+    reads what an earlier one wrote, and a copy that overlaps itself reads at
+    or after where it writes (ascending loops): no buffer in the arena.
+
     Each function using state gets `serenity.persistent_bytes = N` and
     `serenity.persistent = [{name, offset, size}, ...]`;
     serenity-static-alloc's report adds them (`ram_bytes` counts them) and
