@@ -182,6 +182,39 @@ bool mlir::serenity::canProduceInPlace(Operation *op) {
          op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>();
 }
 
+/// The variable `value` was read from (through views), or null.
+static FlatSymbolRefAttr variableReadBy(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto read = dyn_cast<tosa::VariableReadOp>(def))
+      return FlatSymbolRefAttr::get(read.getNameAttr());
+    if (!isViewLike(def))
+      return nullptr;
+    value = def->getOperand(0);
+  }
+  return nullptr;
+}
+
+bool mlir::serenity::isStateUpdateInPlace(Operation *op) {
+  auto concat = dyn_cast<tosa::ConcatOp>(op);
+  if (!concat)
+    return false;
+  // The result, through single-use reshapes, is only written to a variable
+  // that one of the operands was read from.
+  Value result = concat.getResult();
+  while (result.hasOneUse() &&
+         isa<tosa::ReshapeOp>(*result.getUsers().begin()))
+    result = result.getUsers().begin()->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  auto write = dyn_cast<tosa::VariableWriteOp>(*result.getUsers().begin());
+  if (!write)
+    return false;
+  return llvm::any_of(concat.getOperands(), [&](Value operand) {
+    FlatSymbolRefAttr read = variableReadBy(operand);
+    return read && read.getValue() == write.getName();
+  });
+}
+
 bool mlir::serenity::isInPlaceConcat(Operation *concat, ConcatMode mode) {
   return isa<tosa::ConcatOp>(concat) &&
          (mode == ConcatMode::InPlace ||
@@ -466,10 +499,12 @@ FunctionMemoryModel::build(FunctionOpInterface function,
           model.rootBuffer[result] = source;
         continue;
       }
-      // A fused value takes no bytes; nor does a read of a TOSA variable:
-      // it is the persistent state itself, outside the arena.
+      // A fused value takes no bytes; nor does a read of a TOSA variable
+      // (the persistent state itself, outside the arena) or a shift-register
+      // update of one (serenity-persistent-state writes it in the state).
       int buffer = graph.addResult(node, fusedValues.contains(result) ||
-                                                 isa<tosa::VariableReadOp>(op)
+                                                 isa<tosa::VariableReadOp>(op) ||
+                                                 isStateUpdateInPlace(&op)
                                              ? 0
                                              : *getTypeBytes(result.getType()));
       model.bufferValues.push_back(result);

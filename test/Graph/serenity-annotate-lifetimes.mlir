@@ -145,3 +145,29 @@ func.func @constants(%x: tensor<1x4x4x1xf32>) -> tensor<1x4x4x2xf32> {
   %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x4x1xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x4x2xf32>
   return %c : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// Persistent state: a read of a TOSA variable takes no arena bytes (it is the
+// state itself, outside the arena), and so does a shift-register update of
+// it (a concat of a slice of the read with new values, only written back to
+// the same variable: done in the state). Step 0 reads, 1 slices (a view),
+// 2 concats (0 bytes), 3 writes, 4 reads, 5 negates into 8 new bytes: the
+// input's 2 bytes are live until step 2, the result's 8 from step 5.
+// CHECK-LABEL: func.func @state
+// CHECK-SAME: serenity.peak_bytes = 8 : i64
+module {
+  tosa.variable @v = dense<3> : tensor<1x8xi8>
+  func.func @state(%arg0: tensor<1x2xi8>) -> tensor<1x8xi8> {
+    %s = tosa.variable_read @v : tensor<1x8xi8>
+    %start = tosa.const_shape {values = dense<[0, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %size = tosa.const_shape {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+    %sl = tosa.slice %s, %start, %size : (tensor<1x8xi8>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x6xi8>
+    %c = tosa.concat %sl, %arg0 {axis = 1 : i32} : (tensor<1x6xi8>, tensor<1x2xi8>) -> tensor<1x8xi8>
+    tosa.variable_write @v, %c : tensor<1x8xi8>
+    %r = tosa.variable_read @v : tensor<1x8xi8>
+    %z = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %n = tosa.negate %r, %z, %z : (tensor<1x8xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8xi8>
+    return %n : tensor<1x8xi8>
+  }
+}

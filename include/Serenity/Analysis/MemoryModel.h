@@ -104,6 +104,13 @@ DenseMap<Operation *, Value> findInPlaceAccumulations(Block &block);
 SmallVector<std::pair<Operation *, Operation *>>
 findBlockedAccumulations(Block &block);
 
+/// True when `op` is a tosa.concat whose result (through single-use
+/// reshapes) is only written to a TOSA variable that one of its operands was
+/// read from: a shift-register update of persistent state, which the
+/// lowering (serenity-persistent-state) does in the state itself, so it
+/// takes no arena bytes.
+bool isStateUpdateInPlace(Operation *op);
+
 /// True when `concat` (a tosa.concat) is counted in place under `mode`:
 /// always with InPlace, when marked with kConcatInPlaceAttr with Auto.
 bool isInPlaceConcat(Operation *concat, ConcatMode mode);
