@@ -444,7 +444,9 @@ def SerenityStaticAllocPass
     on the function; `report=FILE` writes
     `{"function", "arena_bytes", "lower_bound", "proven_optimal", "buffers":
     [ {"name", "offset", "size", "first", "last"} ] }` (inclusive steps in
-    the rewritten function), or `{"functions": [ ... ] }` of those when
+    the rewritten function; with state from serenity-persistent-state also
+    `"persistent_bytes"` and `"persistent_buffers"`, counted in
+    `"ram_bytes"`), or `{"functions": [ ... ] }` of those when
     several functions have buffers. Functions without placeable allocs are
     left unchanged (no arena), and so are functions with a multi-block
     region (with a remark), where program order is not a timeline.
