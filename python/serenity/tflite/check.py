@@ -22,7 +22,7 @@ from .mlir_text import dense_literal, tensor_type
 from .schema import Model, TFLiteError, load_file, with_output
 
 LOWERING = (
-    "builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,"
+    "builtin.module(tosa-to-mlprogram,func.func(tosa-to-linalg-named,tosa-to-linalg,"
     "tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},canonicalize,"
@@ -106,9 +106,22 @@ def run_mlir_many(items, timeout: int = 600):
         start = text.index("  func.func @main(")
         func = text[start:text.rstrip().rfind("}")].replace(
             "func.func @main(", f"func.func @model{fi}(", 1)
-        funcs.append(func)
+        # Persistent state (module-level tosa.variable): each call gets its own copy of the
+        # function and its variables, so that every batch starts from the reset state.
+        variables = re.findall(r'^ *("tosa\.variable"\(\).*)$', text[:start], re.M)
+        if not variables:
+            funcs.append(func)
         expected.append((len(ret_types), len(batches)))
-        for inputs in batches:
+        for bi, inputs in enumerate(batches):
+            callee = f"model{fi}"
+            if variables:
+                callee = f"model{fi}_{bi}"
+                copy, decls = func.replace(f"@model{fi}(", f"@{callee}(", 1), list(variables)
+                for sym in (re.search(r'sym_name = "([^"]+)"', v).group(1) for v in variables):
+                    copy = copy.replace(f'name = "{sym}"', f'name = "{callee}_{sym}"')
+                    decls = [d.replace(f'sym_name = "{sym}"', f'sym_name = "{callee}_{sym}"')
+                             for d in decls]
+                funcs.append("\n".join("  " + d for d in decls) + "\n" + copy)
             names = []
             for arr, ty in zip(inputs, arg_types):
                 elem = re.fullmatch(r"tensor<(?:\d+x)*(\w+)>", ty).group(1)
@@ -120,7 +133,7 @@ def run_mlir_many(items, timeout: int = 600):
                 names.append(f"%in{k}")
                 k += 1
             res = [f"%r{k}_{i}" for i in range(len(ret_types))]
-            lines.append(f"  {', '.join(res)} = func.call @model{fi}({', '.join(names)}) : "
+            lines.append(f"  {', '.join(res)} = func.call @{callee}({', '.join(names)}) : "
                          f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
             for r, ty in zip(res, ret_types):
                 dims, out_elem = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", ty).groups()
