@@ -10,7 +10,9 @@ lstm_eval.h/.cc, lstm_eval_common.cc), read from its source and re-derived here:
   FullyConnectedParamsQuantized keeps only the per-tensor multiplier; per-channel weights would
   leave it uninitialized), int32 biases; no peephole (9-11), no projection (16-17), no layer norm
   (20-23), no CIFG (its Prepare checks these tensors are absent). The output state (18) and the
-  cell state (19) are variable tensors; the cell gate's activation is TANH or SIGMOID.
+  cell state (19) are variable tensors. The cell gate's activation must be TANH: the kernel
+  also has a SIGMOID case, but the flatbuffer's activation enum has no SIGMOID, and anything
+  else reaches TFLITE_ASSERT_FALSE (abort).
 * **Gates** (forget, input, cell, output), each ``act(sat16(FC(x_t)) +sat16 sat16(FC(h)))``:
   ``FC(x_t) = MultiplyByQuantizedMultiplier(sum_k w[u,k] (x[k] - zp_x) + bias[u], M_x)``
   saturated to int16, with ``M_x = double(float(s_x * s_w)) / 2^-12`` (the per-tensor
@@ -88,7 +90,8 @@ SIGMOID_TABLE_UINT16 = np.array([
     65534, 65534, 65534, 65535,
 ], dtype=np.int64)
 
-ACT_TANH, ACT_SIGMOID = 4, 6
+ACT_TANH = 4
+ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 GATE_PRE_SCALE = 2.0 ** -12   # the gates' pre-activation: Q3.12
 GATE_OUT_SCALE = 2.0 ** -15   # their activation: Q0.15
@@ -258,9 +261,9 @@ class LstmOps:
                 raise self.error(f"LSTM input {i} is missing")
         o = options(self.model, op)
         act, clip, time_major = o.i8(0), o.f32(1), o.bool(3)
-        if act not in (ACT_TANH, ACT_SIGMOID):
-            raise self.error(f"LSTM cell gate activation {act} is not supported (TFLite Micro's "
-                             "kernel takes TANH or SIGMOID)")
+        if act != ACT_TANH:
+            raise self.error(f"LSTM cell gate activation {ACT_NAMES.get(act, act)} is not "
+                             "supported: TFLite Micro's kernel aborts for anything but TANH")
         xt = self.tensor(ins[X])
         if self.float_mode or xt.type == 0:
             wt = self.tensor(ins[W_IN[1]])
@@ -306,10 +309,10 @@ class LstmOps:
         out = self.tensor(op.outputs[0])
         if out.type != 9:
             raise self.error(f"LSTM output type {out.type_name} differs from the input's INT8")
-        return act, clip, time_major
+        return clip, time_major
 
     def import_unidirectional_sequence_lstm(self, op: Operator):
-        act, clip, time_major = self._lstm_check(op)
+        clip, time_major = self._lstm_check(op)
         ins = op.inputs
         xt, ht, ct = (self.tensor(ins[i]) for i in (X, H_STATE, C_STATE))
         out = self.tensor(op.outputs[0])
@@ -379,15 +382,11 @@ class LstmOps:
             gh = self._lstm_fc(h, w_h, np.zeros(4 * units, np.int32), z_h, sc_h,
                                f"{name} step {t}: gates' recurrent FC")
             pre = self.iclamp(self.ew("add", [gx, gh], "i32"), INT16_MIN, INT16_MAX)
-            n_sig = 4 * units if act == ACT_SIGMOID else 3 * units
-            sig = self.tflm_sigmoid16(self._slice(pre, [0, 0], [batch, n_sig]))
+            sig = self.tflm_sigmoid16(self._slice(pre, [0, 0], [batch, 3 * units]))
             ig = self._slice(sig, [0, 0], [batch, units])
             fg = self._slice(sig, [0, units], [batch, units])
             og = self._slice(sig, [0, 2 * units], [batch, units])
-            if act == ACT_SIGMOID:
-                cg = self._slice(sig, [0, 3 * units], [batch, units])
-            else:
-                cg = self.tflm_tanh16(self._slice(pre, [0, 3 * units], [batch, units]))
+            cg = self.tflm_tanh16(self._slice(pre, [0, 3 * units], [batch, units]))
             b.lines.append(f"// {name} step {t}: cell state")
             fc_ = self.tflite_requantize(self.tosa_mul(fg, c, "i32", 0), m_forget, 0, 0, "i16")
             ic_ = self.tflite_requantize(self.tosa_mul(ig, cg, "i32", 0), m_input, 0, 0, "i16")

@@ -43,6 +43,7 @@ OPTIONS = {
     "ResizeNearestNeighborOptions": 74, "LeakyReluOptions": 75,
     "SquaredDifferenceOptions": 76, "SplitVOptions": 79, "QuantizeOptions": 89,
     "HardSwishOptions": 91, "BatchMatMulOptions": 101,
+    "UnidirectionalSequenceLSTMOptions": 71,
 }
 
 
