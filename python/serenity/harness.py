@@ -62,7 +62,11 @@ def memref_driver(module: str, func: str, in_types: Sequence[str], out_types: Se
             lines.append(f"    %{name} = memref.view %arena[%{name}_at][] : {arena_type} to {ty}")
         return f"%{name}"
 
+    # A stateful network (serenity-persistent-state's FUNC_reset): every batch from the reset state.
+    reset = re.search(r"func\.func @" + re.escape(func) + r"_reset\(\)", module) is not None
     for b, literals in enumerate(batches):
+        if reset:
+            lines.append(f"    call @{func}_reset() : () -> ()")
         args = ["%arena"] if arena_bytes is not None else []
         for i, (literal, ty) in enumerate(zip(literals, in_types)):
             globals_.append(f'  memref.global "private" constant @__driver_in{b}_{i} : {ty} = '
