@@ -32,7 +32,13 @@ def function_text(text: str, fname: str) -> str:
     """The imported module's @main, renamed @fname, without the module wrapper."""
     start = text.index("  func.func @main(")
     end = text.rstrip().rfind("}")
-    return text[start:end].replace("func.func @main(", f"func.func @{fname}(", 1)
+    func = text[start:end].replace("func.func @main(", f"func.func @{fname}(", 1)
+    # Persistent state: the module-level tosa.variable declarations come along, renamed per function.
+    decls = re.findall(r'^ *("tosa\.variable"\(\).*)$', text[:start], re.M)
+    for sym in (re.search(r'sym_name = "([^"]+)"', d).group(1) for d in list(decls)):
+        func = func.replace(f'name = "{sym}"', f'name = "{fname}_{sym}"')
+        decls = [d.replace(f'sym_name = "{sym}"', f'sym_name = "{fname}_{sym}"') for d in decls]
+    return "".join(f"  {d}\n" for d in decls) + func
 
 
 def memref_params(module: str, fname: str) -> List[str]:
@@ -121,6 +127,8 @@ def check_models_cortex_m(items, options: str = "", serenity_opt: str = None, ke
     undefined = [l.split()[-1] for l in nm.stdout.splitlines() if l.strip()]
 
     lines = ["#include <stdbool.h>", "#include <stdint.h>", "#include <stdio.h>", ""]
+    resets = re.findall(r"func\.func @(\w+_reset)\(\)", memref_ir.stdout)
+    lines += [f"void {r}(void);" for r in resets]
     main = ["int main(void) {"]
     for k, (name, refs) in enumerate(zip(names, cases)):
         params = memref_params(memref_ir.stdout, f"m{k}")
@@ -155,6 +163,9 @@ def check_models_cortex_m(items, options: str = "", serenity_opt: str = None, ke
                 lines.append(f"static {C_TYPES[elem]} {var}[{count}];")
                 args += expanded(var, ty)
                 outs.append((var, elem, count, j))
+            # Persistent state (serenity-persistent-state's FUNC_reset, one region for the whole
+            # module): every seed from the reset state, as TFLM's references.
+            main += [f"  {r}();" for r in resets]
             main.append(f"  m{k}({', '.join(args)});")
             for var, elem, count, j in outs:
                 fmt = '"%.9g\\n", (double)' if elem == "f32" else '"%ld\\n", (long)'
