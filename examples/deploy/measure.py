@@ -55,9 +55,9 @@ __attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {
 }
 
 int main(void) {
-  int8_t *input = net_input0(arena);
+  __auto_type input = net_input0(arena);
   for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
-    input[i] = (int8_t)((i * 37) % 256 - 128);
+    input[i] = (i * 37) % 256 - 128;
   uint8_t *sp;
   __asm volatile("mov %0, sp" : "=r"(sp));
   uint8_t *high = sp - 32, *low = high - PAINT;
@@ -91,9 +91,9 @@ void serenity_profile_mark(int32_t id) {
 }
 
 int main(void) {
-  int8_t *input = net_input0(arena);
+  __auto_type input = net_input0(arena);
   for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
-    input[i] = (int8_t)((i * 37) % 256 - 128);
+    input[i] = (i * 37) % 256 - 128;
   uint64_t calibration = board_calibrate();
   /* The cost of one interval's marks: two in a row. */
   serenity_profile_mark(MARKS);
@@ -191,22 +191,24 @@ def per_layer(model, path, target, pipeline, compiler, work):
 
 
 def tflm_arenas(path):
-    """{model: (smallest arena, activations)} from the TFLM README table."""
+    """{model: (smallest arena, activations)} from the TFLM README tables
+    (for TFLite Micro's example models, whose table lists the ops first, its
+    arena_used_bytes stands in for the smallest arena)."""
     result = {}
     if os.path.exists(path):
         for line in open(path):
-            m = re.match(r"\| (\w+) \| (\d+) \| (\d+) \|", line)
+            m = (re.match(r"\| (\w+) \| (\d+) \| (\d+) \|", line) or
+                 re.match(r"\| (\w+) \| [^|]+ \| (\d+) \| (\d+) \| \d+ \|", line))
             if m:
                 result[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     return result
 
 
 def model_paths(models_dir, only=""):
-    """(name, .tflite path) of the MLPerf Tiny models, those named in the
-    comma-separated `only` or all; an absent file is reported and skipped."""
-    for model in MODELS:
-        if only and model not in only.split(","):
-            continue
+    """(name, .tflite path) of the models named in the comma-separated
+    `only` (any .tflite in `models_dir`), or of the five MLPerf Tiny models;
+    an absent file is reported and skipped."""
+    for model in (only.split(",") if only else MODELS):
         path = os.path.join(models_dir, model + ".tflite")
         if not os.path.exists(path):
             print("skipped %s: %s is absent" % (model, path), file=sys.stderr)

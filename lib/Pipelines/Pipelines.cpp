@@ -230,6 +230,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                         "all channels)");
   if (failed(checkOutlineMinOps(options.outlineMinOps, errorHandler)))
     return failure();
+  if (options.shareKernels < -1 || options.shareKernels == 1)
+    return errorHandler("serenity-pipeline: share-kernels must be -1 (auto), "
+                        "0 (off) or at least 2, not " +
+                        Twine(options.shareKernels.getValue()));
   const int64_t alignment = getArenaAlignment(options);
   if (!llvm::isPowerOf2_64(alignment))
     return errorHandler("serenity-pipeline: alignment must be a power of two "
@@ -412,6 +416,14 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     SerenityProfileMarksPassOptions marks;
     marks.labels = options.profileMarks;
     pm.addPass(createSerenityProfileMarksPass(marks));
+  }
+  // Identical kernels (a recurrent model unrolled over time) as calls of
+  // one function (after the profile marks, which stay between the calls).
+  if (options.shareKernels != 0) {
+    SerenityShareKernelsPassOptions share;
+    share.minCopies = options.shareKernels < 0 ? 4 : options.shareKernels;
+    share.onlyStateful = options.shareKernels < 0;
+    pm.addPass(createSerenityShareKernelsPass(share));
   }
   if (options.lowerToLLVM)
     addLLVMLowering(pm, cortexM, options.outlineMinOps);

@@ -509,6 +509,44 @@ def SerenityProfileMarksPass
                            "mlir::arith::ArithDialect"];
 }
 
+def SerenityShareKernelsPass
+    : Pass<"serenity-share-kernels", "mlir::ModuleOp"> {
+  let summary = "One function for the identical kernels of a function";
+  let description = [{
+    A recurrent model unrolled over time (an LSTM over 28 steps) repeats the
+    same kernels, with the same weights, on buffers at different offsets:
+    unrolled, its code is that of one step times the number of steps. This
+    pass turns each kernel (a top-level linalg op, loop nest or copy of a
+    lowered function) into a candidate function whose arguments are the
+    buffers and values it reads from the function (memrefs with their offset
+    made dynamic, strides kept), and rebuilds inside it what is the same in
+    every copy (constants, constant globals such as weights and tables, pure
+    ops on them). Kernels whose candidates are identical (the same ops on
+    arguments of the same types), at least `min-copies` of them, all become
+    calls of one private function `@<function>_shared<i>` (LLVM `noinline`,
+    internal linkage); the
+    others stay as they are.
+
+    ```mlir
+    linalg.generic ... ins(%step3 : memref<1x20xi16, strided<[20, 1], offset: 60>>) ...
+    // becomes
+    %a = memref.cast %step3 : ... to memref<1x20xi16, strided<[20, 1], offset: ?>>
+    func.call @main_shared0(%a, ...)
+    ```
+  }];
+  let options = [
+    Option<"minCopies", "min-copies", "int64_t", /*default=*/"4",
+           "Share kernels that occur at least this many times (0: off)">,
+    Option<"onlyStateful", "only-stateful", "bool", /*default=*/"false",
+           "Only in functions that keep state between runs "
+           "(serenity.persistent_bytes: a recurrent model, whose time loop "
+           "is unrolled)">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def SerenityOutlineKernelsPass
     : Pass<"serenity-outline-kernels", "ModuleOp"> {
   let summary = "Move each top-level kernel of a large function into a "

@@ -246,6 +246,16 @@ struct SerenityPipelineOptions
                      "the kernels' list (JSON) to this file: per-layer "
                      "counts, examples/deploy/measure.py --per-layer"),
       llvm::cl::init("")};
+  Option<int64_t> shareKernels{
+      *this, "share-kernels",
+      llvm::cl::desc("After allocation, kernels that occur at least this "
+                     "many times with the same weights become calls of one "
+                     "function (serenity-share-kernels): less flash, a few "
+                     "more instructions. -1 (auto): 4 copies, in functions "
+                     "that keep state between runs only (a recurrent model, "
+                     "unrolled over time: the code of one step instead of "
+                     "one per step); 0: off"),
+      llvm::cl::init(-1)};
   Option<int64_t> outlineMinOps{
       *this, "outline-min-ops",
       llvm::cl::desc("Before the loop lowering, move each kernel of a "
