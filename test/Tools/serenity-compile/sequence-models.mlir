@@ -1,0 +1,20 @@
+// TensorFlow Lite Micro's sequence models compiled by serenity-compile and
+// run as a C program, on the host and on QEMU's Cortex-M4 and Cortex-M55, on
+// TFLite Micro's own inputs (../shared/bench/tflm/reference): every output
+// byte equals TFLite Micro's. trained_lstm_int8 is an int8 LSTM unrolled
+// over 28 steps whose identical step kernels are shared
+// (serenity-share-kernels), with its state outside the arena.
+// REQUIRES: shared
+// DEFINE: %{ref} = %shared/bench/tflm/reference
+// DEFINE: %{m} = %shared/models/tflite-micro
+// RUN: for s in 0 1 10; do \
+// RUN:   %python %integration/run_compiled.py %{m}/trained_lstm_int8.tflite --target host \
+// RUN:     --input-file %{ref}/trained_lstm_int8.seed$s.input.bin --expect-file %{ref}/trained_lstm_int8.seed$s.bin || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=LSTM
+// RUN: %if cortex-m %{ for t in cortex-m4 cortex-m55; do \
+// RUN:   %python %integration/run_compiled.py %{m}/trained_lstm_int8.tflite --target $t \
+// RUN:     --input-file %{ref}/trained_lstm_int8.seed10.input.bin --expect-file %{ref}/trained_lstm_int8.seed10.bin || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=LSTM %}
+// LSTM: (arena {{[0-9]+}} bytes, state {{[0-9]+}} bytes, flash
+// LSTM: output 0: 10 elements, {{.*}} 0 beyond tolerance
+// LSTM: PASS
