@@ -297,6 +297,9 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
                             f"pad = array<i64: {', '.join(map(str, pad))}>, "
                             f"stride = array<i64: {stride[0]}, {stride[1]}>", comment)
             return self.activation(res, act, out)
+        if x.elem == "i16":
+            return self.conv_like_16x8(kind, x, in_t, weight, wt, bias_t, out, pad, stride,
+                                       dilation, act, comment, float_product)
         s_in, z_in = self.per_tensor(in_t)
         s_w, z_w = self.qparams(wt)
         if np.any(z_w != 0):
@@ -341,6 +344,158 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         else:
             y = self.rescale(acc, s_in * s_w / s_out, 0, z_out, "i8")
         return self.activation(y, act, out)
+
+    def conv_like_16x8(self, kind: str, x: Value, in_t: Tensor, weight: np.ndarray, wt: Tensor,
+                       bias_t: Optional[Tensor], out: Tensor, pad, stride, dilation, act: int,
+                       comment: str, float_product: bool) -> Value:
+        """CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with int16 activations and int8
+        weights ("16x8"), as TFLite Micro's reference kernels (reference_integer_ops::
+        ConvPerChannel / DepthwiseConvPerChannel / FullyConnected[PerChannel] for int16):
+
+        * the sum of ``w * x`` plus the bias in an int64 accumulator when the bias is int64
+          (or absent and the options' quantized_bias_type is not INT32), then the int64
+          MultiplyByQuantizedMultiplier: the multiplier reduced to 16 bits,
+          ``m16 = min((m + 2^15) >> 16, 32767)``, and ONE rounding,
+          ``(acc * m16 + 2^(t-1)) >> t`` with ``t = 15 - shift``. In TOSA: ``tosa.conv2d`` /
+          ``depthwise_conv2d`` with an i16 input, i8 weights, an i48 bias and ``acc_type =
+          i48`` (exact: TFLM requires |acc| < 2^47), then a ``tosa.rescale`` i48 -> i16 with
+          ``scale32 = false`` (16-bit multipliers), SINGLE_ROUND and shift ``t``: TOSA's
+          ``apply_scale_16`` is that formula (it requires the result in int32 where TFLM's
+          DCHECK aborts otherwise);
+        * with an int32 bias, an int32 accumulator and the int32 (double rounding)
+          MultiplyByQuantizedMultiplier: the i48 accumulator taken to i32 by an exact rescale
+          (``(acc * 2^14 + 2^13) >> 14``; refused where TFLM's int32 sum could overflow:
+          ``sum |w| * 32768 + |bias| >= 2^31`` for some channel), then the usual DOUBLE_ROUND
+          rescale (tflite_requantize).
+
+        Multipliers as for int8: per-channel and CONV_2D/DEPTHWISE in double, per-tensor
+        FULLY_CONNECTED with the scale product in float32. The fused activation is a clamp in
+        int16 (CalculateActivationRangeQuantized). Zero points: the conv and depthwise kernels
+        read neither the input nor the output zero point (TFLite quantizes int16 activations
+        symmetrically), so non-zero ones are refused; FULLY_CONNECTED adds both (the input's
+        is folded into the bias, ``- zp * sum w``, exact; the output's added in i32). TFLM's
+        16x8 depthwise reads its bias as int64 only: an int32 bias there is refused."""
+        b = self.b
+        op = self.op
+        oc = out.shape[-1]
+        if not self.tflite_exact:
+            raise self.error(f"int16 {op.name} is imported with --rounding=double only")
+        s_in, z_in = self.per_tensor(in_t)
+        s_w, z_w = self.qparams(wt)
+        if np.any(z_w != 0):
+            raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
+        s_out, z_out = self.per_tensor(out)
+        if s_w.size != 1 and s_w.size != oc:
+            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
+        if self.elem_of(out) != "i16":
+            raise self.error(f"int16 {op.name} needs an int16 output, not {out.type_name}")
+        is_fc = op.name == "FULLY_CONNECTED"
+        if not is_fc and (z_in or z_out):
+            raise self.error(f"int16 {op.name} with zero points {z_in} (input) and {z_out} "
+                             "(output): TFLite Micro's 16x8 kernel ignores them (int16 "
+                             "activations are quantized with zero point 0); not supported")
+        if bias_t is not None:
+            if bias_t.data is None or bias_t.type not in (2, 4):
+                raise self.error(f"bias tensor {bias_t.index} of an int16 {op.name} must be a "
+                                 "constant INT64 or INT32 tensor")
+            acc64 = bias_t.type == 4
+            bias = bias_t.data.astype(np.int64).reshape(-1)
+        else:
+            slot = {"CONV_2D": 6, "FULLY_CONNECTED": 4}.get(op.name)
+            acc64 = slot is None or options(self.model, op).i8(slot) != 2  # INT32
+            bias = np.zeros(oc, dtype=np.int64)
+        if op.name == "DEPTHWISE_CONV_2D" and bias_t is None:
+            raise self.error("int16 DEPTHWISE_CONV_2D without a bias: TFLite Micro's 16x8 "
+                             "depthwise kernel aborts (it checks the bias shape "
+                             "unconditionally); not supported")
+        if op.name == "DEPTHWISE_CONV_2D" and not acc64:
+            raise self.error("int16 DEPTHWISE_CONV_2D with an INT32 bias: TFLite Micro's 16x8 "
+                             "depthwise kernel reads the bias as int64; not supported")
+        # Weights per output channel, [OC, K], in the layout of each kind.
+        w_oc = (weight.reshape(oc, -1) if kind == "conv2d"
+                else weight.reshape(-1, oc).T).astype(np.int64)
+        if z_in:
+            bias = bias - z_in * w_oc.sum(axis=1)
+        if np.abs(bias).max(initial=0) >= (1 << 47):
+            raise self.error("bias outside the 48-bit accumulator of TOSA (TFLM requires "
+                             "|acc| < 2^47)")
+        scale = s_in * s_w / s_out
+        if float_product and s_w.size == 1:
+            scale = np.array([float(np.float32(s_in) * np.float32(s_w[0]))]) / s_out
+        try:
+            ms = [quant.tflite_quantize_multiplier(float(v)) for v in np.atleast_1d(scale)]
+        except ValueError as e:
+            raise self.error(str(e)) from None
+        wname = b.const(weight.astype(np.int8), "i8")
+        bname = self.const_i48(bias)
+        acc = Value("", list(out.shape), "i48")
+        acc.name = b.op(kind, [x.name, wname, bname, b.scalar1(0, "i16"), b.scalar1(0, "i8")],
+                        [x.type, tensor_type(weight.shape, "i8"), f"tensor<{oc}xi48>",
+                         "tensor<1xi16>", "tensor<1xi8>"], acc.type,
+                        f"acc_type = i48, dilation = array<i64: {dilation[0]}, {dilation[1]}>, "
+                        f"pad = array<i64: {', '.join(map(str, pad))}>, "
+                        f"stride = array<i64: {stride[0]}, {stride[1]}>",
+                        comment + (": 16x8, int64 accumulator" if acc64 else
+                                   ": 16x8, int32 bias and accumulator"))
+        out_elem = "i16" if z_out == 0 else "i32"
+        if acc64:
+            if max(sh for _, sh in ms) >= 8:
+                raise self.error(f"requantization scale {float(np.max(scale))} needs a left "
+                                 "shift of 8 or more (TFLite Micro's int64 "
+                                 "MultiplyByQuantizedMultiplier allows up to 7)")
+            m16 = [0x7FFF if m >= 0x7FFF0000 else (m + (1 << 15)) >> 16 for m, _ in ms]
+            y = self.rescale16(acc, m16, [15 - sh for _, sh in ms], out_elem,
+                               "int64 MultiplyByQuantizedMultiplier: 16-bit multiplier, one "
+                               "rounding")
+        else:
+            bound = int((np.abs(w_oc).sum(axis=1) * (1 << 15) + np.abs(bias)).max())
+            if bound >= (1 << 31):
+                raise self.error(f"int16 {op.name} with an INT32 bias: TFLite Micro's int32 "
+                                 f"accumulator can overflow (bound {bound}); not supported")
+            a32 = self.rescale16(acc, [1 << 14], [14], "i32", "the int32 accumulator (exact)")
+            y = self.tflite_requantize(a32, scale, 0, 0, out_elem)
+        if z_out:
+            y = self.ew("add", [y, self.iconst([z_out], [1] * len(y.shape))], "i32")
+            y = self.ew("cast", [self.iclamp(y, -(1 << 15), (1 << 15) - 1)], "i16")
+        if act == ACT_NONE:
+            return y
+        if act not in (ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1):
+            raise self.error(f"fused activation {ACT_NAMES.get(act, act)} is not supported")
+        lo, hi = quant.activation_range(act, s_out, z_out, -(1 << 15), (1 << 15) - 1)
+        res = Value("", y.shape, "i16")
+        res.name = b.op("clamp", [y.name], [y.type], res.type,
+                        f"max_val = {hi} : i16, min_val = {lo} : i16", f"fused {ACT_NAMES[act]}")
+        return res
+
+    def const_i48(self, values) -> str:
+        """A tensor<Nxi48> constant (decimal literal: MLIR's hex form of i48 is not bytes)."""
+        v = [int(t) for t in np.asarray(values, dtype=np.int64).reshape(-1)]
+        ty = f"tensor<{len(v)}xi48>"
+        name = self.b.fresh()
+        lit = f"dense<{v[0]}>" if len(set(v)) == 1 else f"dense<[{', '.join(map(str, v))}]>"
+        self.b.lines.append(f'{name} = "tosa.const"() <{{values = {lit} : {ty}}}> : () -> {ty}')
+        return name
+
+    def rescale16(self, x: Value, mults, shifts, out_elem: str, comment: str = "") -> Value:
+        """tosa.rescale of an i48 tensor with 16-bit multipliers (scale32 = false),
+        SINGLE_ROUND: ``(x * m + 2^(s-1)) >> s`` per channel, saturated to out_elem."""
+        b = self.b
+        n = len(mults)
+        if min(shifts) < 2 or max(shifts) > 62:
+            raise self.error(f"rescale shift outside [2, 62]: {shifts}")
+        mult = b.const(np.array(mults, dtype=np.int16), "i16", cache=True)
+        shift = b.const(np.array(shifts, dtype=np.int8), "i8", cache=True)
+        zi = self.const_i48([0])
+        zo = b.scalar1(0, out_elem)
+        res = Value("", x.shape, out_elem)
+        res.name = b.op("rescale", [x.name, mult, shift, zi, zo],
+                        [x.type, f"tensor<{n}xi16>", f"tensor<{n}xi8>", "tensor<1xi48>",
+                         f"tensor<1x{out_elem}>"], res.type,
+                        "input_unsigned = false, output_unsigned = false, "
+                        f"per_channel = {'true' if n > 1 else 'false'}, "
+                        "rounding_mode = #tosa.rounding_mode<SINGLE_ROUND>, scale32 = false",
+                        comment)
+        return res
 
     # --------------------------------------------------------------- op import
     def import_conv2d(self, op: Operator):
@@ -534,6 +689,11 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         axis = rank - 1
         red = shape[:-1] + [1]
         comment = f"SOFTMAX #{op.index}"
+        oelem = self.elem_of(out)
+        if x.elem == "i16" or (x.elem == "i8" and oelem == "i16"):
+            if not self.tflite_exact:
+                raise self.error("int16 SOFTMAX is imported with --rounding=double only")
+            return self.softmax_int16_output(x, op, beta, comment)
         if x.elem == "i8" and self.tflite_exact:
             so, zo = self.per_tensor(out)
             if zo != -128 or so != 1.0 / 256:
@@ -574,6 +734,29 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         res = Value("", shape, "i8")
         res.name = self.b.op("cast", [y.name], [y.type], res.type, comment=comment + ": quantize")
         return res
+
+    def softmax_int16_output(self, x: Value, op: Operator, beta: float, comment: str) -> Value:
+        """TFLite Micro's SOFTMAX with an int16 output (CalculateSoftmaxParams' checks):
+        int8 -> int16 is the int8 kernel with ``OutputT = int16_t`` (output zero point
+        -32768, scale 1/65536 within 0.1 %); int16 -> int16 is SoftmaxInt16 (zero points 0,
+        output scale 1/32768 within 0.1 %), ops_table.TableOps.tflm_softmax_int16."""
+        it, out = self.tensor(op.inputs[0]), self.tensor(op.outputs[0])
+        if self.elem_of(out) != "i16":
+            raise self.error(f"int16 SOFTMAX needs an int16 output, not {out.type_name}")
+        si, zi = self.per_tensor(it)
+        so, zo = self.per_tensor(out)
+        f32 = np.float32
+        if x.elem == "i8":
+            # TF_LITE_ENSURE_NEAR in float: |s_out - 1/65536| <= 0.001 / 65536.
+            if zo != -(1 << 15) or abs(f32(so) - f32(1.0) / f32(65536)) > f32(0.001) / f32(65536):
+                raise self.error(f"int8 -> int16 SOFTMAX needs output scale 1/65536 and zero "
+                                 f"point -32768 (TFLite Micro's requirement), not {so} and {zo}")
+            return self.tflite_softmax(x, float(beta), si, comment, "i16")
+        if zi != 0 or zo != 0 or \
+                abs(f32(so) - f32(1.0) / f32(32768)) > f32(0.001) / f32(32768):
+            raise self.error(f"int16 SOFTMAX needs zero points 0 and output scale 1/32768 "
+                             f"(TFLite Micro's requirement), not {zi}, {zo} and {so}")
+        return self.tflm_softmax_int16(x, si, float(beta), comment)
 
     HANDLERS = {
         "CONV_2D": import_conv2d,

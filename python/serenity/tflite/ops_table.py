@@ -317,6 +317,145 @@ def log_softmax_int8_tables(input_scale: float):
     return exp_terms, wrap32(q5)
 
 
+# ------------------------------------------------------------ int16 (16x8)
+def checked_log2(x: float) -> Tuple[int, bool]:
+    """TFLite's CheckedLog2 in float32: (round(logf(x) * (1 / logf(2))), |fraction| < 1e-3),
+    the second telling whether ``x`` counts as a power of two. (logf is taken as the
+    correctly rounded logarithm.)"""
+    lx = F32(math.log(float(F32(x))))
+    x_log2 = F32(lx * F32(F32(1.0) / F32(math.log(2.0))))
+    rounded = F32(math.floor(abs(float(x_log2)) + 0.5) * (1 if x_log2 >= 0 else -1))
+    return int(rounded), bool(abs(F32(x_log2 - rounded)) < F32(1e-3))
+
+
+def sigmoid_tanh_int16_params(input_scale: float, output_scale: float,
+                              tanh: bool) -> Tuple[int, int]:
+    """(input_multiplier, input_left_shift) of LogisticPrepare / TanhPrepare for int16, as the
+    kernels reference_integer_ops::Logistic / Tanh take them (multiplier 0: the power-of-two
+    case, ``3 << left_shift``). Prepare reads the input as Q3.12 (``v = 3 x`` interpolates
+    the table at ``|v| >> 9`` resp. ``>> 8``): a power-of-two scale 2^-12 (tanh also 2^-11) is
+    taken as is, any other scale becomes ``int(s * 4096 * 3 * 2^k)`` (double, truncated) with
+    the smallest k that lifts it above 32767 / 2, and a rounding right shift by k. The output
+    scale must be 2^-15 (CheckedLog2), both zero points 0 (checked by the caller). ValueError
+    for what Prepare refuses (multiplier above 32767: its DCHECK)."""
+    log2, pot = checked_log2(input_scale)
+    left = 12 + log2
+    if pot and (left == 0 or (tanh and left == 1)):
+        multiplier = 0
+    else:
+        m = float(F32(input_scale)) * 4096.0 * 3.0
+        left = 0
+        while m <= 32767.0 / 2.0 and left <= 30:
+            left += 1
+            m *= 2.0
+        multiplier = int(m)
+        if multiplier > 32767:
+            raise ValueError(f"input multiplier {multiplier} above 32767 (input scale "
+                             f"{input_scale} above 32767 / 12288)")
+    out_log2, out_pot = checked_log2(output_scale)
+    if not out_pot or out_log2 != -15:
+        raise ValueError(f"output scale {output_scale} is not 2^-15")
+    return multiplier, left
+
+
+def _roundf(v) -> np.float32:
+    """TfLiteRound on a float: std::round (half away from zero), float32 result."""
+    v = float(v)
+    return F32(math.floor(abs(v) + 0.5) * (1.0 if v >= 0 else -1.0))
+
+
+def lut_populate_int16(transform, input_scale, input_zp: int, output_scale,
+                       output_zp: int) -> np.ndarray:
+    """TFLite's LUTPopulate<int16_t> (LUTPopulateInt16<float>): 513 samples of ``transform``
+    over the input range, each lowered by half the error the linear interpolation makes at the
+    middle of its step, in float32 arithmetic as the C++ does (every product, sum and quotient
+    rounded to float32; TfLiteRound = half away from zero)."""
+    f = F32
+    input_min = f(f(input_scale) * f(-32768 - input_zp))
+    input_max = f(f(input_scale) * f(32767 - input_zp))
+    output_min = f(f(output_scale) * f(-32768 - output_zp))
+    output_max = f(f(output_scale) * f(32767 - output_zp))
+    step = f(f(input_max - input_min) / f(512))
+    half_step = f(step / f(2))
+    inv = f(f(65536) / f(output_max - output_min))
+    lut = np.empty(513, dtype=np.int64)
+    for i in range(512):
+        x0 = f(input_min + f(f(i) * step))
+        val = transform(x0)
+        val_mid = transform(f(x0 + half_step))
+        val_next = transform(f(input_min + f(f(i + 1) * step)))
+        sample = _roundf(f(val * inv))
+        interp = _roundf(f(f(f(val_next * inv) + sample) / f(2)))
+        bias = _roundf(f(f(interp - _roundf(f(val_mid * inv))) / f(2)))
+        lut[i] = int(min(max(f(sample - bias), f(-32768)), f(32767)))
+    lut[512] = int(min(max(_roundf(f(transform(input_max) * inv)), f(-32768)), f(32767)))
+    return lut
+
+
+def _expf(v) -> np.float32:
+    """expf, correctly rounded (the double exp rounded to float32)."""
+    return F32(math.exp(float(v)))
+
+
+def _one_over_one_plus(v) -> np.float32:
+    return F32(F32(1.0) / F32(F32(1.0) + F32(v)))
+
+
+def softmax_int16_luts() -> Tuple[np.ndarray, np.ndarray]:
+    """The two tables the int16 SOFTMAX's Prepare fills (InitializeLutForInt16): exp on
+    [-10, 0] (input scale 10 / 65535, zero point 32767) and 1 / (1 + x) on [0, 1] (input
+    scale 1 / 65535, zero point -32768), both to output scale 2 / 65535 (Q0.15). They do not
+    depend on the tensors' parameters."""
+    rng = 65535
+    exp_lut = lut_populate_int16(_expf, F32(F32(10.0) / F32(rng)), 32767,
+                                 F32(F32(2.0) / F32(rng)), 0)
+    recip_lut = lut_populate_int16(_one_over_one_plus, F32(F32(1.0) / F32(rng)), -32768,
+                                   F32(F32(2.0) / F32(rng)), 0)
+    return exp_lut, recip_lut
+
+
+def lut_lookup_int16(x, lut: np.ndarray) -> np.ndarray:
+    """TFLite's LUTLookup(int16_t): ``lut[256 + (x >> 7)] + ((slope * (x & 127) + 64) >> 7)``."""
+    x = np.asarray(x, dtype=np.int64)
+    idx = 256 + (x >> 7)
+    base = lut[idx]
+    slope = ((lut[idx + 1] - base + (1 << 15)) & 0xFFFF) - (1 << 15)  # int16_t slope
+    y = base + ((slope * (x & 127) + 64) >> 7)
+    return ((y + (1 << 15)) & 0xFFFF) - (1 << 15)
+
+
+def softmax_int16_params(input_scale: float, beta: float) -> Tuple[int, int]:
+    """(input_multiplier, input_left_shift) of the int16 SOFTMAX: QuantizeMultiplier of
+    ``double(s_in) * double(beta) / (10.0 / 65535.0)`` (the difference to the row maximum
+    scaled so that [-65535, 0] spans [-10, 0]). ValueError where TFLite Micro's int32
+    ``diff << left_shift`` would overflow (left shift above 14)."""
+    m, shift = tflm_quantize_multiplier(float(F32(input_scale)) * float(F32(beta))
+                                        / (10.0 / 65535.0))
+    if shift > 14:
+        raise ValueError(f"input scale * beta = {float(F32(input_scale)) * float(F32(beta))} "
+                         f"needs a left shift of {shift}: TFLite Micro's int32 difference "
+                         "<< shift overflows")
+    return m, shift
+
+
+def softmax_int16(x: np.ndarray, input_scale: float, beta: float) -> np.ndarray:
+    """reference_ops::SoftmaxInt16 on numpy values (rows along the last axis)."""
+    m, shift = softmax_int16_params(input_scale, beta)
+    exp_lut, recip_lut = softmax_int16_luts()
+    flat = np.asarray(x, dtype=np.int64).reshape(-1, x.shape[-1])
+    out = np.empty_like(flat)
+    for i, row in enumerate(flat):
+        scaled = tflm_mbqm(row - row.max(), m, shift)
+        e = lut_lookup_int16(np.clip(scaled + 32767, -32768, 32767), exp_lut)
+        total = int(e.sum())
+        h = 32 - total.bit_length()  # CountLeadingZeros(uint32)
+        shifted = ((total << (h - 1)) + (1 << 13)) >> 14
+        r = int(lut_lookup_int16(min(max(shifted - 98304, -32768), 32767), recip_lut))
+        rs = 31 - h
+        out[i] = np.clip((e * r + (1 << (rs - 1))) >> rs, 0, 32767)
+    return out.reshape(x.shape)
+
+
 # ------------------------------------------------------------------ the mixin
 class TableOps:
     """Mixin for Importer; ``HANDLERS`` maps TFLite op names to methods."""
@@ -385,13 +524,13 @@ class TableOps:
                 raise ValueError(f"output zero point must be -128, not {zo}")
             return logistic_int8_table(si, zi)
         return self.table_op(op, make, "TFLite Micro's int8 logistic (table)", float_fn,
-                             lambda x, it, ot: self.int16_lut_refused(op))
+                             lambda x, it, ot: self.sigmoid_tanh_int16(op, x, it, ot, False))
 
     def import_tanh(self, op: Operator):
         return self.table_op(op, lambda si, zi, so, zo: tanh_int8_table(si, zi),
                              "TFLite Micro's int8 tanh (table)",
                              lambda x: self.ew("tanh", [x], "f32", comment=f"TANH #{op.index}"),
-                             lambda x, it, ot: self.int16_lut_refused(op))
+                             lambda x, it, ot: self.sigmoid_tanh_int16(op, x, it, ot, True))
 
     def import_hard_swish(self, op: Operator):
         def float_fn(x):
@@ -688,11 +827,80 @@ class TableOps:
             raise self.error(f"multiplier shift {shift} is too large for tosa.rescale")
         return self.rescale_raw(v, [multiplier], [31 - shift], 0, 0, "i32", "DOUBLE_ROUND")
 
-    def int16_lut_refused(self, op: Operator):
-        raise self.error(f"int16 {op.name} is not supported: TFLite Micro's int16 kernel "
-                         "interpolates in its own 256-entry sigmoid table (sigmoid_table_uint16), "
-                         "which no formula here reproduces bit for bit; int8 and float32 are "
-                         "supported")
+    def sigmoid_tanh_int16(self, op: Operator, x: Value, it, ot, tanh: bool) -> Value:
+        """int16 LOGISTIC / TANH: reference_integer_ops::Logistic / Tanh with the parameters
+        of their Prepare (sigmoid_tanh_int16_params): the input scaled by the multiplier and
+        rounding shift, then TFLite's 256-entry sigmoid_table_uint16 interpolated at ``|v|``
+        (integer TOSA shared with the LSTM's gates: ``tflm_sigmoid16`` / ``tflm_tanh16``)."""
+        self.int16_zero_points(op, it, ot)
+        try:
+            m, shift = sigmoid_tanh_int16_params(self.per_tensor(it)[0], self.per_tensor(ot)[0],
+                                                 tanh)
+        except ValueError as e:
+            raise self.error(f"TFLite Micro cannot run this int16 {op.name}: {e}") from None
+        v = self.ew("cast", [x], "i32", comment=f"{op.name} #{op.index}: int16, input multiplier "
+                    f"{m} ({'3 << shift' if m == 0 else 'general scale'}), shift {shift}")
+        y = self.tflm_tanh16(v, m, shift) if tanh else self.tflm_sigmoid16(v, m, shift)
+        return self.ew("cast", [y], "i16")
+
+    def lut_int16(self, x: Value, lut: np.ndarray, comment: str) -> Value:
+        """TFLite's LUTLookup(int16_t) of an i16 tensor: ``tosa.table`` with the 513 entries
+        gives ``(lut[i] << 7) + (lut[i+1] - lut[i]) * (x & 127)``, ``i = (x + 32768) >> 7``
+        (TFLite's ``256 + (x >> 7)``), in i32; ``(t + 64) >> 7`` is then TFLite's
+        ``lut[i] + ((slope * (x & 127) + 64) >> 7)``, as ``lut[i] << 7`` is a multiple of 128
+        (tosa.arithmetic_right_shift with round = true: ``(t >> 7) + bit 6 of t``). Exact while
+        the slopes fit TFLite's int16 (checked) and the sum its int16 result (it interpolates
+        between two int16 entries)."""
+        lut = np.asarray(lut, dtype=np.int64)
+        if np.abs(np.diff(lut)).max() > 32767:
+            raise self.error("internal error: a LUT slope does not fit in int16")
+        t = self.b.const(lut.astype(np.int16), "i16", cache=True)
+        res = Value("", x.shape, "i32")
+        res.name = self.b.op("table", [x.name, t], [x.type, "tensor<513xi16>"], res.type,
+                             comment=comment)
+        return self.ew("arithmetic_right_shift", [res, self.ic(7, len(x.shape))], "i32",
+                       "round = true")
+
+    def tflm_softmax_int16(self, x: Value, input_scale: float, beta: float,
+                           comment: str) -> Value:
+        """reference_ops::SoftmaxInt16 (int16 in and out, output scale 2^-15, zero points 0)
+        in integer TOSA, per row (last axis):
+
+        * ``d = x - max(x)`` in [-65535, 0], ``MultiplyByQuantizedMultiplier(d, m, shift)``
+          (one DOUBLE_ROUND rescale; ``softmax_int16_params``), ``+ 32767`` saturated to
+          int16, and the 513-entry exp table of Prepare (``lut_int16``): ``e`` in Q0.15;
+        * ``sum = sum(e)`` (int32), ``h = clz(sum)``, ``(sum << (h - 1) + 2^13) >> 14`` (a
+          rounding shift of the normalized sum), ``- 98304`` saturated to int16, and the 1 / (1
+          + x) table: ``r``;
+        * ``(e * r + 2^(30 - h)) >> (31 - h)`` (``tosa.mul``: exact, both below 2^15; a
+          rounding shift: non-negative, so half up is TFLite's ``+ round >> shift``), clamped
+          to [0, 32767].
+        """
+        try:
+            m, shift = softmax_int16_params(input_scale, beta)
+        except ValueError as e:
+            raise self.error(f"TFLite Micro cannot run this int16 SOFTMAX: {e}") from None
+        exp_lut, recip_lut = softmax_int16_luts()
+        rank = len(x.shape)
+        axis = f"axis = {rank - 1} : i32"
+        c = lambda v: self.ic(v, rank)  # noqa: E731
+        xi = self.ew("cast", [x], "i32", comment=comment + ": TFLite Micro's int16 softmax "
+                     "(SoftmaxInt16: exp and 1 / (1 + x) tables of 513 entries, interpolated)")
+        d = self.ew("sub", [xi, self.ireduce("reduce_max", xi, axis)], "i32")
+        scaled = self.mbqm_i32(d, m, shift)
+        sym = self.to_int16(self.ew("add", [scaled, c(32767)], "i32"))
+        e = self.lut_int16(sym, exp_lut, "exp of (x - max) on [-10, 0] (Prepare's table)")
+        total = self.ireduce("reduce_sum", e, axis)
+        h = self.ew("clz", [total], "i32")
+        norm = self.ew("logical_left_shift", [total, self.ew("sub", [h, c(1)], "i32")], "i32")
+        shifted = self.ew("arithmetic_right_shift", [norm, c(14)], "i32", "round = true")
+        sym_sum = self.to_int16(self.ew("sub", [shifted, c(98304)], "i32"))
+        r = self.lut_int16(sym_sum, recip_lut, "1 / (1 + x) of the normalized sum (Prepare's "
+                           "table)")
+        p = self.tosa_mul(e, r, "i32", 0)
+        y = self.ew("arithmetic_right_shift", [p, self.ew("sub", [c(31), h], "i32")], "i32",
+                    "round = true")
+        return self.ew("cast", [self.iclamp(y, 0, 32767)], "i16")
 
     def import_l2_normalization(self, op: Operator):
         x, it, ot = self.unary_io(op)

@@ -178,8 +178,12 @@ class TFLiteIntegerOps:
         q = self.ew("intdiv", [num, n], "i32")
         return self.ew("cast", [self.iclamp(q, act_lo, act_hi)], "i8")
 
-    def tflite_softmax(self, x: Value, beta: float, input_scale: float, comment: str) -> Value:
-        """TFLite's int8 softmax (output scale 1/256, zero point -128)."""
+    def tflite_softmax(self, x: Value, beta: float, input_scale: float, comment: str,
+                       out_elem: str = "i8") -> Value:
+        """TFLite's int8 softmax: int8 output (scale 1/256, zero point -128) or int16 output
+        (scale 1/65536, zero point -32768; the same kernel with ``OutputT = int16_t``: the
+        final shift is 8 bits smaller and the offset -32768)."""
+        bits = {"i8": 8, "i16": 16}[out_elem]
         b = self.b
         shape, rank = x.shape, len(x.shape)
         red = shape[:-1] + [1]
@@ -221,8 +225,12 @@ class TFLiteIntegerOps:
         recip = self.ew("select", [sat, self.iconst([INT32_MAX], one),
                                     self.ew("logical_left_shift", [xr, self.iconst([1], one)], "i32")],
                          "i32")
-        # exponent = num_bits_over_unit + 31 - 8 = (12 - headroom) + 23
-        exponent = self.ew("sub", [self.iconst([ACCUMULATION_INTEGER_BITS + 23], one), headroom], "i32")
+        # exponent = num_bits_over_unit + 31 - bits = (12 - headroom) + 31 - bits
+        exponent = self.ew("sub", [self.iconst([ACCUMULATION_INTEGER_BITS + 31 - bits], one),
+                                   headroom], "i32")
         p = self.imul31(e, recip)
         r = self.ew("arithmetic_right_shift", [p, exponent], "i32", "round = true")
-        return self.saturate(r, -128, "i8")
+        if out_elem == "i8":
+            return self.saturate(r, -128, "i8")
+        r = self.ew("add", [r, self.iconst([-(1 << 15)], one)], "i32")
+        return self.ew("cast", [self.iclamp(r, -(1 << 15), (1 << 15) - 1)], "i16")
