@@ -10,6 +10,13 @@ is evaluated here, at import time, for every int8 input (the ``*_table`` functio
 a numpy re-implementation of one TFLite Micro kernel written from its source) and emitted as
 one ``tosa.table``. The integer graph then holds no float arithmetic and no libm call.
 LOG_SOFTMAX and L2_NORMALIZATION reduce over a row and are emitted as integer TOSA.
+
+int16 (16x8): LOGISTIC and TANH are TFLite Micro's interpolation in sigmoid_table_uint16 with the
+input multiplier of their Prepare (``sigmoid_tanh_int16_params``; the TOSA is the LSTM's, in
+ops_lstm.py). The int16 SOFTMAX (reference_ops::SoftmaxInt16, emitted by
+``tflm_softmax_int16`` for importer.import_softmax) uses two 513-entry tables that its Prepare
+fills in float32 (``softmax_int16_luts``); TFLite's interpolating LUTLookup of them is a
+``tosa.table`` plus a rounding shift (``lut_int16``), checked on every int16 input.
 """
 
 import math
