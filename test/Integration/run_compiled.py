@@ -104,9 +104,30 @@ def sequence_program(name, report, steps):
 
 
 def load_steps(path, report):
-    """The steps of a sequence file: JSON {"steps": [{"inputs": [FILE...],
-    "expect": [FILE...], "reset": bool}]}, files relative to it, typed as the
-    report's inputs and outputs."""
+    """The steps of a sequence: a JSON file {"steps": [{"inputs": [FILE...],
+    "expect": [FILE...], "reset": bool}]} (files relative to it), or a
+    directory of test/tflite-seq (NAME.seqS: every step's inputs and outputs
+    stacked in inputI.bin/outputI.bin, described with its reset steps in
+    ../index.json); typed as the report's inputs and outputs."""
+    if os.path.isdir(path):
+        with open(os.path.join(os.path.dirname(os.path.abspath(path)), "index.json")) as f:
+            index = json.load(f)
+        name = os.path.basename(os.path.normpath(path))
+        entry = next((e for e in index["sequences"] if e["name"] == name), None)
+        if entry is None:
+            sys.exit(f"error: {name} is not in the index.json next to it")
+        count = entry["steps"]
+
+        def split(file, ctype):
+            values = typed_file(os.path.join(path, file), ctype)
+            if len(values) % count:
+                sys.exit(f"error: {file} does not hold {count} steps")
+            n = len(values) // count
+            return [values[k * n:(k + 1) * n] for k in range(count)]
+        ins = [split(i["file"], o["type"]) for i, o in zip(entry["inputs"], report["inputs"])]
+        outs = [split(i["file"], o["type"]) for i, o in zip(entry["outputs"], report["outputs"])]
+        return [{"reset": k in entry["reset_before"], "inputs": [v[k] for v in ins],
+                 "expect": [v[k] for v in outs]} for k in range(count)]
     with open(path) as f:
         spec = json.load(f)
     base = os.path.dirname(os.path.abspath(path))
@@ -179,8 +200,9 @@ def main():
     parser.add_argument("--input-file", help="raw int8 bytes of input 0")
     parser.add_argument("--expect-file", help="raw int8 bytes output 0 must equal")
     parser.add_argument("--sequence", help="JSON {\"steps\": [{\"inputs\": [FILE...], \"expect\": "
-                        "[FILE...], \"reset\": bool}]}: run the network once per step in one program "
-                        "(state carries over; reset calls NAME_reset() first) and compare every step")
+                        "[FILE...], \"reset\": bool}]} or a test/tflite-seq directory NAME.seqS: run "
+                        "the network once per step in one program (state carries over; reset calls "
+                        "NAME_reset() first) and compare every step")
     parser.add_argument("--serenity-compile", default=shutil.which("serenity-compile") or "serenity-compile")
     args = parser.parse_args()
 

@@ -18,3 +18,16 @@
 // LSTM: (arena {{[0-9]+}} bytes, state {{[0-9]+}} bytes, flash
 // LSTM: output 0: 10 elements, {{.*}} 0 beyond tolerance
 // LSTM: PASS
+
+// Fifteen invocations in a row in one program (the state carries over), a
+// reset (NAME_reset) before the 13th: every step equals TFLite Micro's
+// (test/tflite-seq, made with a repeated-Invoke copy of the oracle).
+// RUN: %python %integration/run_compiled.py %{m}/trained_lstm_int8.tflite --target host \
+// RUN:   --sequence %serenity_src/test/tflite-seq/trained_lstm_int8.seq0 | FileCheck %s --check-prefix=SEQ
+// RUN: %if cortex-m %{ %python %integration/run_compiled.py %{m}/trained_lstm_int8.tflite --target cortex-m4 \
+// RUN:   --sequence %serenity_src/test/tflite-seq/trained_lstm_int8.seq1 | FileCheck %s --check-prefix=SEQ %}
+// SEQ: state {{[0-9]+}} bytes, 15 steps
+// SEQ-COUNT-12: step {{[0-9]+}} 0: 10 elements, {{.*}} 0 beyond tolerance
+// SEQ: step 12 (after reset) 0: 10 elements, {{.*}} 0 beyond tolerance
+// SEQ: step 14 0: 10 elements, {{.*}} 0 beyond tolerance
+// SEQ: PASS
