@@ -10,7 +10,7 @@ deployment would. Every output is printed with the runner library's
 """
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 # memref level -> LLVM dialect, for the driven module.
 MEMREF_TO_LLVM = (
@@ -35,11 +35,19 @@ def element_of(memref_type: str) -> str:
 
 
 def memref_driver(module: str, func: str, in_types: Sequence[str], out_types: Sequence[str],
-                  batches: Sequence[Sequence[str]], arena_bytes: Optional[int] = None) -> str:
+                  batches: Sequence[Sequence[str]], arena_bytes: Optional[int] = None,
+                  resets: Optional[Sequence[int]] = None,
+                  probes: Sequence[Tuple[str, int, str]] = ()) -> str:
     """``module`` with a ``@main`` appended that calls ``@func`` once per batch
     (each batch: one dense literal per input, e.g. ``dense<[1, 2]>``) and
     prints its outputs after each call. ``arena_bytes``: the size of the
-    leading arena argument (arena=argument), None for a global arena."""
+    leading arena argument (arena=argument), None for a global arena.
+
+    Stateful networks (serenity-persistent-state's ``@FUNC_reset``): by default
+    every batch starts from the reset state; with ``resets`` (sequence mode) the
+    state carries over from one call to the next and ``@FUNC_reset`` is called
+    only before the batches listed there. ``probes``: (global, byte offset,
+    memref type) views printed after each call's outputs (e.g. the state)."""
     offsets = io_offsets(module)
     lines, globals_, decls = [], [], set()
     arena_type = None
@@ -65,7 +73,7 @@ def memref_driver(module: str, func: str, in_types: Sequence[str], out_types: Se
     # A stateful network (serenity-persistent-state's FUNC_reset): every batch from the reset state.
     reset = re.search(r"func\.func @" + re.escape(func) + r"_reset\(\)", module) is not None
     for b, literals in enumerate(batches):
-        if reset:
+        if reset and (resets is None or b in resets):
             lines.append(f"    call @{func}_reset() : () -> ()")
         args = ["%arena"] if arena_bytes is not None else []
         for i, (literal, ty) in enumerate(zip(literals, in_types)):
@@ -78,7 +86,16 @@ def memref_driver(module: str, func: str, in_types: Sequence[str], out_types: Se
         outs = [buffer(len(in_types) + i, ty, f"out{b}_{i}") for i, ty in enumerate(out_types)]
         types = ([arena_type] if arena_bytes is not None else []) + list(in_types) + list(out_types)
         lines.append(f"    call @{func}({', '.join(args + outs)}) : ({', '.join(types)}) -> ()")
-        for i, (printed, ty) in enumerate(zip(outs, out_types)):
+        printed_values = list(zip(outs, out_types))
+        for p, (symbol, offset, ty) in enumerate(probes):
+            gty = re.search(r"memref\.global (?:\"\w+\" )?@" + re.escape(symbol)
+                            + r" : (memref<[^>]*>)", module).group(1)
+            lines.append(f"    %probe{b}_{p}g = memref.get_global @{symbol} : {gty}")
+            lines.append(f"    %probe{b}_{p}at = arith.constant {offset} : index")
+            lines.append(f"    %probe{b}_{p} = memref.view %probe{b}_{p}g[%probe{b}_{p}at][] : "
+                         f"{gty} to {ty}")
+            printed_values.append((f"%probe{b}_{p}", ty))
+        for i, (printed, ty) in enumerate(printed_values):
             element = element_of(ty)
             if element in NARROW_INTEGERS:
                 printed = widen(printed, ty, element, f"wide{b}_{i}", lines)

@@ -136,19 +136,7 @@ def run_mlir_many(items, timeout: int = 600):
             lines.append(f"  {', '.join(res)} = func.call @{callee}({', '.join(names)}) : "
                          f"({', '.join(arg_types)}) -> ({', '.join(ret_types)})")
             for r, ty in zip(res, ret_types):
-                dims, out_elem = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", ty).groups()
-                is_f = out_elem == "f32"
-                pty = ty if is_f else f"tensor<{dims}i32>"  # rank 0 too
-                elem = "f32" if is_f else "i32"
-                v = r
-                if not is_f and out_elem != "i32":
-                    lines.append(f'  {r}c = "tosa.cast"({r}) : ({ty}) -> {pty}')
-                    v = r + "c"
-                mty = "memref" + pty[len("tensor"):]
-                lines.append(f"  {r}m = bufferization.to_buffer {v} : {pty} to {mty}")
-                lines.append(f"  {r}u = memref.cast {r}m : {mty} to memref<*x{elem}>")
-                fn = "printMemrefF32" if is_f else "printMemrefI32"
-                lines.append(f"  func.call @{fn}({r}u) : (memref<*x{elem}>) -> ()")
+                lines += print_tensor(r, ty)
     lines += ["  return", "}"]
     module = "module {\n" + "\n".join(funcs) + "\n" + "\n".join("  " + l for l in lines) + "\n}\n"
     printed = lower_and_run(module, LOWERING, "lowering failed", timeout)
@@ -160,6 +148,25 @@ def run_mlir_many(items, timeout: int = 600):
         out.append([printed[pos + i * n:pos + (i + 1) * n] for i in range(nb)])
         pos += n * nb
     return out
+
+
+def print_tensor(value: str, ty: str) -> List[str]:
+    """Tensor-level lines printing SSA ``value`` of type ``ty`` with printMemrefF32
+    (f32) or printMemrefI32 (integers, cast to i32); new names start with ``value``."""
+    dims, elem_in = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", ty).groups()
+    is_f = elem_in == "f32"
+    pty = ty if is_f else f"tensor<{dims}i32>"  # rank 0 too
+    elem = "f32" if is_f else "i32"
+    v, lines = value, []
+    if not is_f and elem_in != "i32":
+        lines.append(f'  {value}c = "tosa.cast"({value}) : ({ty}) -> {pty}')
+        v = value + "c"
+    mty = "memref" + pty[len("tensor"):]
+    lines.append(f"  {value}m = bufferization.to_buffer {v} : {pty} to {mty}")
+    lines.append(f"  {value}u = memref.cast {value}m : {mty} to memref<*x{elem}>")
+    fn = "printMemrefF32" if is_f else "printMemrefI32"
+    lines.append(f"  func.call @{fn}({value}u) : (memref<*x{elem}>) -> ()")
+    return lines
 
 
 def lower_and_run(module: str, pipeline: str, what: str, timeout: int) -> List[np.ndarray]:

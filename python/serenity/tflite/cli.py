@@ -69,6 +69,11 @@ def _check_ops(args) -> int:
     return _reported("check-tflite-ops", opcheck.main, args)
 
 
+def _check_sequence(args) -> int:
+    from . import sequence
+    return _reported("check-tflite-sequence", sequence.main, args)
+
+
 def _test_models(args) -> int:
     from . import testmodels
     return testmodels.main(args)
@@ -124,6 +129,21 @@ def add_subparsers(subparsers) -> None:
                    help="instead: a markdown table of the operators, the types their test "
                         "models use and how many models have each")
     o.set_defaults(func=_check_ops)
+
+    q = subparsers.add_parser("check-tflite-sequence",
+                              help="run a stateful imported model over TensorFlow Lite Micro's "
+                                   "multi-invocation references (state kept between calls, "
+                                   "reset) and compare every step")
+    q.add_argument("model", help="input .tflite file")
+    q.add_argument("--refs", default="test/tflite-seq",
+                   help="directory with index.json and the sequences (default: test/tflite-seq)")
+    q.add_argument("--lowering", choices=["reference", "pipeline", "both"], default="reference",
+                   help="upstream reference lowering (tosa-to-mlprogram first), serenity-pipeline, "
+                        "or both (default: reference)")
+    q.add_argument("--pipeline-options", default="", help="extra serenity-pipeline options")
+    q.add_argument("--outputs-only", action="store_true",
+                   help="compare the outputs only, not the state variables after each step")
+    q.set_defaults(func=_check_sequence)
 
     t = subparsers.add_parser("tflite-test-models",
                               help="write the importer's test models (and, with --oracle, "
