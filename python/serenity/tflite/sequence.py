@@ -12,9 +12,11 @@ call, and resets the state where asked.
   one call to the next). The driver is written at the TOSA level next to the
   model (renamed ``@model``); the reset is a generated ``@__reset_state`` that
   calls one ``@__reset_<var>`` per variable, each writing the variable's
-  ``initial_value`` with ``tosa.variable_write`` (one function per variable so
-  that no constant is shared: a stored tensor with other uses is miscompiled
-  by the upstream ml_program bufferization).
+  ``initial_value`` with ``tosa.variable_write``. The value written is computed
+  (``linalg.fill`` of a ``tensor.empty``; a non-splat value adds the constant to
+  such a fill), never a constant: upstream one-shot-bufferize stores a fresh,
+  never-written buffer for an ``ml_program.global_store`` of a constant, as it
+  does for a stored tensor that has other uses.
 * ``lowering="pipeline"``: ``serenity-pipeline{lower-to-llvm=0}`` (as
   ``check-tflite --against``), driven by :func:`serenity.harness.memref_driver`
   in sequence mode: the state region of serenity-persistent-state carries over
