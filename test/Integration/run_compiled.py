@@ -99,8 +99,47 @@ def sequence_program(name, report, steps):
             fmt = '"%.9g\\n", (double)' if operand["type"] == "float" else '"%ld\\n", (long)'
             lines += [f'  printf("Output {i}\\n");',
                       f"  for (int k = 0; k < {upper}_OUTPUT{i}_ELEMENTS; ++k) printf({fmt}output{i}[k]);"]
+        if report.get("state_bytes"):
+            # The state region after the step, as hex.
+            lines += ['  printf("State ");',
+                      f'  for (int k = 0; k < {upper}_STATE_BYTES; ++k) printf("%02x", {name}_state[k]);',
+                      '  printf("\\n");']
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
+
+
+NUMPY_DTYPES = {"int8": ("b", 1), "int16": ("h", 2), "int32": ("i", 4)}
+
+
+def compare_states(chunk, step, report, label):
+    """Compares each variable the program printed (the "State" hex line, cut
+    at the offsets of the report's persistent_buffers) with the step's
+    reference state; returns whether all are equal (True when the step has
+    none)."""
+    import struct
+    want = step.get("states") or {}
+    if not want:
+        return True
+    line = next((l for l in chunk.splitlines() if l.startswith("State ")), None)
+    if line is None:
+        print(f"FAIL: {label}: the program printed no state")
+        return False
+    region = bytes.fromhex(line.split()[1])
+    ok = True
+    buffers = {b["name"]: b for b in report["allocation"].get("persistent_buffers", [])}
+    for name, (dtype, values) in sorted(want.items()):
+        buffer = buffers.get(name)
+        if buffer is None:
+            print(f"FAIL: {label}: no variable {name} in the state region")
+            ok = False
+            continue
+        fmt, size = NUMPY_DTYPES[dtype]
+        raw = region[buffer["offset"]:buffer["offset"] + buffer["size"]]
+        got = list(struct.unpack("<%d%s" % (len(raw) // size, fmt), raw))
+        bad = sum(1 for a, b in zip(got, values) if a != b) + abs(len(got) - len(values))
+        print(f"{label} state {name}: {len(values)} values, {len(set(values))} distinct, {bad} differ")
+        ok = ok and bad == 0
+    return ok
 
 
 def load_steps(path, report):
@@ -126,8 +165,12 @@ def load_steps(path, report):
             return [values[k * n:(k + 1) * n] for k in range(count)]
         ins = [split(i["file"], o["type"]) for i, o in zip(entry["inputs"], report["inputs"])]
         outs = [split(i["file"], o["type"]) for i, o in zip(entry["outputs"], report["outputs"])]
+        ctypes = {"int8": "int8_t", "int16": "int16_t", "int32": "int32_t"}
+        states = {f"state{t['tensor']}": (t["dtype"], split(t["file"], ctypes[t["dtype"]]))
+                  for t in entry.get("tensors", []) if t.get("kind") == "state"}
         return [{"reset": k in entry["reset_before"], "inputs": [v[k] for v in ins],
-                 "expect": [v[k] for v in outs]} for k in range(count)]
+                 "expect": [v[k] for v in outs],
+                 "states": {n: (d, v[k]) for n, (d, v) in states.items()}} for k in range(count)]
     with open(path) as f:
         spec = json.load(f)
     base = os.path.dirname(os.path.abspath(path))
@@ -247,10 +290,12 @@ def main():
         if steps is not None:
             ok = True
             for k, (chunk, step) in enumerate(zip(printed.split("Step ")[1:], steps)):
-                got = [[float(x) for x in c.split()[1:]] for c in chunk.split("Output ")[1:]]
+                printed_outputs = chunk.split("State ")[0]
+                got = [[float(x) for x in c.split()[1:]] for c in printed_outputs.split("Output ")[1:]]
                 want = [[float(v) for v in values] for values in step["expect"]]
-                same = cl.compare_outputs(got, want, len(want), args.atol, args.rtol,
-                                          f"{args.target} step {k}{' (after reset)' if step['reset'] else ''}")
+                label = f"{args.target} step {k}{' (after reset)' if step['reset'] else ''}"
+                same = cl.compare_outputs(got, want, len(want), args.atol, args.rtol, label)
+                same = compare_states(chunk, step, report, label) and same
                 ok = ok and same
             if len(printed.split("Step ")) - 1 != len(steps):
                 print(f"FAIL: the program printed {len(printed.split('Step ')) - 1} of {len(steps)} steps")

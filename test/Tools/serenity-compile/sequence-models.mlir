@@ -20,7 +20,8 @@
 // LSTM: PASS
 
 // Fifteen invocations in a row in one program (the state carries over), a
-// reset (NAME_reset) before the 13th: every step equals TFLite Micro's
+// reset (NAME_reset) before the 13th: every step's output and state (the
+// NAME_state region cut at the report's offsets) equal TFLite Micro's
 // (test/tflite-seq, made with a repeated-Invoke copy of the oracle).
 // RUN: %python %integration/run_compiled.py %{m}/trained_lstm_int8.tflite --target host \
 // RUN:   --sequence %serenity_src/test/tflite-seq/trained_lstm_int8.seq0 | FileCheck %s --check-prefix=SEQ
@@ -30,4 +31,6 @@
 // SEQ-COUNT-12: step {{[0-9]+}} 0: 10 elements, {{.*}} 0 beyond tolerance
 // SEQ: step 12 (after reset) 0: 10 elements, {{.*}} 0 beyond tolerance
 // SEQ: step 14 0: 10 elements, {{.*}} 0 beyond tolerance
+// SEQ: step 14 state state16: 20 values, {{.*}} 0 differ
+// SEQ: step 14 state state17: 20 values, {{.*}} 0 differ
 // SEQ: PASS
