@@ -12,9 +12,9 @@ Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4|cortex-m55
 --float imports a .tflite model as its float32 graph (serenity-compile
 --float, import-tflite --float). The program is linked with the report's
 link_flags (-lm when the object calls the math library).
-With --input-file the (int8) input is that file's bytes instead of seeded
-values, and with --expect-file the output is compared with that file's int8
-bytes (e.g. TFLite Micro's, ../shared/bench/tflm/reference) instead of the
+With --input-file input 0 is that file's values (little-endian, of the
+input's type) instead of seeded values, and with --expect-file output 0 is
+compared with that file's values (e.g. TFLite Micro's, ../shared/bench/tflm/reference) instead of the
 reference lowering.
 Exit 0 when every output matches within tolerance.
 """
@@ -201,9 +201,9 @@ def program(name, report, seed, input_values=None):
             count *= dim
         values = cl.lcg_values(count, element, seed + i)
         if i == 0 and input_values is not None:
-            if element != "i8" or len(input_values) != operand["bytes"]:
-                sys.exit(f"error: the input file holds {len(input_values)} bytes; input 0 is "
-                         f"{operand['bytes']} bytes of {operand['type']}")
+            if len(input_values) != count:
+                sys.exit(f"error: the input file holds {len(input_values)} values; input 0 is "
+                         f"{count} values of {operand['type']}")
             values = [str(v) for v in input_values]
         lines.append(f"static const {operand['type']} input{i}[{upper}_INPUT{i}_ELEMENTS] = "
                      f"{{{', '.join(values)}}};")
@@ -240,8 +240,8 @@ def main():
     parser.add_argument("--atol", type=float, default=0)
     parser.add_argument("--rtol", type=float, default=0)
     parser.add_argument("--float", action="store_true", help="import a .tflite model as float32")
-    parser.add_argument("--input-file", help="raw int8 bytes of input 0")
-    parser.add_argument("--expect-file", help="raw int8 bytes output 0 must equal")
+    parser.add_argument("--input-file", help="raw little-endian values of input 0 (its type)")
+    parser.add_argument("--expect-file", help="raw little-endian values output 0 must equal (its type)")
     parser.add_argument("--sequence", help="JSON {\"steps\": [{\"inputs\": [FILE...], \"expect\": "
                         "[FILE...], \"reset\": bool}]} or a test/tflite-seq directory NAME.seqS: run "
                         "the network once per step in one program (state carries over; reset calls "
@@ -271,7 +271,8 @@ def main():
         with open(main_c, "w") as f:
             f.write(sequence_program(args.name, report, steps) if steps is not None else
                     program(args.name, report, args.seed,
-                            int8_file(args.input_file) if args.input_file else None))
+                            typed_file(args.input_file, report["inputs"][0]["type"])
+                            if args.input_file else None))
         if args.target == "host":
             exe = os.path.join(work, "net")
             cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe, *report["link_flags"]])
@@ -305,7 +306,7 @@ def main():
         got = [[float(x) for x in chunk.split()[1:]] for chunk in printed.split("Output ")[1:]]
 
         if args.expect_file:
-            want = [[float(v) for v in int8_file(args.expect_file)]]
+            want = [[float(v) for v in typed_file(args.expect_file, report["outputs"][0]["type"])]]
             ok = cl.compare_outputs(got, want, 1, args.atol, args.rtol, f"{args.target} output")
             print("PASS" if ok else "FAIL")
             return 0 if ok else 1

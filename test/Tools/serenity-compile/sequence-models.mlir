@@ -34,3 +34,23 @@
 // SEQ: step 14 state state16: 20 values, {{.*}} 0 differ
 // SEQ: step 14 state state17: 20 values, {{.*}} 0 differ
 // SEQ: PASS
+
+// keyword_scrambled_8bit: seven SVDF layers, each with an int8 state of
+// 512 or 1024 bytes shifted in place (the arena holds no state), int16 input,
+// int16 softmax, int32 output. Its outputs saturate on full-range inputs, so
+// the states are what this checks: all seven at every step.
+// RUN: %python %integration/run_compiled.py %{m}/keyword_scrambled_8bit.tflite --target host \
+// RUN:   --input-file %{ref}/keyword_scrambled_8bit.seed1.input.bin --expect-file %{ref}/keyword_scrambled_8bit.seed1.bin | FileCheck %s --check-prefix=KWS1
+// RUN: %python %integration/run_compiled.py %{m}/keyword_scrambled_8bit.tflite --target host \
+// RUN:   --sequence %serenity_src/test/tflite-seq/keyword_scrambled_8bit.seq0 | FileCheck %s --check-prefix=KWS
+// RUN: %if cortex-m %{ %python %integration/run_compiled.py %{m}/keyword_scrambled_8bit.tflite --target cortex-m4 \
+// RUN:   --sequence %serenity_src/test/tflite-seq/keyword_scrambled_8bit.seq1 | FileCheck %s --check-prefix=KWS %}
+// RUN: %if cortex-m %{ %python %integration/run_compiled.py %{m}/keyword_scrambled_8bit.tflite --target cortex-m55 \
+// RUN:   --sequence %serenity_src/test/tflite-seq/keyword_scrambled_8bit.seq0 | FileCheck %s --check-prefix=KWS %}
+// KWS1: state 5120 bytes
+// KWS1: PASS
+// KWS: state 5120 bytes, 15 steps
+// KWS: step 12 (after reset) 0: 2 elements, {{.*}} 0 beyond tolerance
+// KWS-COUNT-7: step 12 (after reset) state state{{[0-9]+}}: {{(512|1024)}} values, {{.*}} 0 differ
+// KWS: step 14 state state46: 1024 values, {{.*}} 0 differ
+// KWS: PASS
