@@ -31,7 +31,7 @@ NUMPY_OF = {name.lower(): dt for _, (name, dt) in TENSOR_TYPES.items() if dt is 
 
 # BuiltinOptions union values (schema.fbs) of the options tables.
 OPTIONS = {
-    "Conv2DOptions": 1, "DepthwiseConv2DOptions": 2, "Pool2DOptions": 5,
+    "Conv2DOptions": 1, "DepthwiseConv2DOptions": 2, "Pool2DOptions": 5, "SVDFOptions": 6,
     "FullyConnectedOptions": 8, "SoftmaxOptions": 9, "ConcatenationOptions": 10,
     "AddOptions": 11, "L2NormOptions": 12, "ResizeBilinearOptions": 15, "ReshapeOptions": 17,
     "MulOptions": 21, "PadOptions": 22, "GatherOptions": 23, "TransposeOptions": 26,
