@@ -11,7 +11,9 @@ Micro's arenas (../shared/bench/tflm/README.md):
 - stack: the deepest stack use of NAME_run (the 16 KiB below the caller's
   stack pointer are painted before the call and scanned after it);
 - .text / .rodata: sections of the network object (code; weights and
-  constants, which stay in flash); flash is their sum;
+  constants, which stay in flash); flash is their sum plus .data's initial
+  image (a sequence model's state that starts at non-zero zero points; the
+  arena column then adds "+ state N", the bytes kept between runs);
 - instructions: QEMU with `-icount shift=0` executes one instruction per
   nanosecond of virtual time; the board's timer is read around the call and
   calibrated in the same run (serenity.deploy.board_timer: +- one tick, 40
@@ -260,9 +262,14 @@ def main():
             stack = int(m.group(4))
             smallest, activations = tflm.get(model, (None, None))
             text, rodata = sections.get(".text", 0), sections.get(".rodata", 0)
-            print("| %s | %d | %d | %s | %s | %d | %d | %d | %d | %d |" % (
-                model, report["arena_bytes"], caller_ram, smallest or "-", activations or "-", stack,
-                text, rodata, text + rodata, instructions(int(m.group(2)), int(m.group(3)))))
+            # Flash holds .data's initial image too (a sequence model's state
+            # that starts at non-zero zero points; 0 for the others).
+            data = sections.get(".data", 0)
+            state = report.get("state_bytes", 0)
+            print("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %d |" % (
+                model, "%d + state %d" % (report["arena_bytes"], state) if state else report["arena_bytes"],
+                caller_ram, smallest or "-", activations or "-", stack,
+                text, rodata, text + rodata + data, instructions(int(m.group(2)), int(m.group(3)))))
             sys.stdout.flush()
     return 0
 
