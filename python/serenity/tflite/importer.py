@@ -122,15 +122,15 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         t = self.tensor(idx)
         name = f"state{idx}"
         if idx not in self.variables:
-            if self.float_mode:
+            if self.float_mode and t.type != 0:  # float32 state (float SVDF) stays as it is
                 raise self.error(f"variable tensor {idx} '{t.name}': --float does not import "
                                  "stateful models")
             elem = self.elem_of(t)
-            if elem not in ("i8", "i16", "i32"):
+            if elem not in ("i8", "i16", "i32", "f32"):
                 raise self.error(f"variable tensor {idx} '{t.name}' has type {t.type_name}; "
-                                 "only integer state is supported")
+                                 "only integer or float32 state is supported")
             init = t.quant.zero_point[0] if (elem == "i8" and t.quant is not None) else 0
-            dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32}[elem]
+            dtype = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "f32": np.float32}[elem]
             shape = [int(d) for d in t.shape]
             arr = np.full(shape, init, dtype=dtype)
             self.variables[idx] = name

@@ -1,36 +1,59 @@
-"""SVDF (int8, TFLite Micro's integer kernel) with its activation state kept
-between invocations as a TOSA variable (Importer.state_read / state_write).
+"""SVDF as TFLite Micro computes it, with its activation state kept between
+invocations as a TOSA variable (Importer.state_read / state_write).
 
-TFLite Micro's ``EvalIntegerSvdfReference`` (svdf_common.cc @90b983c2b3f1),
-for input x [B, I], feature weights Wf [F, I], time weights Wt [F, M],
-bias [U] (U = F / rank) and the state S [B, F*M] (int8, zero point zs):
+TFLite Micro's SVDF (svdf.cc, svdf_common.cc @90b983c2b3f1) takes the input
+x [B, I], feature weights Wf [F, I], time weights Wt [F, M], an optional bias
+[U] (U = F / rank) and the activation state S [B, F*M], a variable tensor laid
+out as [B, F, M] (filter-major, the newest value last). One invocation:
 
-1. shift: the flat state moves left by one element (S[k] = S[k+1]); with
-   the next step every row's last element is rewritten, so this is
+1. shift: the flat state moves left by one element (S[k] = S[k+1]); every
+   row's last element is rewritten by step 2, so this is
    S[b, f, m] = S[b, f, m+1] for m < M-1;
-2. feature matmul: d = sum_i Wf[f, i] * (x[b, i] - zx);
-   d = clamp(MBQM(d, s1), -128, 127); S[b, f, M-1] = (int8)(zs + d) (the
-   sum is stored into int8: it wraps); s1 = double(float(sx * sWf) / sS)
-   (the scales multiplied and divided in float32, then QuantizeMultiplier);
-3. time: t[b, f] = sum_m Wt[f, m] * (S[b, f, m] - zs) over the new state;
-4. o[b, u] = bias[u] + sum_r t[b, u*rank + r];
-   y = clamp(MBQM(o, s2) + zy, -128, 127), s2 = double(float(sS * sWt) / sy).
+2. feature matmul, the new column S[b, f, M-1]:
+   int8/int16 state (``EvalIntegerSvdfReference<T>``, T the time weights'
+   and state's type): d = sum_i Wf[f, i] * (x[b, i] - zx) in int32,
+   d = clamp(MBQM(d, s1), T's range), S[b, f, M-1] = (T)(zs + d): the int32
+   sum is stored into T, so it wraps; s1 = double(float(sx * sWf) / sS), the
+   scales multiplied and divided in float32 as Prepare writes it, then
+   QuantizeMultiplier;
+   float32: S[b, f, M-1] = sum_i Wf[f, i] * x[b, i];
+3. time, over the new state: t[b, f] = sum_m Wt[f, m] * (S[b, f, m] - zs)
+   (int32; float32 without zero point);
+4. o[b, u] = bias[u] + sum_r t[b, u*rank + r] (bias 0 when absent, the rank's
+   terms added in order); integer: y = clamp(MBQM(o, s2) + zy, int8) with
+   s2 = double(float(sS * sWt) / sy); the fused activation is NOT applied
+   (only the float kernel applies it; the integer kernel ignores it, and so
+   does this import); float32: y = activation(o).
 
-The fused activation is not applied by the integer kernel (only the float
-one applies it), so it is ignored here too, as TFLite Micro does.
+MBQM is TFLite's MultiplyByQuantizedMultiplier, one DOUBLE_ROUND
+tosa.rescale (tflite_int.py). Prepare refuses an int8 SVDF whose bias scale
+differs from float(sS * sWt) by 1e-5 or more, and dereferences the bias (an
+int8 SVDF without bias crashes TFLite Micro at this commit); without bias the
+import adds none, as the kernel's Eval does. The state resets to its zero
+point (int8) or 0 (int16, float32), TFLite Micro's ResetVariableTensors.
 
 In TOSA: (1)+(2) are a concat of a slice of the state read with the new
 column, written back to the variable (serenity-persistent-state does it in
-the state itself: no copy of the state in the arena); (2) is a 1x1 conv2d
-with the input zero point, a rescale, a clamp, an add and a wrapping cast;
-(3) a tosa.matmul per filter (the state's zero point as its a_zp); (4) a
-reduce_sum over the rank, the bias add and one DOUBLE_ROUND rescale.
+the state itself: no copy of the state in the arena); (2) a 1x1 conv2d with
+the input zero point, a rescale to T (its saturation is the clamp), and, for
+a non-zero state zero point, the add in i32 and a wrapping cast; (3) int8:
+one tosa.matmul per filter (the state zero point as its a_zp); int16 and
+float32: an element-wise product with the time weights and a reduce_sum over
+the memory; (4) the bias add, the rank's terms, one DOUBLE_ROUND rescale
+(integer) or the fused activation (float32).
+
+The rounding mode (--rounding) does not change this: an SVDF is always
+TFLite Micro's arithmetic.
 """
 
 import numpy as np
 
 from .mlir_text import Value
 from .schema import options
+
+FLOAT32, INT32, INT16, INT8 = 0, 2, 7, 9
+T_ELEM = {INT8: "i8", INT16: "i16"}
+ACT_NONE, ACT_TANH = 0, 4
 
 
 class SvdfOps:
@@ -42,63 +65,133 @@ class SvdfOps:
                              attrs, comment)
         return res
 
-    def _sv_i32(self, value, rank):
-        return Value(self.b.const(np.full([1] * rank, value, dtype=np.int32), "i32", cache=True),
-                     [1] * rank, "i32")
-
     def import_svdf(self, op):
         o = options(self.model, op)
-        rank = o.i32(0, 0)
-        if len(op.inputs) != 5:
-            raise self.error(f"SVDF has {len(op.inputs)} inputs; TFLite Micro's takes 5")
+        rank, act = o.i32(0, 0), o.i8(1, 0)
+        if len(op.inputs) != 5 or len(op.outputs) != 1:
+            raise self.error(f"SVDF has {len(op.inputs)} inputs and {len(op.outputs)} outputs; "
+                             "TFLite Micro's takes 5 (input, feature weights, time weights, "
+                             "bias or -1, state) and 1")
         x_t = self.tensor(op.inputs[0])
         wf_t, wt_t = self.tensor(op.inputs[1]), self.tensor(op.inputs[2])
         bias_t = self.tensor(op.inputs[3]) if op.inputs[3] >= 0 else None
         state_idx = op.inputs[4]
         s_t = self.tensor(state_idx)
         out = self.tensor(op.outputs[0])
-        if self.float_mode or x_t.type != 9:
-            raise self.error(f"SVDF with {x_t.type_name} input is not supported (int8 only; "
-                             "TFLite Micro's float SVDF is not imported)")
-        if wf_t.type != 9 or wt_t.type != 9 or s_t.type != 9 or out.type != 9:
-            raise self.error("int8 SVDF needs int8 feature weights, time weights, state and "
-                             f"output (got {wf_t.type_name}, {wt_t.type_name}, {s_t.type_name}, "
-                             f"{out.type_name}; the int16 state variant is not supported)")
-        if not s_t.is_variable:
-            raise self.error(f"SVDF state tensor {state_idx} is not a variable tensor "
-                             "(TFLite Micro requires is_variable)")
+
+        # Shapes, as TFLite Micro's Prepare checks them.
         if wf_t.data is None or wt_t.data is None:
-            raise self.error("SVDF weights must be constant")
+            raise self.error("SVDF feature and time weights must be constant")
         if len(x_t.shape) != 2 or wf_t.data.ndim != 2 or wt_t.data.ndim != 2:
-            raise self.error("SVDF expects a 2-D input and 2-D weights")
+            raise self.error(f"SVDF needs a 2-D input and 2-D weights, not input {x_t.shape}, "
+                             f"feature weights {list(wf_t.data.shape)}, time weights "
+                             f"{list(wt_t.data.shape)}")
         batch, n_in = x_t.shape
         n_filter, memory = wt_t.data.shape
         if rank < 1 or n_filter % rank or wf_t.data.shape != (n_filter, n_in):
             raise self.error(f"SVDF shapes do not fit: feature weights {list(wf_t.data.shape)}, "
                              f"time weights {list(wt_t.data.shape)}, input {x_t.shape}, "
-                             f"rank {rank}")
+                             f"rank {rank} (need [F, {n_in}], [F, M] and F a multiple of the rank)")
         units = n_filter // rank
         if list(s_t.shape) != [batch, n_filter * memory] or list(out.shape) != [batch, units]:
             raise self.error(f"SVDF state {s_t.shape} / output {out.shape} do not match "
-                             f"batch {batch}, {n_filter} filters x memory {memory}")
-        if bias_t is not None and (bias_t.type != 2 or bias_t.data is None
-                                   or bias_t.data.size != units):
-            raise self.error("SVDF bias must be a constant INT32 tensor of num_units values")
-        sx, zx = self.per_tensor(x_t)
-        swf, zwf = self.per_tensor(wf_t)
-        swt, zwt = self.per_tensor(wt_t)
-        ss, zs = self.per_tensor(s_t)
-        sy, zy = self.per_tensor(out)
-        if zwf != 0 or zwt != 0:
-            raise self.error("SVDF weights with a non-zero zero point are not supported")
-        f32 = np.float32
-        s1 = float(f32(f32(sx) * f32(swf)) / f32(ss))
-        s2 = float(f32(f32(ss) * f32(swt)) / f32(sy))
-        comment = f"SVDF #{op.index}"
+                             f"[batch, filters * memory] = [{batch}, {n_filter} * {memory}] / "
+                             f"[batch, units] = [{batch}, {units}]")
+        if not s_t.is_variable:
+            raise self.error(f"SVDF state tensor {state_idx} '{s_t.name}' is not a variable "
+                             "tensor (TFLite Micro requires is_variable)")
+        if bias_t is not None and (bias_t.data is None or bias_t.data.size != units):
+            raise self.error(f"SVDF bias must be a constant tensor of {units} values (num_units)")
+
+        # Types.
+        if x_t.type == FLOAT32:
+            if not self.float_mode:
+                for t in (wf_t, wt_t):
+                    if t.type != FLOAT32:
+                        raise self.hybrid_error(t)
+            others = [s_t, out] + ([bias_t] if bias_t is not None and not self.float_mode else [])
+            bad = [t for t in others if t.type != FLOAT32]
+            if bad:
+                raise self.error("float32 SVDF needs a float32 state, output and bias "
+                                 f"(tensor {bad[0].index} '{bad[0].name}' is "
+                                 f"{bad[0].type_name})")
+            return self._svdf_float(op, x_t, wf_t, wt_t, bias_t, state_idx, batch, n_in,
+                                    n_filter, memory, rank, act)
+        if self.float_mode:
+            raise self.error("an integer SVDF is not imported with --float (its state is a "
+                             "quantized variable tensor); import it without --float")
+        if x_t.type != INT8:
+            raise self.error(f"SVDF with {x_t.type_name} input is not supported (TFLite Micro "
+                             "runs int8 and float32 SVDF)")
+        if wf_t.type != INT8:
+            raise self.error(f"int8 SVDF needs int8 feature weights, not {wf_t.type_name}")
+        if wt_t.type not in T_ELEM or s_t.type != wt_t.type:
+            raise self.error(f"int8 SVDF needs int8 or int16 time weights and a state of the same "
+                             f"type (TFLite Micro reads the state as the time weights' type), not "
+                             f"time weights {wt_t.type_name} and state {s_t.type_name}")
+        if out.type != INT8:
+            raise self.error(f"int8 SVDF needs an int8 output, not {out.type_name}")
+        if bias_t is not None and bias_t.type != INT32:
+            raise self.error(f"int8 SVDF needs an INT32 bias, not {bias_t.type_name}")
+        return self._svdf_int(op, x_t, wf_t, wt_t, bias_t, state_idx, s_t, out, batch, n_in,
+                              n_filter, memory, rank)
+
+    def _sv_scale(self, t, what: str):
+        """The one (scale, zero point) TFLite Micro's kernel uses for tensor t."""
+        if t.quant is None or t.quant.scale.size == 0:
+            raise self.error(f"SVDF {what} tensor {t.index} '{t.name}' has no quantization "
+                             "parameters")
+        if t.quant.scale.size != 1:
+            raise self.error(f"SVDF {what} tensor {t.index} '{t.name}' is quantized per axis; "
+                             "TFLite Micro's SVDF uses one scale per tensor")
+        return float(t.quant.scale[0]), int(t.quant.zero_point[0])
+
+    def _svdf_shift_append(self, state_idx, col: Value, batch, n_filter, memory, comment):
+        """Steps (1)+(2): the state shifted by one with the new column [B, F, 1]
+        appended, written back to the variable; returns the new state [B, F, M]."""
         b = self.b
+        state = self.reshape(self.value(state_idx), [batch, n_filter, memory])
+        if memory > 1:
+            start, size = b.shape([0, 0, 1]), b.shape([batch, n_filter, memory - 1])
+            old = self._sv_op("slice", [state], [batch, n_filter, memory - 1], col.elem,
+                              comment=comment + ": the state shifted by one",
+                              extra=[(start, "!tosa.shape<3>"), (size, "!tosa.shape<3>")])
+            new = self._sv_op("concat", [old, col], [batch, n_filter, memory], col.elem,
+                              "axis = 2 : i32", comment + ": the new column appended")
+        else:
+            new = col
+        state = self.state_write(state_idx, self.reshape(new, [batch, n_filter * memory]))
+        return self.reshape(state, [batch, n_filter, memory])
+
+    def _svdf_int(self, op, x_t, wf_t, wt_t, bias_t, state_idx, s_t, out, batch, n_in,
+                  n_filter, memory, rank):
+        b = self.b
+        elem = T_ELEM[s_t.type]
+        units = n_filter // rank
+        sx, zx = self._sv_scale(x_t, "input")
+        swf, zwf = self._sv_scale(wf_t, "feature weights")
+        swt, zwt = self._sv_scale(wt_t, "time weights")
+        ss, zs = self._sv_scale(s_t, "state")
+        sy, zy = self._sv_scale(out, "output")
+        if zwf != 0 or zwt != 0:
+            raise self.error("SVDF weights with a non-zero zero point are not supported "
+                             "(TFLite Micro's kernel ignores it)")
+        f32 = np.float32
+        sbias_want = f32(ss) * f32(swt)
+        if bias_t is not None:
+            sb = float(bias_t.quant.scale[0]) if (bias_t.quant is not None
+                                                 and bias_t.quant.scale.size) else 0.0
+            if not abs(sb - float(sbias_want)) < 1e-5:
+                raise self.error(f"SVDF bias scale {sb} is not state scale x time weights scale "
+                                 f"{float(sbias_want)} (TFLite Micro's Prepare requires them "
+                                 "within 1e-5)")
+        s1 = float(f32(f32(sx) * f32(swf)) / f32(ss))
+        s2 = float(f32(sbias_want) / f32(sy))
+        comment = f"SVDF #{op.index}"
         x = self.value(op.inputs[0])
 
-        # (2) the new column: the feature matmul, requantized to the state's type.
+        # (2) the new column: the feature matmul, requantized to the state's type
+        # (the rescale's saturation to T is the kernel's clamp).
         x4 = self.reshape(x, [batch, 1, 1, n_in])
         w = Value(b.const(wf_t.data.astype(np.int8).reshape(n_filter, 1, 1, n_in), "i8"),
                   [n_filter, 1, 1, n_in], "i8")
@@ -109,49 +202,52 @@ class SvdfOps:
                           "stride = array<i64: 1, 1>", comment + ": feature matmul",
                           extra=[(b.scalar1(zx, "i8"), "tensor<1xi8>"),
                                  (b.scalar1(0, "i8"), "tensor<1xi8>")])
-        d = self.tflite_requantize(acc, s1, 0, 0, "i32",
-                                   comment=comment + ": MultiplyByQuantizedMultiplier")
-        d = self._sv_op("clamp", [d], d.shape, "i32",
-                        "max_val = 127 : i32, min_val = -128 : i32",
-                        comment + ": clamp to int8, then + state zero point (stored into int8: wraps)")
-        d = self._sv_op("add", [d, self._sv_i32(zs, 4)], d.shape, "i32")
-        col = self._sv_op("cast", [d], d.shape, "i8")
+        col = self.tflite_requantize(acc, s1, 0, 0, elem,
+                                     comment=comment + f": MultiplyByQuantizedMultiplier, "
+                                     f"clamped to {elem}")
+        if zs:
+            # zs + d stored into T: the int32 sum wraps.
+            d = self.ew("cast", [col], "i32")
+            d = self.ew("add", [d, self.iconst([zs], [1, 1, 1, 1])], "i32",
+                        comment=comment + ": + state zero point, stored into "
+                        f"{elem} (wraps)")
+            col = self.ew("cast", [d], elem)
         col = self.reshape(col, [batch, n_filter, 1])
 
         # (1) the shifted state with the new column, written back.
-        state = self.reshape(self.value(state_idx), [batch, n_filter, memory])
-        if memory > 1:
-            start, size = b.shape([0, 0, 1]), b.shape([batch, n_filter, memory - 1])
-            old = self._sv_op("slice", [state], [batch, n_filter, memory - 1], "i8",
-                              comment=comment + ": the state shifted by one",
-                              extra=[(start, "!tosa.shape<3>"), (size, "!tosa.shape<3>")])
-            new = self._sv_op("concat", [old, col], [batch, n_filter, memory], "i8",
-                              "axis = 2 : i32", comment + ": the new column appended")
-        else:
-            new = col
-        state = self.state_write(state_idx, self.reshape(new, [batch, n_filter * memory]))
+        state = self._svdf_shift_append(state_idx, col, batch, n_filter, memory, comment)
 
         # (3) time: per filter, sum_m Wt[f, m] * (S[b, f, m] - zs).
-        if batch == 1:
-            a = self.reshape(state, [n_filter, 1, memory])
+        if elem == "i8":
+            if batch == 1:
+                a = self.reshape(state, [n_filter, 1, memory])
+            else:
+                a = self._sv_op("transpose", [state], [n_filter, batch, memory], "i8",
+                                "perms = array<i32: 1, 0, 2>", comment + ": filters first")
+            wt = Value(b.const(wt_t.data.astype(np.int8).reshape(n_filter, memory, 1), "i8"),
+                       [n_filter, memory, 1], "i8")
+            t = self._sv_op("matmul", [a, wt], [n_filter, batch, 1], "i32",
+                            comment=comment + ": time weights x (state - zero point)",
+                            extra=[(b.scalar1(zs, "i8"), "tensor<1xi8>"),
+                                   (b.scalar1(0, "i8"), "tensor<1xi8>")])
+            if batch == 1:
+                t = self.reshape(t, [1, n_filter])
+            else:
+                t = self._sv_op("transpose", [self.reshape(t, [n_filter, batch])],
+                                [batch, n_filter], "i32", "perms = array<i32: 1, 0>")
         else:
-            a = self._sv_op("transpose", [self.reshape(state, [batch, n_filter, memory])],
-                            [n_filter, batch, memory], "i8", "perms = array<i32: 1, 0, 2>",
-                            comment + ": filters first")
-        wt = Value(b.const(wt_t.data.astype(np.int8).reshape(n_filter, memory, 1), "i8"),
-                   [n_filter, memory, 1], "i8")
-        t = self._sv_op("matmul", [a, wt], [n_filter, batch, 1], "i32",
-                        comment=comment + ": time weights x (state - zero point)",
-                        extra=[(b.scalar1(zs, "i8"), "tensor<1xi8>"),
-                               (b.scalar1(0, "i8"), "tensor<1xi8>")])
-        if batch == 1:
-            t = self.reshape(t, [1, units, rank])
-        else:
-            t = self._sv_op("transpose", [self.reshape(t, [n_filter, batch])], [batch, n_filter],
-                            "i32", "perms = array<i32: 1, 0>")
-            t = self.reshape(t, [batch, units, rank])
+            # int16 (tosa.matmul would accumulate i16 in i48): products in i32.
+            s32 = self.ew("cast", [state], "i32", comment=comment + ": time weights x "
+                          "(state - zero point), in i32")
+            if zs:
+                s32 = self.ew("sub", [s32, self.iconst([zs], [1, 1, 1])], "i32")
+            wt = Value(b.const(wt_t.data.astype(np.int32).reshape(1, n_filter, memory), "i32"),
+                       [1, n_filter, memory], "i32")
+            t = self.ireduce("reduce_sum", self.tosa_mul(s32, wt, "i32"), "axis = 2 : i32")
+            t = self.reshape(t, [batch, n_filter])
 
         # (4) the rank's sum, the bias, the output requantization.
+        t = self.reshape(t, [batch, units, rank])
         if rank > 1:
             t = self._sv_op("reduce_sum", [t], [batch, units, 1], "i32", "axis = 2 : i32",
                             comment + ": sum over the rank")
@@ -162,5 +258,57 @@ class SvdfOps:
             t = self._sv_op("add", [t, bias], [batch, units], "i32", comment=comment + ": bias")
         return self.tflite_requantize(t, s2, 0, zy, "i8",
                                       comment=comment + ": MultiplyByQuantizedMultiplier + zero point")
+
+    def _svdf_float(self, op, x_t, wf_t, wt_t, bias_t, state_idx, batch, n_in, n_filter,
+                    memory, rank, act):
+        b = self.b
+        units = n_filter // rank
+        out = self.tensor(op.outputs[0])
+        comment = f"SVDF #{op.index}"
+        if act not in (0, 1, 2, 3, ACT_TANH):
+            raise self.error(f"float32 SVDF with fused activation {act} (SIGN_BIT) is not "
+                             "supported")
+        x = self.value(op.inputs[0])
+
+        # (2) the new column: the feature matmul (a 1x1 conv2d).
+        x4 = self.reshape(x, [batch, 1, 1, n_in])
+        w = b.const(self.dequantized(wf_t).reshape(n_filter, 1, 1, n_in), "f32")
+        zero_bias = b.const(np.zeros(n_filter, dtype=np.float32), "f32", cache=True)
+        zp = b.scalar1(0.0, "f32")
+        col = self._sv_op("conv2d", [x4], [batch, 1, 1, n_filter], "f32",
+                          "acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, "
+                          "stride = array<i64: 1, 1>", comment + ": feature matmul",
+                          extra=[(w, f"tensor<{n_filter}x1x1x{n_in}xf32>"),
+                                 (zero_bias, f"tensor<{n_filter}xf32>"),
+                                 (zp, "tensor<1xf32>"), (zp, "tensor<1xf32>")])
+        col = self.reshape(col, [batch, n_filter, 1])
+
+        # (1) the shifted state with the new column, written back.
+        state = self._svdf_shift_append(state_idx, col, batch, n_filter, memory, comment)
+
+        # (3) time: sum_m Wt[f, m] * S[b, f, m].
+        wt = Value(b.const(self.dequantized(wt_t).reshape(1, n_filter, memory), "f32"),
+                   [1, n_filter, memory], "f32")
+        prod = self.tosa_mul(state, wt, "f32")
+        t = self._sv_op("reduce_sum", [prod], [batch, n_filter, 1], "f32", "axis = 2 : i32",
+                        comment + ": time weights x state")
+        t = self.reshape(t, [batch, units, rank])
+
+        # (4) bias + the rank's terms in order, then the fused activation.
+        terms = [t] if rank == 1 else [
+            self._sv_op("slice", [t], [batch, units, 1], "f32",
+                        extra=[(b.shape([0, 0, r]), "!tosa.shape<3>"),
+                               (b.shape([batch, units, 1]), "!tosa.shape<3>")])
+            for r in range(rank)]
+        y = None
+        if bias_t is not None:
+            y = Value(b.const(self.dequantized(bias_t).reshape(1, units, 1), "f32"),
+                      [1, units, 1], "f32")
+        for term in terms:
+            y = term if y is None else self.ew("add", [y, term], "f32")
+        y = self.reshape(y, [batch, units])
+        if act == ACT_TANH:
+            return self.ew("tanh", [y], "f32", comment=comment + ": fused TANH")
+        return self.activation(y, act, out)
 
     HANDLERS = {"SVDF": import_svdf}
