@@ -182,9 +182,9 @@ class SvdfOps:
             sb = float(bias_t.quant.scale[0]) if (bias_t.quant is not None
                                                  and bias_t.quant.scale.size) else 0.0
             if not abs(sb - float(sbias_want)) < 1e-5:
-                raise self.error(f"SVDF bias scale {sb} is not state scale x time weights scale "
-                                 f"{float(sbias_want)} (TFLite Micro's Prepare requires them "
-                                 "within 1e-5)")
+                raise self.error(f"SVDF bias scale {np.float32(sb)!s} is not state scale x time "
+                                 f"weights scale {sbias_want!s} (TFLite Micro's Prepare requires "
+                                 "them within 1e-5)")
         s1 = float(f32(f32(sx) * f32(swf)) / f32(ss))
         s2 = float(f32(sbias_want) / f32(sy))
         comment = f"SVDF #{op.index}"
