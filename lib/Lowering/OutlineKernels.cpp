@@ -46,8 +46,6 @@ private:
   /// side-effect-free op without regions whose operands can be too
   /// (constants, the arena global, views of it).
   bool isRebuildable(Value value);
-  /// The value standing for `value` in the kernel being built.
-  Value materialize(Value value, OpBuilder &builder, IRMapping &mapping);
 
   func::FuncOp function;
   SymbolTable &symbols;
@@ -66,17 +64,6 @@ bool KernelOutliner::isRebuildable(Value value) {
                 });
   rebuildable[value] = result;
   return result;
-}
-
-Value KernelOutliner::materialize(Value value, OpBuilder &builder,
-                                  IRMapping &mapping) {
-  if (Value mapped = mapping.lookupOrNull(value))
-    return mapped;
-  Operation *def = value.getDefiningOp();
-  for (Value operand : def->getOperands())
-    materialize(operand, builder, mapping);
-  builder.clone(*def, mapping);
-  return mapping.lookup(value);
 }
 
 void KernelOutliner::outline(ArrayRef<Operation *> group, int index) {
@@ -127,7 +114,7 @@ void KernelOutliner::outline(ArrayRef<Operation *> group, int index) {
   for (memref::AllocaOp alloca : moved)
     builder.clone(*alloca, mapping);
   for (Value value : captured)
-    materialize(value, builder, mapping);
+    mlir::serenity::rebuildInto(value, builder, mapping);
   for (Operation *kernel : group)
     builder.clone(*kernel, mapping);
   func::ReturnOp::create(builder, last->getLoc());

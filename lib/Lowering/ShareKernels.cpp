@@ -89,16 +89,6 @@ struct SerenityShareKernelsPass
     return result;
   }
 
-  Value materialize(Value value, OpBuilder &builder, IRMapping &mapping) {
-    if (Value mapped = mapping.lookupOrNull(value))
-      return mapped;
-    Operation *def = value.getDefiningOp();
-    for (Value operand : def->getOperands())
-      materialize(operand, builder, mapping);
-    builder.clone(*def, mapping);
-    return mapping.lookup(value);
-  }
-
   /// The function `kernel` would become, detached: its ops on the
   /// arguments themselves where they verify with the dynamic offsets
   /// (linalg ops, loads and stores take any strided memref), else with casts
@@ -155,7 +145,7 @@ struct SerenityShareKernelsPass
       builder.clone(*alloca, mapping);
     for (Value value : captured)
       if (isInvariant(value))
-        materialize(value, builder, mapping);
+        mlir::serenity::rebuildInto(value, builder, mapping);
     builder.clone(*kernel, mapping);
     func::ReturnOp::create(builder, kernel->getLoc());
     return candidate;

@@ -2,8 +2,9 @@
 //
 // After static allocation a network is one function whose top-level ops are
 // its kernels (a linalg op, a loop nest, a copy) on views of the arena.
-// serenity-outline-kernels moves them into functions of their own and
-// serenity-profile-marks times them; both find them with isTopLevelKernel.
+// serenity-outline-kernels moves them into functions of their own,
+// serenity-share-kernels shares identical ones and serenity-profile-marks
+// times them; they find them with isTopLevelKernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 
@@ -27,6 +30,21 @@ inline bool isTopLevelKernel(Operation *op) {
     return false;
   return op->getNumRegions() != 0 || isa<linalg::LinalgOp>(op) ||
          isa<memref::CopyOp>(op);
+}
+
+/// The value standing for `value` in a new function being built from a
+/// kernel: mapped already, or rebuilt by cloning its definition and those
+/// of its operands (which the caller checked are side-effect free) at
+/// `builder`'s point. serenity-outline-kernels and serenity-share-kernels
+/// rebuild constants (and views of the arena) this way.
+inline Value rebuildInto(Value value, OpBuilder &builder, IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  Operation *def = value.getDefiningOp();
+  for (Value operand : def->getOperands())
+    rebuildInto(operand, builder, mapping);
+  builder.clone(*def, mapping);
+  return mapping.lookup(value);
 }
 
 } // namespace serenity
