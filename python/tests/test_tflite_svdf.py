@@ -120,6 +120,11 @@ def test_refused(kw, pattern):
     _refused(_generic(**kw), pattern)
 
 
+def test_zero_point_outside_the_type_refused():
+    _refused(svdf(1, batch=1, n_in=4, filters=2, rank=1, memory=2, s_q=(0.03, 200)),
+             "SVDF state zero point 200 lies outside the i8 range")
+
+
 def test_integer_svdf_refused_with_float():
     _refused(svdf(1, batch=1, n_in=4, filters=2, rank=1, memory=2),
              "an integer SVDF is not imported with --float", float_mode=True)

@@ -173,6 +173,10 @@ class SvdfOps:
         swt, zwt = self._sv_scale(wt_t, "time weights")
         ss, zs = self._sv_scale(s_t, "state")
         sy, zy = self._sv_scale(out, "output")
+        for what, z, e in (("input", zx, "i8"), ("state", zs, elem), ("output", zy, "i8")):
+            lo, hi = {"i8": (-128, 127), "i16": (-32768, 32767)}[e]
+            if not lo <= z <= hi:
+                raise self.error(f"SVDF {what} zero point {z} lies outside the {e} range")
         if zwf != 0 or zwt != 0:
             raise self.error("SVDF weights with a non-zero zero point are not supported "
                              "(TFLite Micro's kernel ignores it)")
