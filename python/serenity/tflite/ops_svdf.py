@@ -43,7 +43,10 @@ the memory; (4) the bias add, the rank's terms, one DOUBLE_ROUND rescale
 (integer) or the fused activation (float32).
 
 The rounding mode (--rounding) does not change this: an SVDF is always
-TFLite Micro's arithmetic.
+TFLite Micro's arithmetic. A hybrid SVDF (float32 input and state, int8
+weights; TFLite Micro has no kernel for it) is refused, and imported as the
+float32 one with dequantized weights by --float; an integer SVDF is refused
+by --float (its state is quantized).
 """
 
 import numpy as np
