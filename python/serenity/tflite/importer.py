@@ -266,6 +266,19 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         return x, pad
 
     # ---------------------------------------------------------------- conv ops
+    def conv_quantization(self, in_t: Tensor, wt: Tensor, out: Tensor, oc: int):
+        """(s_in, z_in, s_w, s_out, z_out) of a quantized conv / fully connected
+        layer: per-tensor activations, weights per tensor or per output
+        channel with zero point 0 (int8 and 16x8 alike)."""
+        s_in, z_in = self.per_tensor(in_t)
+        s_w, z_w = self.qparams(wt)
+        if np.any(z_w != 0):
+            raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
+        s_out, z_out = self.per_tensor(out)
+        if s_w.size != 1 and s_w.size != oc:
+            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
+        return s_in, z_in, s_w, s_out, z_out
+
     def conv_like(self, kind: str, x: Value, in_t: Tensor, weight: np.ndarray, wt: Tensor,
                   bias_idx: int, out: Tensor, pad, stride, dilation, act: int,
                   comment: str, float_product: bool = False) -> Value:
@@ -300,13 +313,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         if x.elem == "i16":
             return self.conv_like_16x8(kind, x, in_t, weight, wt, bias_t, out, pad, stride,
                                        dilation, act, comment, float_product)
-        s_in, z_in = self.per_tensor(in_t)
-        s_w, z_w = self.qparams(wt)
-        if np.any(z_w != 0):
-            raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
-        s_out, z_out = self.per_tensor(out)
-        if s_w.size != 1 and s_w.size != oc:
-            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
+        s_in, z_in, s_w, s_out, z_out = self.conv_quantization(in_t, wt, out, oc)
         if bias_t is not None:
             if bias_t.type != 2 or bias_t.data is None:
                 raise self.error(f"bias tensor {bias_t.index} must be a constant INT32 tensor")
@@ -380,13 +387,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         oc = out.shape[-1]
         if not self.tflite_exact:
             raise self.error(f"int16 {op.name} is imported with --rounding=double only")
-        s_in, z_in = self.per_tensor(in_t)
-        s_w, z_w = self.qparams(wt)
-        if np.any(z_w != 0):
-            raise self.error(f"weight tensor {wt.index} '{wt.name}' has a non-zero zero point")
-        s_out, z_out = self.per_tensor(out)
-        if s_w.size != 1 and s_w.size != oc:
-            raise self.error(f"weight tensor {wt.index} has {s_w.size} scales for {oc} channels")
+        s_in, z_in, s_w, s_out, z_out = self.conv_quantization(in_t, wt, out, oc)
         if self.elem_of(out) != "i16":
             raise self.error(f"int16 {op.name} needs an int16 output, not {out.type_name}")
         is_fc = op.name == "FULLY_CONNECTED"
