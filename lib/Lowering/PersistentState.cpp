@@ -33,8 +33,8 @@ namespace {
 struct Variable {
   memref::GlobalOp global;
   DenseElementsAttr initial;
+  SmallVector<char> image;  // the initial value's bytes
   int64_t offset = 0;
-  int64_t bytes = 0;
 };
 
 /// Little-endian bytes of `attr`'s elements (integers and floats of whole
@@ -336,17 +336,14 @@ struct SerenityPersistentStatePass
             << variable.initial.getElementType();
         return signalPassFailure();
       }
+      variable.image = std::move(*bytes);
       variable.offset = llvm::alignTo(size, alignment);
-      variable.bytes = bytes->size();
-      size = variable.offset + variable.bytes;
+      size = variable.offset + variable.image.size();
     }
     size = std::max<int64_t>(size, 1);
     SmallVector<char> image(size, 0);
-    for (auto &entry : variables) {
-      Variable &variable = entry.second;
-      SmallVector<char> bytes = *bytesOf(variable.initial);
-      llvm::copy(bytes, image.begin() + variable.offset);
-    }
+    for (auto &entry : variables)
+      llvm::copy(entry.second.image, image.begin() + entry.second.offset);
 
     MLIRContext *context = &getContext();
     OpBuilder builder(context);
@@ -427,7 +424,7 @@ struct SerenityPersistentStatePass
            builder.getNamedAttr("offset",
                                 builder.getI64IntegerAttr(variable.offset)),
            builder.getNamedAttr("size",
-                                builder.getI64IntegerAttr(variable.bytes))}));
+                                builder.getI64IntegerAttr(variable.image.size()))}));
     }
     for (func::FuncOp function : users) {
       function->setAttr("serenity.persistent_bytes",
