@@ -107,12 +107,38 @@ mlir::serenity::findFusedGroups(Block &block) {
     return result;
   };
 
+  // The ops that lower to one parallel linalg.generic: the pointwise ones,
+  // tosa.mul (not a TosaElementwiseOperator: it has a shift operand) and
+  // tosa.gather (an element-wise table lookup).
+  auto isFusable = [](Operation *op) {
+    return isPointwise(op) || isa_and_nonnull<tosa::MulOp, tosa::GatherOp>(op);
+  };
+  // A conv result read directly (or through a reshape): fusing its reader
+  // into another op would give the conv a second user, untiled.
+  auto isConvResult = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (def && isa<tosa::ReshapeOp>(def))
+      def = def->getOperand(0).getDefiningOp();
+    return def && isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(def);
+  };
+  // serenity-fuse-requantization's limits for a producer with several users
+  // (there counted in linalg ops, about two per TOSA op).
+  constexpr unsigned kMaxRecomputingUsers = 4;
+  constexpr int kMaxRecomputedOps = 8;
+  auto elementCount = [](Value value) -> int64_t {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    return type && type.hasStaticShape() ? type.getNumElements() : -1;
+  };
+
   // In block order a producer is decided before its consumer: `leaves[op]`
-  // are the operands the fused op of `op` (with its fused producers) reads.
+  // are the operands the fused op of `op` (with its fused producers) reads,
+  // `groupOps[op]` how many ops it holds (a multi-use producer is recomputed
+  // in every user, so only short ones are).
   DenseMap<Operation *, SmallVector<Value>> leaves;
+  DenseMap<Operation *, int> groupOps;
   DenseSet<Operation *> fusedIntoUser;
   for (Operation &op : block) {
-    if (!isPointwise(&op) || op.getNumResults() != 1)
+    if (!isFusable(&op) || op.getNumResults() != 1)
       continue;
     SmallVector<Value> reads;
     for (Value operand : op.getOperands()) {
@@ -123,24 +149,64 @@ mlir::serenity::findFusedGroups(Block &block) {
         reads.push_back(operand);
     }
     leaves[&op] = reads;
-    // Fused into its user when that user is pointwise too, the chain
-    // involves a conv, and the fused op's inputs (not counting constants and
-    // tiled conv results) are not larger than the result they replace.
+    int &size = groupOps[&op];
+    size = 1;
+    for (Value operand : op.getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && fusedIntoUser.contains(def))
+        size += groupOps[def];
+    // Fused into its user when that user is pointwise too and the fused
+    // op's inputs (not counting constants and tiled conv results) are not
+    // larger than the result they replace, and either the chain involves a
+    // conv (serenity-fuse-requantization's conv chains, one user), or it
+    // reads no conv result (its DAG fusion: every user reads the result
+    // element for element, and a producer with several users, recomputed
+    // in each, is short).
     Value result = op.getResult(0);
-    if (!result.hasOneUse())
+    if (result.use_empty())
       continue;
-    Operation *user = *result.user_begin();
-    if (!isPointwise(user) || user->getBlock() != &block ||
-        !(isConvChained(result, 0) || isConvChained(user->getResult(0), 0)))
-      continue;
+    bool convChain = false;
+    if (result.hasOneUse()) {
+      Operation *user = *result.user_begin();
+      convChain = isPointwise(user) && user->getBlock() == &block &&
+                  (isConvChained(result, 0) ||
+                   isConvChained(user->getResult(0), 0));
+    }
+    if (!convChain) {
+      if (llvm::any_of(reads, isConvResult))
+        continue;
+      unsigned users = 0;
+      bool elementwiseUsers = llvm::all_of(result.getUsers(), [&](Operation *u) {
+        ++users;
+        return isFusable(u) && u->getBlock() == &block &&
+               u->getNumResults() == 1 &&
+               elementCount(u->getResult(0)) == elementCount(result) &&
+               (!isa<tosa::GatherOp>(u) || u->getOperand(1) == result);
+      });
+      if (!elementwiseUsers ||
+          (users > 1 && (users > kMaxRecomputingUsers || size > kMaxRecomputedOps)))
+        continue;
+    }
+    // Reads that are views of one value (slices, reshapes) hold its buffer
+    // once.
     std::optional<int64_t> resultBytes = getTypeBytes(result.getType());
-    int64_t inputBytes = 0;
+    DenseMap<Value, int64_t> viewedBytes;
     for (Value read : reads) {
       Operation *def = read.getDefiningOp();
       if ((def && isConstantLike(def)) || isTiledConv(read))
         continue;
-      inputBytes += getTypeBytes(read.getType()).value_or(0);
+      Value root = read;
+      while (Operation *view = root.getDefiningOp()) {
+        if (!isViewLike(view))
+          break;
+        root = view->getOperand(0);
+      }
+      int64_t &bytes = viewedBytes[root];
+      bytes = std::max(bytes, getTypeBytes(read.getType()).value_or(0));
     }
+    int64_t inputBytes = 0;
+    for (auto &entry : viewedBytes)
+      inputBytes += entry.second;
     if (resultBytes && inputBytes <= *resultBytes)
       fusedIntoUser.insert(&op);
   }

@@ -162,13 +162,14 @@ std::optional<int64_t> staticBytes(Value value) {
 /// neither does a convolution accumulator wider than the chain's final result,
 /// which row tiling shrinks to one row afterwards. This keeps e.g. a sum of two
 /// f32 convs unfused (both would have to stay live until the sum's consumer).
-bool fusionKeepsPeak(linalg::GenericOp producer) {
-  Value result = producer->getResult(0);
+bool fusionKeepsPeak(linalg::GenericOp producer, Value result) {
   std::optional<int64_t> resultBytes = staticBytes(result);
   if (!resultBytes)
     return false;
   unsigned resultBits = elementBits(result);
-  int64_t inputBytes = 0;
+  // Inputs that are views of one tensor (slices, reshapes) hold its buffer
+  // once.
+  DenseMap<Value, int64_t> viewedBytes;
   for (Value input : producer.getDpsInputs()) {
     if (matchPattern(input, m_Constant()))
       continue;
@@ -188,8 +189,19 @@ bool fusionKeepsPeak(linalg::GenericOp producer) {
     std::optional<int64_t> bytes = staticBytes(input);
     if (!bytes)
       return false;
-    inputBytes += *bytes;
+    Value root = input;
+    while (Operation *view = root.getDefiningOp()) {
+      if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+               tensor::ExpandShapeOp>(view))
+        break;
+      root = view->getOperand(0);
+    }
+    int64_t &viewed = viewedBytes[root];
+    viewed = std::max(viewed, *bytes);
   }
+  int64_t inputBytes = 0;
+  for (auto &entry : viewedBytes)
+    inputBytes += entry.second;
   return inputBytes <= *resultBytes;
 }
 
@@ -219,7 +231,8 @@ struct SerenityFuseRequantizationPass
       return signalPassFailure();
     }
 
-    if (failed(fuseElementwiseChains(func)))
+    if (failed(fuseElementwiseChains(func)) ||
+        failed(fusePointwiseDags(func)))
       return signalPassFailure();
 
     SmallVector<linalg::GenericOp> consumers;
@@ -281,14 +294,20 @@ struct SerenityFuseRequantizationPass
     // A depthwise conv's [N, H, W, C, M] result is collapsed to
     // [N, H, W, C*M] before the bias add: expanding the consumer generic to
     // five dimensions instead makes it read the conv result directly.
-    // Only where the chain will be tiled: elsewhere the moved collapse would
-    // just stand between the result and its user (e.g. an in-place concat).
+    // Only a collapse of the conv result itself (further down the chain the
+    // conv is read directly already, and moving a collapse would reshape the
+    // rest of the program: an LSTM gate's table gathers), and only where the
+    // chain will be tiled: elsewhere the moved collapse would just stand
+    // between the result and its user (e.g. an in-place concat).
     bool all = allConvs, fusePadding = this->fusePadding;
     linalg::populateFoldReshapeOpsByExpansionPatterns(
         patterns, [all, fusePadding](OpOperand *fused) {
           auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
           if (!collapse || !isParallelGeneric(fused->getOwner()) ||
-              !collapse->hasOneUse() || !isConvChained(collapse.getSrc()))
+              !collapse->hasOneUse())
+            return false;
+          Operation *source = collapse.getSrc().getDefiningOp();
+          if (!source || !isRowTileableConv(source))
             return false;
           if (all)
             return true;
@@ -304,7 +323,8 @@ struct SerenityFuseRequantizationPass
           Operation *consumer = fused->getOwner();
           if (!isParallelGeneric(producer) || !isParallelGeneric(consumer) ||
               !producer->hasOneUse() ||
-              !fusionKeepsPeak(cast<linalg::GenericOp>(producer)))
+              !fusionKeepsPeak(cast<linalg::GenericOp>(producer),
+                               fused->get()))
             return false;
           if (!isConvChained(fused->get()) &&
               !isConvChained(consumer->getResult(0)))
@@ -328,6 +348,67 @@ struct SerenityFuseRequantizationPass
               !reachesNarrowerResult(consumer->getResult(0), producerBits + 1))
             return false;
           return true;
+        });
+    return applyPatternsGreedily(func, std::move(patterns));
+  }
+
+  /// Fuses the pointwise generics the conv chains leave (after slices,
+  /// pooling or gathers: an LSTM gate's sigmoid is a dozen i32 ops around
+  /// two table gathers), including a producer with several users when every
+  /// user is a pointwise generic reading it element for element: each user
+  /// recomputes its few scalar ops and the producer's buffer disappears.
+  /// Never a producer that reads a convolution's accumulator (the conv must
+  /// keep its single user to be row-tiled) and never one whose inputs are
+  /// larger than its result (fusionKeepsPeak).
+  LogicalResult fusePointwiseDags(func::FuncOp func) {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          // The fused value: a producer that already absorbed a user of a
+          // value with several users yields that value as a second result.
+          Value result = fused->get();
+          Operation *producer = result.getDefiningOp();
+          Operation *consumer = fused->getOwner();
+          if (!isParallelGeneric(producer) || !isParallelGeneric(consumer) ||
+              !fusionKeepsPeak(cast<linalg::GenericOp>(producer), result))
+            return false;
+          for (Value input :
+               cast<linalg::GenericOp>(producer).getDpsInputs()) {
+            Value source = input;
+            if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
+              source = collapse.getSrc();
+            if (Operation *def = source.getDefiningOp();
+                def && isRowTileableConv(def))
+              return false;
+          }
+          // Every user reads the result once per element (no broadcast
+          // repeating the producer's work); with several users, each
+          // recomputes it, so only a short body and a few users (the memory
+          // model's findFusedGroups mirrors these limits).
+          constexpr size_t kMaxRecomputedOps = 16;
+          constexpr unsigned kMaxRecomputingUsers = 4;
+          auto type = dyn_cast<RankedTensorType>(result.getType());
+          if (!type || !type.hasStaticShape())
+            return false;
+          unsigned users = 0;
+          for (OpOperand &use : result.getUses()) {
+            auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+            if (!user || !isParallelGeneric(user) || !user.isDpsInput(&use) ||
+                !user.getMatchingIndexingMap(&use).isProjectedPermutation())
+              return false;
+            int64_t iterations = 1;
+            for (int64_t range : user.getStaticLoopRanges())
+              iterations *= range;
+            if (iterations != type.getNumElements())
+              return false;
+            ++users;
+          }
+          if (users == 1)
+            return true;
+          return users <= kMaxRecomputingUsers &&
+                 producer->getRegion(0).front().getOperations().size() <=
+                     kMaxRecomputedOps;
         });
     return applyPatternsGreedily(func, std::move(patterns));
   }

@@ -13,7 +13,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -95,7 +97,15 @@ struct SerenityShareKernelsPass
   /// back to the kernel's own types.
   Candidate build(Operation *kernel) {
     Candidate candidate = build(kernel, /*castBack=*/false);
-    if (succeeded(verify(candidate.callee)))
+    // A failed trial is expected (e.g. a memref.view needs its base without
+    // an offset): its diagnostics are not the user's.
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler quiet(kernel->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      verified = verify(candidate.callee);
+    }
+    if (succeeded(verified))
       return candidate;
     candidate.callee.erase();
     return build(kernel, /*castBack=*/true);
@@ -151,6 +161,30 @@ struct SerenityShareKernelsPass
     return candidate;
   }
 
+  /// Moves in front of `kernel` the views it takes of a buffer from outside
+  /// at a constant offset (a per-tile accumulator in the arena): loop
+  /// invariant, and as arguments they let kernels that differ only in where
+  /// their scratch lies share one function.
+  static void hoistScratchViews(Operation *kernel) {
+    SmallVector<memref::ViewOp> views;
+    kernel->walk([&](memref::ViewOp view) {
+      Operation *source = view.getSource().getDefiningOp();
+      if (view.getSizes().empty() &&
+          (!source || !kernel->isAncestor(source)) &&
+          matchPattern(view.getByteShift(), m_Constant()))
+        views.push_back(view);
+    });
+    for (memref::ViewOp view : views) {
+      OpBuilder builder(kernel);
+      Operation *inside = view.getByteShift().getDefiningOp();
+      Operation *shift = builder.clone(*inside);
+      view->moveBefore(kernel);
+      view.getByteShiftMutable().assign(shift->getResult(0));
+      if (inside->use_empty())
+        inside->erase();
+    }
+  }
+
   /// The body of `callee` as text without locations: equal texts are equal
   /// kernels (the same ops on arguments of the same types).
   static std::string fingerprint(func::FuncOp callee) {
@@ -190,6 +224,7 @@ struct SerenityShareKernelsPass
           kernels.push_back(&op);
       keys.reserve(kernels.size());
       for (Operation *kernel : kernels) {
+        hoistScratchViews(kernel);
         Candidate candidate = build(kernel);
         keys.push_back(fingerprint(candidate.callee));
         groups[keys.back()].push_back(std::move(candidate));

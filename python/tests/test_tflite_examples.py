@@ -25,9 +25,6 @@ MODELS = ["hello_world_int8", "hello_world_float", "micro_speech_quantized", "pe
           "magic_wand", "keyword_scrambled_8bit", "trained_lstm_int8"]
 INTEGER = ["hello_world_int8", "micro_speech_quantized", "person_detect", "keyword_scrambled_8bit",
            "trained_lstm_int8"]
-# Arena (with the state outside it) above TFLite Micro's activations: the LSTM's
-# element-wise int32 chains per step (docs/Deploy.md, sequence models).
-ARENA_ABOVE_TFLM = {"trained_lstm_int8"}
 
 if not os.path.isdir(MODELS_DIR) or not os.path.isdir(TFLM_DIR):
     pytest.skip(f"{MODELS_DIR} is absent: TFLite Micro's example models live in ../shared",
@@ -74,7 +71,7 @@ def test_example_models_on_cortex_m4(kind):
     assert {r[0] for r in results} == set(names)
 
 
-@pytest.mark.parametrize("name", [n for n in MODELS if n not in ARENA_ABOVE_TFLM])
+@pytest.mark.parametrize("name", MODELS)
 def test_example_model_arena_at_most_tflite_micro(name):
     """The Cortex-M arena (inputs and outputs inside it, as TFLite Micro's)
     is no larger than TFLite Micro's activations (its planner's head); a

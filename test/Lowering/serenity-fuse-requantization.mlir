@@ -4,6 +4,7 @@
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-cols=2}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=COLS2
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{tile-rows=2 tile-cols=0 tile-channels=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ROWS2
 // RUN: serenity-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),canonicalize,func.func(serenity-fuse-requantization{all-convs=true tile-cols=0 tile-channels=0 fuse-padding=0}),canonicalize)' 2>/dev/null | FileCheck %s --check-prefix=ALL
+// RUN: serenity-opt %s --split-input-file --serenity-memory-report=fuse-requantization=1 -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=MODEL
 
 // An int8 conv (bias 7, -7, 100, 0) followed by rescale and clamp: the clamp
 // is fused into the rescale generic, and that generic is tiled along the 8
@@ -226,4 +227,57 @@ func.func @f32_padded_conv_and_pool(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf
   %p = tosa.max_pool2d %x {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   %s = tosa.add %c, %p : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %s : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// Pointwise ops that no conv chain reaches (after a slice): an int16 table
+// interpolation as the LSTM import emits it. The index (`%hi`, read by two
+// gathers) and the scaled input (`%v`, read by the abs and the sign) have
+// several users, all pointwise and element for element: each recomputes
+// them, so the whole DAG is one loop and no i32 temporary is stored; its
+// inputs are views of one tensor, held once. The i16 result read by a
+// slice stays a tensor of its own.
+// CHECK-LABEL: func.func @pointwise_dag
+// CHECK:       %[[X:.*]] = tensor.extract_slice %arg0
+// CHECK:       linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<1x6xi16>, tensor<1x6x1xi16>) outs(%{{.*}} : tensor<1x6x1xi16>)
+// CHECK-COUNT-2: tensor.extract %cst{{.*}} : tensor<1x256x1xi32>
+// CHECK:       arith.trunci {{.*}} : i32 to i16
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+// The memory model counts the same loop (serenity-schedule plans with it):
+// only the input (16 bytes) and the i16 result (12 bytes) take bytes; one
+// i32 temporary would take 24.
+// MODEL-LABEL: serenity memory report: @pointwise_dag
+// MODEL-NEXT:  peak 28 bytes at step 16, 17 steps
+func.func @pointwise_dag(%x: tensor<1x8xi16>) -> tensor<1x6x1xi16> {
+  %s0 = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s6 = tosa.const_shape {values = dense<[1, 6]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %s3 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %three = "tosa.const"() <{values = dense<3> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %three3 = "tosa.const"() <{values = dense<3> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %nine = "tosa.const"() <{values = dense<9> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %mask = "tosa.const"() <{values = dense<511> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %c31 = "tosa.const"() <{values = dense<31> : tensor<1x1x1xi32>}> : () -> tensor<1x1x1xi32>
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %base = "tosa.const"() <{values = dense<[[[0], [1], [4], [9], [16], [25], [36], [49], [64], [81], [100], [121], [144], [169], [196], [225], [256], [289], [324], [361], [400], [441], [484], [529], [576], [625], [676], [729], [784], [841], [900], [961], [24], [89], [156], [225], [296], [369], [444], [521], [600], [681], [764], [849], [936], [25], [116], [209], [304], [401], [500], [601], [704], [809], [916], [25], [136], [249], [364], [481], [600], [721], [844], [969], [96], [225], [356], [489], [624], [761], [900], [41], [184], [329], [476], [625], [776], [929], [84], [241], [400], [561], [724], [889], [56], [225], [396], [569], [744], [921], [100], [281], [464], [649], [836], [25], [216], [409], [604], [801], [0], [201], [404], [609], [816], [25], [236], [449], [664], [881], [100], [321], [544], [769], [996], [225], [456], [689], [924], [161], [400], [641], [884], [129], [376], [625], [876], [129], [384], [641], [900], [161], [424], [689], [956], [225], [496], [769], [44], [321], [600], [881], [164], [449], [736], [25], [316], [609], [904], [201], [500], [801], [104], [409], [716], [25], [336], [649], [964], [281], [600], [921], [244], [569], [896], [225], [556], [889], [224], [561], [900], [241], [584], [929], [276], [625], [976], [329], [684], [41], [400], [761], [124], [489], [856], [225], [596], [969], [344], [721], [100], [481], [864], [249], [636], [25], [416], [809], [204], [601], [0], [401], [804], [209], [616], [25], [436], [849], [264], [681], [100], [521], [944], [369], [796], [225], [656], [89], [524], [961], [400], [841], [284], [729], [176], [625], [76], [529], [984], [441], [900], [361], [824], [289], [756], [225], [696], [169], [644], [121], [600], [81], [564], [49], [536], [25], [516], [9], [504], [1], [500], [1], [504], [9], [516], [25]]]> : tensor<1x256x1xi32>}> : () -> tensor<1x256x1xi32>
+  %slope = "tosa.const"() <{values = dense<[[[0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4], [11], [5], [12], [6], [0], [7], [1], [8], [2], [9], [3], [10], [4]]]> : tensor<1x256x1xi32>}> : () -> tensor<1x256x1xi32>
+  %xs = tosa.slice %x, %s0, %s6 : (tensor<1x8xi16>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x6xi16>
+  %x2 = tosa.cast %xs : (tensor<1x6xi16>) -> tensor<1x6xi32>
+  %v2 = tosa.mul %x2, %three, %sh : (tensor<1x6xi32>, tensor<1x1xi32>, tensor<1xi8>) -> tensor<1x6xi32>
+  %a2 = tosa.abs %v2 : (tensor<1x6xi32>) -> tensor<1x6xi32>
+  %hi = tosa.arithmetic_right_shift %a2, %nine {round = false} : (tensor<1x6xi32>, tensor<1x1xi32>) -> tensor<1x6xi32>
+  %xr = tosa.reshape %xs, %s3 : (tensor<1x6xi16>, !tosa.shape<3>) -> tensor<1x6x1xi16>
+  %x3 = tosa.cast %xr : (tensor<1x6x1xi16>) -> tensor<1x6x1xi32>
+  %v = tosa.mul %x3, %three3, %sh : (tensor<1x6x1xi32>, tensor<1x1x1xi32>, tensor<1xi8>) -> tensor<1x6x1xi32>
+  %a = tosa.abs %v : (tensor<1x6x1xi32>) -> tensor<1x6x1xi32>
+  %lo = tosa.bitwise_and %a, %mask : (tensor<1x6x1xi32>, tensor<1x1x1xi32>) -> tensor<1x6x1xi32>
+  %gb = tosa.gather %base, %hi : (tensor<1x256x1xi32>, tensor<1x6xi32>) -> tensor<1x6x1xi32>
+  %gs = tosa.gather %slope, %hi : (tensor<1x256x1xi32>, tensor<1x6xi32>) -> tensor<1x6x1xi32>
+  %m = tosa.mul %lo, %gs, %sh : (tensor<1x6x1xi32>, tensor<1x6x1xi32>, tensor<1xi8>) -> tensor<1x6x1xi32>
+  %r = tosa.add %gb, %m : (tensor<1x6x1xi32>, tensor<1x6x1xi32>) -> tensor<1x6x1xi32>
+  %sign = tosa.arithmetic_right_shift %v, %c31 {round = false} : (tensor<1x6x1xi32>, tensor<1x1x1xi32>) -> tensor<1x6x1xi32>
+  %y = tosa.bitwise_xor %r, %sign : (tensor<1x6x1xi32>, tensor<1x6x1xi32>) -> tensor<1x6x1xi32>
+  %y16 = tosa.cast %y : (tensor<1x6x1xi32>) -> tensor<1x6x1xi16>
+  return %y16 : tensor<1x6x1xi16>
 }

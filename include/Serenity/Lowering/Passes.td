@@ -61,6 +61,15 @@ def SerenityFuseRequantizationPass
        (named conv / depthwise ops, quantized or not) and the
        `linalg.fill`/`linalg.generic` that initializes its accumulator.
 
+    Between 1 and 2 it also fuses the pointwise generics no conv chain
+    reaches (after slices, pools or table gathers, such as an LSTM gate's
+    int16 sigmoid): a producer that reads no convolution result, whose users
+    are all pointwise generics reading it once per element, and whose inputs
+    (views of one tensor counted once) are not larger than its result. A
+    producer with several users (at most 4, a body of at most 16 ops) is
+    recomputed in each instead of stored. The memory model's fused groups
+    (`fuse-requantization` of serenity-schedule) count the same loops.
+
     ```mlir
     %acc = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%bias)  // 1x8x8x4xi32
     %q = linalg.generic {rescale, clamp} ins(%acc) outs(%e)  // 1x8x8x4xi8

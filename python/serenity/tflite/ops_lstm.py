@@ -160,66 +160,95 @@ class LstmOps:
     """Mixin for Importer: UNIDIRECTIONAL_SEQUENCE_LSTM."""
 
     # ------------------------------------------------------------ building blocks
-    def _lstm_gather(self, table: np.ndarray, idx: Value) -> Value:
-        """table[idx] element-wise (tosa.gather on a [1, 256, 1] i32 table)."""
-        total = int(np.prod(idx.shape))
-        values = self.iconst(table, [1, 256, 1])
-        g = self._gather_rows(values, self.reshape(idx, [1, total]))
-        return self.reshape(g, idx.shape)
-
     def _lstm_interpolate(self, x: Value, multiplier: int, left_shift: int, step_bits: int,
                           saturated: int, comment: str):
         """(v, r): the scaled input v of the int16 Logistic/Tanh kernels and their
-        interpolated table value r (i32 tensors; x holds int16 values in i32)."""
-        rank = len(x.shape)
+        interpolated table value r (i32 tensors of shape [1, n, 1], n = the elements of x;
+        x holds int16 values, as i16 or in i32).
+
+        Laid out so that lowering can fuse it into one loop: the table index is computed
+        on [1, n] (the tosa.gather indices) and everything else on [1, n, 1] (the gathers'
+        result shape), both from views of x, so no reshape stands between two element-wise
+        ops (serenity-fuse-requantization then fuses the whole chain, recomputing the few
+        shared scalar steps instead of storing them: an LSTM gate's i32 temporaries)."""
+        total = int(np.prod(x.shape))
         m, s = _normalized(multiplier, left_shift)
         if m * (1 << 15) + (1 << 14) >= 1 << 31:
             raise self.error(f"int16 sigmoid/tanh input multiplier {m} overflows int32")
-        v = self.tosa_mul(x, self.ic(m, rank), "i32", 0)
-        self.b.lines.append(f"// {comment}")
-        if s > 0:
-            v = self.ew("arithmetic_right_shift",
-                        [self.ew("add", [v, self.ic(1 << (s - 1), rank)], "i32"),
-                         self.ic(s, rank)], "i32", "round = false")
-        a = self.ew("abs", [v], "i32")
         top = 255 << step_bits
-        if ((m << 15) + ((1 << (s - 1)) if s else 0)) >> s >= top:
-            a = self.ew("minimum", [a, self.ic(top, rank)], "i32")
-        hi = self.ew("arithmetic_right_shift", [a, self.ic(step_bits, rank)], "i32",
+        clamp_top = ((m << 15) + ((1 << (s - 1)) if s else 0)) >> s >= top
+
+        def scaled_abs(xv: Value):
+            rank = len(xv.shape)
+            if xv.elem != "i32":
+                xv = self.ew("cast", [xv], "i32")
+            v = self.tosa_mul(xv, self.ic(m, rank), "i32", 0)
+            if s > 0:
+                v = self.ew("arithmetic_right_shift",
+                            [self.ew("add", [v, self.ic(1 << (s - 1), rank)], "i32"),
+                             self.ic(s, rank)], "i32", "round = false")
+            a = self.ew("abs", [v], "i32")
+            if clamp_top:
+                a = self.ew("minimum", [a, self.ic(top, rank)], "i32")
+            return v, a
+
+        self.b.lines.append(f"// {comment}")
+        _, a2 = scaled_abs(self.reshape(x, [1, total]))
+        hi = self.ew("arithmetic_right_shift", [a2, self.ic(step_bits, 2)], "i32",
                      "round = false")
-        lo = self.ew("bitwise_and", [a, self.ic((1 << step_bits) - 1, rank)], "i32")
+        v, a = scaled_abs(self.reshape(x, [1, total, 1]))
+        lo = self.ew("bitwise_and", [a, self.ic((1 << step_bits) - 1, 3)], "i32")
         base, slope = interpolation_tables(step_bits, saturated)
-        r = self.ew("add", [self._lstm_gather(base, hi),
-                            self.tosa_mul(lo, self._lstm_gather(slope, hi), "i32", 0)], "i32")
+        gathered = [self._gather_rows(self.iconst(t, [1, 256, 1]), hi) for t in (base, slope)]
+        r = self.ew("add", [gathered[0], self.tosa_mul(lo, gathered[1], "i32", 0)], "i32")
         return v, r
 
-    def tflm_sigmoid16(self, x: Value, multiplier: int = 0, left_shift: int = 0) -> Value:
-        """TFLite Micro's int16 Logistic (tflm_sigmoid_int16) in integer TOSA, i32 in/out."""
-        rank = len(x.shape)
+    def tflm_sigmoid16(self, x: Value, multiplier: int = 0, left_shift: int = 0,
+                       elem: str = "i32") -> Value:
+        """TFLite Micro's int16 Logistic (tflm_sigmoid_int16) in integer TOSA: x holds int16
+        values (i16 or i32), the result is ``elem`` (i32 or i16, cast before the final
+        reshape so that the cast joins the element-wise loop)."""
+        rank = 3
         v, r = self._lstm_interpolate(x, multiplier, left_shift, 9, 0x7FFF << 10,
                                       "int16 sigmoid (TFLM's interpolated sigmoid_table_uint16)")
         p = self.ew("arithmetic_right_shift", [self.ew("add", [r, self.ic(512, rank)], "i32"),
                                                 self.ic(10, rank)], "i32", "round = false")
-        neg = self.ew("greater", [self.ic(0, rank), v], "i1")
-        return self.ew("select", [neg, self.ew("sub", [self.ic(32768, rank), p], "i32"), p], "i32")
+        # v < 0: 32768 - p = (p ^ -1) + 32769; with the sign mask s = v >> 31 (0 or -1)
+        # that is (p ^ s) + (s & 32769), which reads p once (a select would read it twice,
+        # and a value read twice is stored or recomputed).
+        sign = self._lstm_sign(v)
+        y = self.ew("add", [self.ew("bitwise_xor", [p, sign], "i32"),
+                            self.ew("bitwise_and", [sign, self.ic(32769, rank)], "i32")], "i32")
+        return self.reshape(y if elem == "i32" else self.ew("cast", [y], elem), x.shape)
 
-    def tflm_tanh16(self, x: Value, multiplier: int = 0, left_shift: int = 0) -> Value:
-        """TFLite Micro's int16 Tanh (tflm_tanh_int16) in integer TOSA, i32 in/out."""
-        rank = len(x.shape)
+    def _lstm_sign(self, v: Value) -> Value:
+        """v >> 31: -1 where v < 0, else 0 (i32)."""
+        return self.ew("arithmetic_right_shift", [v, self.ic(31, len(v.shape))], "i32",
+                       "round = false")
+
+    def tflm_tanh16(self, x: Value, multiplier: int = 0, left_shift: int = 0,
+                    elem: str = "i32") -> Value:
+        """TFLite Micro's int16 Tanh (tflm_tanh_int16) in integer TOSA (x and the result as in
+        tflm_sigmoid16)."""
+        rank = 3
         v, r = self._lstm_interpolate(x, multiplier, left_shift, 8, 0xFFFF << 8,
                                       "int16 tanh (TFLM's interpolated sigmoid_table_uint16)")
         q = self.ew("sub", [self.ew("arithmetic_right_shift",
                                     [self.ew("add", [r, self.ic(128, rank)], "i32"),
                                      self.ic(8, rank)], "i32", "round = false"),
                             self.ic(32768, rank)], "i32")
-        neg = self.ew("greater", [self.ic(0, rank), v], "i1")
-        return self.ew("select", [neg, self.ew("sub", [self.ic(0, rank), q], "i32"), q], "i32")
+        # v < 0: -q = (q ^ s) + (s & 1) with s = v >> 31 (see tflm_sigmoid16).
+        sign = self._lstm_sign(v)
+        y = self.ew("add", [self.ew("bitwise_xor", [q, sign], "i32"),
+                            self.ew("bitwise_and", [sign, self.ic(1, rank)], "i32")], "i32")
+        return self.reshape(y if elem == "i32" else self.ew("cast", [y], elem), x.shape)
 
     def _lstm_fc(self, x: Value, w: np.ndarray, bias: np.ndarray, zp: int, scales,
                  comment: str) -> Value:
-        """[N, K] int8 x [OC, K] int8 (+ bias) -> [N, OC] int16 (as i32): TFLM's integer
+        """[N, K] int8 x [OC, K] int8 (+ bias) -> [N, 1, 1, OC] int16: TFLM's integer
         FullyConnected to an int16 output of zero point 0 (a 1x1 conv2d, one per-channel
-        DOUBLE_ROUND rescale = MultiplyByQuantizedMultiplier saturated to int16)."""
+        DOUBLE_ROUND rescale = MultiplyByQuantizedMultiplier saturated to int16). Left in the
+        conv's shape so that the gate sum that reads it is one loop with both convs."""
         b = self.b
         n, k = x.shape
         oc = w.shape[0]
@@ -232,8 +261,7 @@ class LstmOps:
                          "tensor<1xi8>", "tensor<1xi8>"], acc.type,
                         "acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, "
                         "stride = array<i64: 1, 1>", comment)
-        y = self.tflite_requantize(acc, scales, 0, 0, "i16")
-        return self.ew("cast", [self.reshape(y, [n, oc])], "i32")
+        return self.tflite_requantize(acc, scales, 0, 0, "i16")
 
     # ------------------------------------------------------------------ operator
     def _lstm_check(self, op: Operator):
@@ -344,13 +372,11 @@ class LstmOps:
             # GetQuantizedConvolutionMultipler: the scale product in float32, then double.
             return float(f32(f32(s_a) * f32(wt.quant.scale[0]))) / float(f32(GATE_PRE_SCALE))
 
-        # Channel order of the stacked gates: input, forget, output (sigmoid), cell.
-        order = (0, 1, 3, 2)
-        w_x = np.concatenate([w_in[g].data.astype(np.int8) for g in order])
-        w_h = np.concatenate([w_rec[g].data.astype(np.int8) for g in order])
-        bias = np.concatenate([biases[g].data.astype(np.int32).reshape(-1) for g in order])
-        sc_x = np.repeat([fc_scale(s_x, w_in[g]) for g in order], units)
-        sc_h = np.repeat([fc_scale(s_h, w_rec[g]) for g in order], units)
+        # Per gate (input, forget, cell, output): its input and recurrent weights, bias and
+        # the two FCs' per-tensor multipliers.
+        gates = [(w_in[g].data.astype(np.int8), w_rec[g].data.astype(np.int8),
+                  biases[g].data.astype(np.int32).reshape(-1),
+                  fc_scale(s_x, w_in[g]), fc_scale(s_h, w_rec[g])) for g in range(4)]
         # Inter-gate multipliers (CreateInterGateMulParams, double products).
         m_forget = GATE_OUT_SCALE * float(f32(s_c)) / float(f32(s_c))
         m_input = GATE_OUT_SCALE * GATE_OUT_SCALE / float(f32(s_c))
@@ -369,8 +395,17 @@ class LstmOps:
                        f"cell clip [{lo}, {hi}] (TFLite Micro's integer LSTM, unrolled)")
         x = self.value(ins[X])
         h = self.reshape(self.value(ins[H_STATE]), [batch, units])
-        c = self.ew("cast", [self.reshape(self.value(ins[C_STATE]), [batch, units])], "i32")
-        rank = 2
+        # Gate values and the cell state are int16: computed in i32, stored as i16 (the
+        # buffers between the fused loops: the gates' pre-activations, their activations
+        # and the cell state, as TFLite Micro's int16 scratch buffers).
+        c16 = self.reshape(self.value(ins[C_STATE]), [batch, units])
+
+        def wide(v: Value) -> Value:
+            return self.ew("cast", [v], "i32")
+
+        def narrow(v: Value) -> Value:
+            return self.ew("cast", [v], "i16")
+
         outs: List[Value] = []
         for t in range(steps):
             if time_major:
@@ -378,29 +413,37 @@ class LstmOps:
             else:
                 xs = self._slice(x, [0, t, 0], [batch, 1, n_in])
             xs = self.reshape(xs, [batch, n_in])
-            gx = self._lstm_fc(xs, w_x, bias, z_x, sc_x, f"{name} step {t}: gates' input FC")
-            gh = self._lstm_fc(h, w_h, np.zeros(4 * units, np.int32), z_h, sc_h,
-                               f"{name} step {t}: gates' recurrent FC")
-            pre = self.iclamp(self.ew("add", [gx, gh], "i32"), INT16_MIN, INT16_MAX)
-            sig = self.tflm_sigmoid16(self._slice(pre, [0, 0], [batch, 3 * units]))
-            ig = self._slice(sig, [0, 0], [batch, units])
-            fg = self._slice(sig, [0, units], [batch, units])
-            og = self._slice(sig, [0, 2 * units], [batch, units])
-            cg = self.tflm_tanh16(self._slice(pre, [0, 3 * units], [batch, units]))
+            # One gate at a time, as TFLite Micro computes them: its two FCs, their
+            # saturating sum and its activation, each gate's int16 values in a buffer of
+            # their own (a gate's pre-activation is dead once activated).
+            act = []
+            for g, (w_x, w_h, bias, sc_x, sc_h) in enumerate(gates):
+                what = f"{name} step {t}: {GATE_NAMES[g]} gate"
+                gx = self._lstm_fc(xs, w_x, bias, z_x, sc_x, f"{what}, input FC")
+                gh = self._lstm_fc(h, w_h, np.zeros(units, np.int32), z_h, sc_h,
+                                   f"{what}, recurrent FC")
+                pre = self.reshape(narrow(self.iclamp(
+                    self.ew("add", [wide(gx), wide(gh)], "i32"), INT16_MIN, INT16_MAX)),
+                    [batch, units])
+                act.append(self.tflm_tanh16(pre, elem="i16") if g == 2
+                           else self.tflm_sigmoid16(pre, elem="i16"))
+            ig, fg, cg, og = act
+            ig, fg, og = wide(ig), wide(fg), wide(og)
             b.lines.append(f"// {name} step {t}: cell state")
-            fc_ = self.tflite_requantize(self.tosa_mul(fg, c, "i32", 0), m_forget, 0, 0, "i16")
-            ic_ = self.tflite_requantize(self.tosa_mul(ig, cg, "i32", 0), m_input, 0, 0, "i16")
-            c = self.ew("add", [self.ew("cast", [fc_], "i32"), self.ew("cast", [ic_], "i32")],
-                        "i32")
-            c = self.iclamp(c, lo, hi)
+            fc_ = self.tflite_requantize(self.tosa_mul(fg, wide(c16), "i32", 0), m_forget, 0, 0,
+                                         "i16")
+            ic_ = self.tflite_requantize(self.tosa_mul(ig, wide(cg), "i32", 0), m_input, 0, 0,
+                                         "i16")
+            c = self.ew("add", [wide(fc_), wide(ic_)], "i32")
+            c16 = narrow(self.iclamp(c, lo, hi))
             b.lines.append(f"// {name} step {t}: hidden state")
-            th = self.tflm_tanh16(c, tanh_m, tanh_s)
-            h = self.tflite_requantize(self.tosa_mul(th, og, "i32", 0), m_hidden, 0, z_h, "i8")
+            th = self.tflm_tanh16(c16, tanh_m, tanh_s, elem="i16")
+            h = self.tflite_requantize(self.tosa_mul(wide(th), og, "i32", 0), m_hidden, 0, z_h, "i8")
             outs.append(self.reshape(h, [1, batch, units] if time_major else [batch, 1, units]))
         y = self._concat(outs, 0 if time_major else 1, f"{name}: the outputs of all steps")
         b.lines.append(f"// {name}: final output and cell state to the state variables")
         self.state_write(ins[H_STATE], self.reshape(h, ht.shape))
-        self.state_write(ins[C_STATE], self.reshape(self.ew("cast", [c], "i16"), ct.shape))
+        self.state_write(ins[C_STATE], self.reshape(c16, ct.shape))
         return y
 
     HANDLERS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": import_unidirectional_sequence_lstm}

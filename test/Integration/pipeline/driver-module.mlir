@@ -42,7 +42,10 @@ func.func @net(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   %three = "tosa.const"() {values = dense<3.0> : tensor<1x4x4x2xf32>} : () -> tensor<1x4x4x2xf32>
   %a = tosa.abs %x : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   %b = tosa.add %a, %two : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
-  %c = tosa.maximum %b, %three : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  // A transpose between the element-wise ops keeps one buffer in the arena
+  // (element-wise ops alone fuse into one loop writing the result).
+  %t = tosa.transpose %b {perms = array<i32: 0, 2, 1, 3>} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %c = tosa.maximum %t, %three : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %c : tensor<1x4x4x2xf32>
 }
 
