@@ -393,13 +393,6 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   kernels.widenBudget = options.widenBudget;
   kernels.taggedOnly = !dot;
   pm.addPass(createSerenityInt8ConvKernelsPass(kernels));
-  if (helium) {
-    OpPassManager &funcPM = pm.nest<func::FuncOp>();
-    funcPM.addPass(createSerenityApplyScale32Pass());
-    TosaToArithPassOptions tosaToArith;
-    tosaToArith.includeApplyRescale = true;
-    funcPM.addPass(createTosaToArithPass(tosaToArith));
-  }
   // One arena for every intermediate buffer (a module pass: arena=global
   // adds a memref.global next to the function).
   if (options.alloc != PipelineAlloc::None) {
@@ -424,6 +417,18 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     share.minCopies = options.shareKernels < 0 ? 4 : options.shareKernels;
     share.onlyStateful = options.shareKernels < 0;
     pm.addPass(createSerenityShareKernelsPass(share));
+  }
+  // The Helium kernels' tosa.apply_scale, after sharing: these greedy
+  // rewrites also fold the kernels' address arithmetic on views of static
+  // offsets into constants, which would make kernels that differ only in
+  // where they read unequal (and in a shared function the offsets are
+  // arguments, not constants).
+  if (helium) {
+    OpPassManager &funcPM = pm.nest<func::FuncOp>();
+    funcPM.addPass(createSerenityApplyScale32Pass());
+    TosaToArithPassOptions tosaToArith;
+    tosaToArith.includeApplyRescale = true;
+    funcPM.addPass(createTosaToArithPass(tosaToArith));
   }
   if (options.lowerToLLVM)
     addLLVMLowering(pm, cortexM, options.outlineMinOps);
