@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "serenity.bench",
     "serenity.tflite",
     "serenity.primitives",
+    "serenity.frontier",
 ]
 
 

@@ -55,6 +55,8 @@ static uint64_t board_timer_now(void) {
 
 # Instructions of the calibration loop (SUBS + BNE per iteration).
 CALIBRATION_INSTRUCTIONS = 2000000
+# Bytes of stack painted below the caller's frame to measure a call's stack.
+STACK_PAINT = 16384
 
 _CALIBRATION = r"""
 __attribute__((noinline)) static void board_spin(uint32_t n) {
@@ -201,7 +203,11 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
     lines += ["", "static void load(void) {"]
     lines += ["  memcpy(%s_input%d(arena), input%d, sizeof input%d);" % (name, i, i, i)
               for i in range(len(report["inputs"])) if in_arena]
-    lines += ["}", "", "static int cmp(const void *a, const void *b) {",
+    lines += ["}", ""]
+    if not host:
+        lines += ["__attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {",
+                  "  for (uint8_t *p = low; p < high; ++p) *p = 0xA5;", "}", ""]
+    lines += ["static int cmp(const void *a, const void *b) {",
               "  long long x = *(const long long *)a, y = *(const long long *)b;",
               "  return x < y ? -1 : x > y;", "}", "",
               "int main(int argc, char **argv) {", "  (void)argc; (void)argv; (void)cmp;"]
@@ -232,13 +238,21 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
                   "  qsort(ns, reps, sizeof *ns, cmp);",
                   '  printf("time %lld\\n", ns[reps / 2]);']
     else:
+        # The stack the call uses: STACK_PAINT bytes below the caller's stack
+        # pointer painted before it, scanned after it (outside the timed region).
         lines += ["  uint64_t calibration = board_calibrate();",
                   "  load();",
+                  "  uint8_t *sp;",
+                  '  __asm volatile("mov %0, sp" : "=r"(sp));',
+                  "  uint8_t *high = sp - 32, *low = high - %d;" % STACK_PAINT,
+                  "  paint(low, high);",
                   "  uint64_t start = board_timer_now();",
                   "  int status = %s;" % call,
                   "  uint64_t end = board_timer_now();",
-                  '  printf("status %d ticks %lu calibration %lu\\n", status, (unsigned long)(end - start),',
-                  "         (unsigned long)calibration);"]
+                  "  uint8_t *deepest = low;",
+                  "  while (deepest < high && *deepest == 0xA5) ++deepest;",
+                  '  printf("status %d ticks %lu calibration %lu stack %ld\\n", status, (unsigned long)(end - start),',
+                  "         (unsigned long)calibration, (long)(sp - deepest));"]
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
@@ -264,6 +278,15 @@ def build_timed(source, out, target, pipeline="", name="net", function="main", i
 def run_timed(exe, target, reps=50):
     """Runs a :func:`build_timed` program; (time: median ns on the host,
     instructions on a Cortex-M board; the printed outputs, lists of floats)."""
+    measured = run_measured(exe, target, reps)
+    return measured["time"], measured["outputs"]
+
+
+def run_measured(exe, target, reps=50):
+    """Runs a :func:`build_timed` program: {"time": as :func:`run_timed`,
+    "outputs": the printed outputs, "stack": the bytes of stack the call used
+    on a Cortex-M board (None on the host)}."""
+    stack = None
     if target == "host":
         printed = check_output([exe, str(reps)], timeout=900)
         m = re.search(r"^time (\d+)$", printed, re.M)
@@ -272,13 +295,14 @@ def run_timed(exe, target, reps=50):
         time = int(m.group(1))
     else:
         printed = check_output(qemu_command(exe, target=target), timeout=900)
-        m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+)", printed)
+        m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (-?\d+)", printed)
         if not m or m.group(1) != "0":
             raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
         time = instructions(int(m.group(2)), int(m.group(3)))
+        stack = int(m.group(4))
     body = printed[:m.start()]
     outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
-    return time, outputs
+    return {"time": time, "outputs": outputs, "stack": stack}
 
 
 def outputs_equal(got, want, exact, rtol=1e-4, atol=1e-5):
