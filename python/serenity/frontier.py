@@ -13,7 +13,8 @@ runs it once with ``-icount`` (serenity.deploy.run_measured):
 
 - RAM = arena + persistent state + the stack the call used (painted and
   scanned around the call);
-- flash = the network object's ``.text`` + ``.rodata`` + ``.data``;
+- flash = the network object's loaded sections but ``.bss`` (code, constants,
+  ``.data``'s initial image), as serenity-compile's report counts them;
 - instructions = one invocation on seeded inputs; the outputs are compared
   with the default configuration's (every configuration computes the same
   integers: ``outputs = default`` must say yes).
@@ -73,19 +74,6 @@ def _compiler_id(compiler):
     return "%s:%d:%d" % (os.path.realpath(compiler), st.st_size, int(st.st_mtime))
 
 
-def flash_sections(obj):
-    """{".text", ".rodata", ".data"}: bytes of the object's sections of each
-    kind (arm-none-eabi-size -A; .rodata.* and .data.* summed in)."""
-    sizes = {".text": 0, ".rodata": 0, ".data": 0}
-    for line in deploy.check_output(["arm-none-eabi-size", "-A", obj]).splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[1].isdigit():
-            for kind in sizes:
-                if parts[0] == kind or parts[0].startswith(kind + "."):
-                    sizes[kind] += int(parts[1])
-    return sizes
-
-
 class Cache:
     """A JSON file of measured points (see the module docstring)."""
 
@@ -118,8 +106,6 @@ def measure(model, target, options, cache, compiler, work):
         return cache.data["points"][key]
     out = tempfile.mkdtemp(dir=work)
     report, exe = deploy.build_timed(model, out, target, options, io="arena", compiler=compiler)
-    obj = os.path.join(out, "net.o")
-    sections = flash_sections(obj)
     run_key = "|".join((_sha256(exe), target))
     run = cache.data["runs"].get(run_key)
     if run is None:
@@ -127,11 +113,14 @@ def measure(model, target, options, cache, compiler, work):
         digest = hashlib.sha256(json.dumps(measured["outputs"]).encode()).hexdigest()
         run = {"instructions": measured["time"], "stack": measured["stack"], "outputs": digest}
         cache.data["runs"][run_key] = run
+    # Flash as serenity-compile counts it: every section the target loads
+    # (SHF_ALLOC) but .bss: code, constants (.ARM.exidx included), .data.
+    flash = report["flash"]
     point = {"arena": report["arena_bytes"], "state": report.get("state_bytes", 0),
              "stack": run["stack"], "instructions": run["instructions"], "outputs": run["outputs"],
-             **{k.strip("."): v for k, v in sections.items()}}
+             "text": flash["text"], "rodata": flash["rodata"], "data": flash["data"],
+             "flash": flash["bytes"]}
     point["ram"] = point["arena"] + point["state"] + point["stack"]
-    point["flash"] = point["text"] + point["rodata"] + point["data"]
     cache.data["points"][key] = point
     cache.save()
     return point
@@ -236,7 +225,7 @@ def plot(rows, front, path, title, tflm=None, chosen=None):
             ax.scatter([tflm[resource]], [tflm["instructions"]], marker="s", s=50, color="C2",
                        label="TFLite Micro + CMSIS-NN (arena, no stack)", zorder=3)
         ax.set_xlabel("RAM: arena + state + stack (bytes)" if resource == "ram"
-                      else "flash: .text + .rodata + .data (bytes)")
+                      else "flash: code + constants + .data (bytes)")
         ax.set_ylabel("instructions per inference")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
@@ -300,7 +289,7 @@ def add_subparser(subparsers):
     p.add_argument("model", help=".tflite or TOSA .mlir model")
     p.add_argument("--target", default="cortex-m4", help="cortex-m4 or cortex-m55 (a QEMU board)")
     p.add_argument("--ram-budget", type=int, help="RAM budget in bytes (arena + state + stack)")
-    p.add_argument("--flash-budget", type=int, help="flash budget in bytes (.text + .rodata + .data)")
+    p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],
                    help="only these tiling choices (repeatable)")
     p.add_argument("--widen", action="append", choices=[w for w, _ in WIDEN_CHOICES],

@@ -94,6 +94,34 @@ def test_budget_choice_on_cortex_m4(tmp_path, capsys):
     assert main(args + ["--ram-budget", "100"]) == 2
     assert "least RAM reachable" in capsys.readouterr().err
 
+    # serenity-compile --ram-budget/--flash-budget decides the same from the
+    # measurements, builds that configuration, and says what is reachable
+    # when nothing fits.
+    import subprocess
+    out_dir = str(tmp_path / "budget")
+    base = [compiler, STR_WW, "--target", "cortex-m4", "-o", out_dir, "--frontier", cache]
+    done = subprocess.run(base + ["--ram-budget", str(untiled - 1), "--flash-budget", str(flash)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "chose `%s`" % configs[chosen][2] in done.stdout
+    assert "warning" not in done.stderr
+    with open(os.path.join(out_dir, "net.json")) as f:
+        built = json.load(f)
+    assert built["arena_bytes"] == points[chosen]["arena"]
+    assert built["flash"]["bytes"] == points[chosen]["flash"]
+    done = subprocess.run(base + ["--ram-budget", "100", "--flash-budget", str(flash)],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "the least RAM reachable within %d bytes of flash is %d bytes" % (
+        flash, min(p["ram"] for p in points if p["flash"] <= flash)) in done.stderr
+    for bad, why in ((["--ram-budget", "0"], "positive"),
+                     (["--ram-budget", "9999", "--pipeline", "tile=none"], "cannot be combined"),
+                     (["--ram-budget", "9999", "--io", "caller"], "--io arena"),
+                     (["--ram-budget", "9999", "--frontier", str(tmp_path / "none.json")],
+                      "python3 -m serenity frontier")):
+        done = subprocess.run(base + bad, capture_output=True, text=True)
+        assert done.returncode != 0 and why in done.stderr, (bad, done.stderr)
+
     # Rebuilt alone with the printed options: the same object, so the same
     # measurement (no cache).
     again = frontier.measure(STR_WW, "cortex-m4", configs[chosen][2], frontier.Cache(None), compiler,

@@ -49,6 +49,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
@@ -111,6 +112,22 @@ static cl::opt<std::string> pipelineOptions(
     cl::desc("Extra serenity-pipeline options, e.g. \"schedule=greedy\" "
              "(arena, io, target and lower-to-llvm are set by the tool)"),
     cl::cat(compileCategory));
+
+static cl::opt<long long> ramBudget(
+    "ram-budget", cl::init(-1), cl::cat(compileCategory),
+    cl::desc("RAM budget in bytes (arena with inputs and outputs + state + "
+             "stack): compile the configuration with the fewest instructions "
+             "that fits this and --flash-budget, among those measured on "
+             "QEMU by `python3 -m serenity frontier MODEL --target T` "
+             "(read from --frontier)"));
+static cl::opt<long long> flashBudget(
+    "flash-budget", cl::init(-1), cl::cat(compileCategory),
+    cl::desc("Flash budget in bytes (.text + .rodata + .data of the network "
+             "object), see --ram-budget"));
+static cl::opt<std::string> frontierFile(
+    "frontier", cl::init(""), cl::cat(compileCategory),
+    cl::desc("Measurements of `python3 -m serenity frontier` (default "
+             "~/.cache/serenity/frontier.json)"));
 
 namespace {
 
@@ -641,6 +658,134 @@ bool isCIdentifier(StringRef text) {
 
 } // namespace
 
+namespace {
+
+/// One configuration of the model measured by `python3 -m serenity frontier`
+/// (python/serenity/frontier.py), read from its cache.
+struct MeasuredPoint {
+  std::string options;
+  int64_t ram = 0, flash = 0, instructions = 0, arena = 0, state = 0,
+          stack = 0;
+};
+
+/// The fastest measured configuration of `model` on `target` by this
+/// executable within the budgets (-1: none), as frontier.choose picks it
+/// (fewest instructions, then least RAM, then least flash), and how many
+/// were measured; a failure message otherwise.
+FailureOr<std::pair<MeasuredPoint, size_t>>
+chooseMeasured(StringRef model, StringRef target, StringRef executable,
+               StringRef cacheFile, int64_t ram, int64_t flash,
+               std::string &error) {
+  auto bytes = llvm::MemoryBuffer::getFile(model);
+  if (!bytes) {
+    error = "cannot read " + model.str();
+    return failure();
+  }
+  llvm::SHA256 hash;
+  hash.update(llvm::arrayRefFromStringRef((*bytes)->getBuffer()));
+  std::array<uint8_t, 32> digest = hash.final();
+  std::string modelKey = llvm::toHex(digest, /*LowerCase=*/true);
+  SmallString<256> real;
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::real_path(executable, real) ||
+      llvm::sys::fs::status(real, status)) {
+    error = "cannot find this executable (" + executable.str() + ")";
+    return failure();
+  }
+  std::string compilerKey = (real + ":" + Twine(status.getSize()) + ":" +
+                             Twine(static_cast<int64_t>(llvm::sys::toTimeT(
+                                 status.getLastModificationTime()))))
+                                .str();
+  std::string rerun = "run `python3 -m serenity frontier " + model.str() +
+                      " --target " + target.str() + "` first";
+  auto text = llvm::MemoryBuffer::getFile(cacheFile);
+  if (!text) {
+    error = "no measurements in " + cacheFile.str() + ": " + rerun;
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*text)->getBuffer());
+  const llvm::json::Object *points = nullptr;
+  if (parsed)
+    if (const llvm::json::Object *root = parsed->getAsObject())
+      points = root->getObject("points");
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  if (!points) {
+    error = cacheFile.str() + " is not a frontier cache: " + rerun;
+    return failure();
+  }
+  std::string prefix = modelKey + "|" + target.str() + "|";
+  std::string suffix = "|" + compilerKey;
+  SmallVector<MeasuredPoint> measured;
+  for (const auto &[key, value] : *points) {
+    StringRef k = key;
+    const llvm::json::Object *p = value.getAsObject();
+    if (!p || !k.starts_with(prefix) || !k.ends_with(suffix))
+      continue;
+    MeasuredPoint point;
+    point.options = k.drop_front(prefix.size()).drop_back(suffix.size()).str();
+    auto field = [&](StringRef name) {
+      return p->getInteger(name).value_or(-1);
+    };
+    point.ram = field("ram");
+    point.flash = field("flash");
+    point.instructions = field("instructions");
+    point.arena = field("arena");
+    point.state = field("state");
+    point.stack = field("stack");
+    if (point.ram >= 0 && point.flash >= 0 && point.instructions >= 0)
+      measured.push_back(point);
+  }
+  if (measured.empty()) {
+    error = "no configuration of " + model.str() + " for " + target.str() +
+            " measured by this serenity-compile in " + cacheFile.str() +
+            ": " + rerun;
+    return failure();
+  }
+  auto fits = [&](const MeasuredPoint &p, bool checkRam, bool checkFlash) {
+    return (!checkRam || ram < 0 || p.ram <= ram) &&
+           (!checkFlash || flash < 0 || p.flash <= flash);
+  };
+  const MeasuredPoint *best = nullptr;
+  for (const MeasuredPoint &p : measured)
+    if (fits(p, true, true) &&
+        (!best || std::tie(p.instructions, p.ram, p.flash) <
+                      std::tie(best->instructions, best->ram, best->flash)))
+      best = &p;
+  if (best)
+    return std::make_pair(*best, measured.size());
+  // The least RAM within the flash budget, the least flash within the RAM
+  // budget (frontier.choose's message).
+  std::optional<int64_t> leastRam, leastFlash;
+  for (const MeasuredPoint &p : measured) {
+    if (fits(p, false, true))
+      leastRam = std::min(leastRam.value_or(p.ram), p.ram);
+    if (fits(p, true, false))
+      leastFlash = std::min(leastFlash.value_or(p.flash), p.flash);
+  }
+  auto bound = [](int64_t b) {
+    return b < 0 ? std::string("any amount") : std::to_string(b) + " bytes";
+  };
+  error = "no measured configuration (" + std::to_string(measured.size()) +
+          ") fits RAM " + bound(ram) + " and flash " + bound(flash) + ": ";
+  if (ram >= 0)
+    error += "the least RAM reachable within " + bound(flash) +
+             " of flash is " +
+             (leastRam ? std::to_string(*leastRam) + " bytes"
+                       : std::string("none (nothing fits that flash)"));
+  if (ram >= 0 && flash >= 0)
+    error += "; ";
+  if (flash >= 0)
+    error += "the least flash reachable within " + bound(ram) +
+             " of RAM is " +
+             (leastFlash ? std::to_string(*leastFlash) + " bytes"
+                         : std::string("none (nothing fits that RAM)"));
+  return failure();
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // Hidden rather than cl::HideUnrelatedOptions' ReallyHidden: --help-hidden
@@ -670,6 +815,45 @@ int main(int argc, char **argv) {
                 "compiled with the types it has)");
   if (!isCIdentifier(name))
     return fail("--name '" + name + "' is not a C identifier");
+
+  // --ram-budget / --flash-budget: the configuration (pipeline options) from
+  // the measured frontier.
+  std::optional<std::pair<MeasuredPoint, size_t>> budgetChoice;
+  const bool budgeted = ramBudget.getNumOccurrences() != 0 ||
+                        flashBudget.getNumOccurrences() != 0;
+  if (budgeted) {
+    if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
+        (flashBudget.getNumOccurrences() && flashBudget <= 0))
+      return fail("--ram-budget and --flash-budget must be positive numbers "
+                  "of bytes");
+    if (targetName != "cortex-m4" && targetName != "cortex-m55")
+      return fail("--ram-budget/--flash-budget need --target cortex-m4 or "
+                  "cortex-m55 (the configurations are measured on QEMU)");
+    if (*io != mlir::serenity::IOPlacement::Arena)
+      return fail("--ram-budget/--flash-budget count the inputs and outputs "
+                  "in the arena: use --io arena");
+    if (!StringRef(pipelineOptions).trim().empty())
+      return fail("--ram-budget/--flash-budget choose the pipeline options "
+                  "(tiling, widened filters); --pipeline cannot be combined "
+                  "with them");
+    SmallString<256> cache(frontierFile);
+    if (cache.empty()) {
+      llvm::sys::path::home_directory(cache);
+      llvm::sys::path::append(cache, ".cache", "serenity", "frontier.json");
+    }
+    std::string executable = llvm::sys::fs::getMainExecutable(
+        argv[0], reinterpret_cast<void *>(&fail));
+    std::string error;
+    auto chosen =
+        chooseMeasured(inputFile, targetName, executable, cache,
+                       ramBudget.getNumOccurrences() ? ramBudget : -1,
+                       flashBudget.getNumOccurrences() ? flashBudget : -1,
+                       error);
+    if (failed(chosen))
+      return fail(error);
+    budgetChoice = *chosen;
+    pipelineOptions = budgetChoice->first.options;
+  }
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
 
@@ -849,5 +1033,23 @@ int main(int argc, char **argv) {
                               : std::string())
                << "flash " << facts->flash() << " bytes: text "
                << facts->text << ", rodata " << facts->rodata << ")\n";
+  if (budgetChoice) {
+    const MeasuredPoint &p = budgetChoice->first;
+    llvm::outs() << "serenity-compile: budget: chose `"
+                 << (p.options.empty() ? std::string("(defaults)") : p.options)
+                 << "`, the fastest of " << budgetChoice->second
+                 << " measured configurations that fit: measured RAM "
+                 << p.ram << " bytes (arena " << p.arena << " + state "
+                 << p.state << " + stack " << p.stack << "), flash " << p.flash
+                 << " bytes, " << p.instructions
+                 << " instructions; this build: arena " << arenaAttr.getInt()
+                 << " bytes, flash " << facts->flash() << " bytes\n";
+    llvm::outs().flush();
+    if (p.arena != arenaAttr.getInt() ||
+        p.flash != static_cast<int64_t>(facts->flash()))
+      llvm::errs() << "serenity-compile: warning: this build differs from "
+                      "the measurement; measure it again with `python3 -m "
+                      "serenity frontier`\n";
+  }
   return 0;
 }
