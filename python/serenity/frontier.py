@@ -150,22 +150,22 @@ def choose(points, ram_budget=None, flash_budget=None):
     feasible = [i for i, p in enumerate(points) if fits(p)]
     if feasible:
         return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"]))
+    def bound(budget):
+        return "any amount" if budget is None else "%d bytes" % budget
+
+    def least(resource, other, other_budget, what_other):
+        within = [p[resource] for p in points if fits(p, ram=other == "ram", flash=other == "flash")]
+        return "the least %s reachable within %s of %s is %s" % (
+            "RAM" if resource == "ram" else "flash", bound(other_budget), what_other,
+            "%d bytes" % min(within) if within else "none (no configuration fits that %s)" % what_other)
+
     parts = []
     if ram_budget is not None:
-        within_flash = [p for p in points if fits(p, ram=False)]
-        parts.append("the least RAM reachable within %s bytes of flash is %s" % (
-            flash_budget if flash_budget is not None else "any amount",
-            "%d bytes" % min(p["ram"] for p in within_flash) if within_flash
-            else "none (no configuration fits that flash)"))
+        parts.append(least("ram", "flash", flash_budget, "flash"))
     if flash_budget is not None:
-        within_ram = [p for p in points if fits(p, flash=False)]
-        parts.append("the least flash reachable within %s bytes of RAM is %s" % (
-            ram_budget if ram_budget is not None else "any amount",
-            "%d bytes" % min(p["flash"] for p in within_ram) if within_ram
-            else "none (no configuration fits that RAM)"))
-    raise BudgetError("no configuration fits RAM %s and flash %s bytes: %s" % (
-        ram_budget if ram_budget is not None else "(any)",
-        flash_budget if flash_budget is not None else "(any)", "; ".join(parts)))
+        parts.append(least("flash", "ram", ram_budget, "RAM"))
+    raise BudgetError("no configuration fits RAM %s and flash %s: %s" % (
+        bound(ram_budget), bound(flash_budget), "; ".join(parts)))
 
 
 def tflm_point(model_name, target, tflm_dir):
