@@ -202,9 +202,10 @@ def table(rows, front, chosen=None):
     return "\n".join(lines)
 
 
-def plot(rows, front, path, title, tflm=None, chosen=None):
+def plot(rows, path, title, tflm=None, chosen=None):
     """Two panels, RAM and flash against instructions: every configuration,
-    the Pareto points joined, the default and TFLite Micro's point marked."""
+    each panel's frontier as a staircase, the default and TFLite Micro's
+    point marked."""
     from .plot import _pyplot
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -212,8 +213,15 @@ def plot(rows, front, path, title, tflm=None, chosen=None):
         xs = [p[resource] for _, p in rows]
         ys = [p["instructions"] for _, p in rows]
         ax.scatter(xs, ys, s=18, color="0.6", label="configurations")
-        best = sorted(((rows[i][1][resource], rows[i][1]["instructions"]) for i in front))
-        ax.scatter([b[0] for b in best], [b[1] for b in best], s=28, color="C0", label="Pareto (RAM, flash, instr.)")
+        # This panel's frontier: the fastest point at each amount of the
+        # resource, as a staircase (the table's Pareto column is 3-D).
+        best = []
+        for x, y in sorted(zip(xs, ys)):
+            if not best or y < best[-1][1]:
+                best.append((x, y))
+        ax.step([b[0] for b in best], [b[1] for b in best], where="post", color="C0", linewidth=1)
+        ax.scatter([b[0] for b in best], [b[1] for b in best], s=28, color="C0",
+                   label="frontier (fewest instructions at this much)")
         for i, ((tile, widen, _), p) in enumerate(rows):
             if (tile, widen) == DEFAULT:
                 ax.scatter([p[resource]], [p["instructions"]], marker="*", s=160, color="C1",
@@ -277,7 +285,7 @@ def run(args):
         print("build it: serenity-compile %s --target %s%s" % (
             args.model, args.target, " --pipeline \"%s\"" % options if options else ""))
     if args.plot:
-        plot(rows, front, args.plot, "%s on %s" % (name, args.target), tflm, chosen)
+        plot(rows, args.plot, "%s on %s" % (name, args.target), tflm, chosen)
         print("\nwrote %s" % args.plot)
     return 0
 
