@@ -20,6 +20,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -114,11 +115,11 @@ struct SerenityTilePass
       return;
     func::FuncOp function = getOperation();
     if (maxPartitions < 2 || maxRegionOps < 1 || timeLimitMs < 0 ||
-        !(maxMacOverhead >= 0)) {
+        !(maxMacOverhead >= 0) || beamWidth < 1 || beamWidth > 64) {
       function.emitError()
           << "serenity-tile: invalid limits (expected max-partitions >= 2, "
              "max-region-ops >= 1, max-mac-overhead >= 0, time-limit-ms >= "
-             "0)";
+             "0, 1 <= beam-width <= 64)";
       return signalPassFailure();
     }
     modelOptions =
@@ -132,47 +133,99 @@ struct SerenityTilePass
     std::optional<Score> initial = evaluate(function);
     if (!initial)
       return signalPassFailure();
-    // Work on a clone; the function takes the clone's body at the last point
-    // where the peak went down (steps that only removed one of several equal
-    // peaks are dropped if nothing follows them).
-    OwningOpRef<func::FuncOp> work = function.clone();
-    Score current = *initial;
-    int64_t bestPeak = initial->peak;
+    // Partial tilings (clones) searched round by round: each round every
+    // kept state's best candidates are applied to clones of it, and the
+    // `beam-width` best of those are kept (1: greedy). The function takes
+    // the body of the state with the lowest peak, then the fewest MACs, seen
+    // in any round (along one greedy chain the MACs only grow, so with width
+    // 1 that is the last point where the peak went down; steps that only
+    // removed one of several equal peaks are dropped if nothing follows).
+    struct State {
+      OwningOpRef<func::FuncOp> work;
+      Score score;
+      SmallVector<std::pair<Location, std::string>> remarks;
+    };
+    SmallVector<State> states;
+    states.push_back({function.clone(), *initial, {}});
+    Score bestScore = *initial;
     OwningOpRef<func::FuncOp> best;
-    SmallVector<std::pair<Location, std::string>> remarks, bestRemarks;
+    SmallVector<std::pair<Location, std::string>> bestRemarks;
     int64_t macBudget = static_cast<int64_t>(
         static_cast<double>(initial->macs) * maxMacOverhead / 100.0);
+    const size_t width = static_cast<size_t>(beamWidth);
     bool timedOut = false;
     // Each applied region removes ops from the untiled part; bound the rounds.
-    for (int round = 0; round < 64 && !timedOut; ++round) {
-      std::optional<Choice> chosen =
-          searchRound(*work, current, initial->macs + macBudget, timedOut);
-      if (!chosen)
-        break;
-      const Candidate &candidate = chosen->candidate;
-      const Score &score = chosen->score;
-      ArrayRef<Operation *> ops = chosen->ops;
-      Location loc = ops.front()->getLoc();
-      std::string what;
-      if (failed(applyCandidate(candidate, ops, &what)))
-        break; // Evaluated on a clone, so this does not happen.
-      double overhead =
-          initial->macs
-              ? 100.0 * static_cast<double>(score.macs - initial->macs) /
-                    static_cast<double>(initial->macs)
-              : 0.0;
-      remarks.push_back(
-          {loc, llvm::formatv("{0}; peak {1} -> {2} bytes; MACs +{3:F1}% of "
-                              "the function",
-                              what, current.peak, score.peak, overhead)
-                    .str()});
-      current = score;
-      if (current.peak < bestPeak) {
-        bestPeak = current.peak;
-        best = work->clone();
-        bestRemarks = remarks;
+    for (int round = 0; round < 64 && !timedOut && !states.empty(); ++round) {
+      SmallVector<State> next;
+      for (State &state : states) {
+        SmallVector<Choice> choices = searchRound(
+            *state.work, state.score, initial->macs + macBudget, timedOut,
+            width);
+        for (Choice &chosen : choices) {
+          // The last choice may take the state itself; the others a clone.
+          bool last = &chosen == &choices.back();
+          OwningOpRef<func::FuncOp> work =
+              last ? std::move(state.work) : state.work->clone();
+          SmallVector<Operation *> ops = chosen.ops;
+          if (!last) {
+            SmallVector<Operation *> from =
+                blockOps(state.work->getBody().front());
+            SmallVector<Operation *> to = blockOps(work->getBody().front());
+            for (Operation *&op : ops)
+              op = to[llvm::find(from, op) - from.begin()];
+          }
+          Location loc = ops.front()->getLoc();
+          std::string what;
+          if (failed(applyCandidate(chosen.candidate, ops, &what)))
+            continue; // Evaluated on a clone, so this does not happen.
+          const Score &score = chosen.score;
+          double overhead =
+              initial->macs
+                  ? 100.0 * static_cast<double>(score.macs - initial->macs) /
+                        static_cast<double>(initial->macs)
+                  : 0.0;
+          State child{std::move(work), score, state.remarks};
+          child.remarks.push_back(
+              {loc,
+               llvm::formatv("{0}; peak {1} -> {2} bytes; MACs +{3:F1}% of "
+                             "the function",
+                             what, state.score.peak, score.peak, overhead)
+                   .str()});
+          if (std::tie(score.peak, score.macs) <
+              std::tie(bestScore.peak, bestScore.macs)) {
+            bestScore = score;
+            best = child.work->clone();
+            bestRemarks = child.remarks;
+          }
+          next.push_back(std::move(child));
+        }
+        if (timedOut)
+          break;
       }
+      // The best `width` children, one per score (equally good ones in the
+      // order they were made).
+      SmallVector<size_t> order(next.size());
+      std::iota(order.begin(), order.end(), 0);
+      llvm::sort(order, [&](size_t a, size_t b) {
+        if (next[a].score.preferredTo(next[b].score))
+          return true;
+        return !next[b].score.preferredTo(next[a].score) && a < b;
+      });
+      SmallVector<State> kept;
+      for (size_t index : order) {
+        State &child = next[index];
+        if (kept.size() == width)
+          break;
+        if (llvm::any_of(kept, [&](const State &k) {
+              return !k.score.preferredTo(child.score) &&
+                     !child.score.preferredTo(k.score);
+            }))
+          continue;
+        kept.push_back(std::move(child));
+      }
+      states = std::move(kept);
     }
+    int64_t bestPeak = bestScore.peak;
     if (best) {
       function.getBody().takeBody(best->getBody());
       for (auto &[loc, text] : bestRemarks)
@@ -213,13 +266,16 @@ private:
   }
 
   /// Evaluates the candidates around the critical buffers of `function` and
-  /// returns the best one better than `current` within `macLimit`.
-  std::optional<Choice> searchRound(func::FuncOp function, Score current,
-                                    int64_t macLimit, bool &timedOut) {
+  /// returns the `keep` best better than `current` within `macLimit`, best
+  /// first (equally good ones in the order they were found).
+  SmallVector<Choice> searchRound(func::FuncOp function, Score current,
+                                  int64_t macLimit, bool &timedOut,
+                                  size_t keep) {
+    SmallVector<Choice> best;
     FailureOr<FunctionMemoryModel> model =
         FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))
-      return std::nullopt;
+      return best;
     const ::serenity::MemoryGraph &graph = model->graph;
     ::serenity::MemoryProfile profile =
         ::serenity::simulate(graph, ::serenity::programOrder(graph));
@@ -258,8 +314,6 @@ private:
       if (profile.usage[t] == profile.peak)
         addRegions(t, t);
 
-    std::optional<Choice> best;
-    std::optional<Score> chosen;
     SmallVector<Operation *> ops = model->steps;
     SmallVector<Operation *> order = blockOps(function.getBody().front());
     DenseMap<Operation *, unsigned> position;
@@ -310,7 +364,7 @@ private:
       // The region's input and output are whole while any tile runs.
       int64_t ends = getTypeBytes(input.getType()).value_or(0) +
                      getTypeBytes(output.getType()).value_or(0);
-      if (ends >= (chosen ? chosen->peak : current.peak))
+      if (ends >= (best.size() == keep ? best.back().score.peak : current.peak))
         continue;
       for (const Candidate &candidate : candidates) {
         if (expired()) {
@@ -326,12 +380,18 @@ private:
           continue;
         std::optional<Score> score = evaluate(*clone);
         if (!score || score->macs > macLimit || !score->improves(current) ||
-            (chosen && !score->preferredTo(*chosen)))
+            (best.size() == keep && !score->preferredTo(best.back().score)))
           continue;
-        chosen = *score;
-        best = Choice{
-            candidate, *score,
-            SmallVector<Operation *>(regionOps.begin(), regionOps.end())};
+        // Insert after every choice at least as good, drop the last over
+        // `keep`.
+        auto at = llvm::find_if(best, [&](const Choice &c) {
+          return score->preferredTo(c.score);
+        });
+        best.insert(at, Choice{candidate, *score,
+                               SmallVector<Operation *>(regionOps.begin(),
+                                                        regionOps.end())});
+        if (best.size() > keep)
+          best.pop_back();
       }
     }
     return best;

@@ -199,6 +199,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                           "are written into their slice of the output)");
     }
   }
+  if (options.tileBeamWidth < 1 || options.tileBeamWidth > 64)
+    return errorHandler("serenity-pipeline: tile-beam-width must be in 1..64 "
+                        "(got " +
+                        Twine(options.tileBeamWidth.getValue()) + ")");
   if (!(options.tileMaxMacOverhead >= 0))
     return errorHandler("serenity-pipeline: tile-max-mac-overhead must be >= "
                         "0 (percent)");
@@ -276,6 +280,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     SerenityTilePassOptions tiling;
     tiling.method = passChoice<TileMethod>(tile);
     tiling.maxMacOverhead = options.tileMaxMacOverhead;
+    tiling.beamWidth = options.tileBeamWidth;
     pm.addNestedPass<func::FuncOp>(
         createSerenityTilePass(withMemoryModel(tiling, model)));
   }

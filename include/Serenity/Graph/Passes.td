@@ -233,6 +233,11 @@ def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
     Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"10000",
            "Wall-clock limit of the search; on expiry the regions tiled so "
            "far are kept and a remark says so">,
+    Option<"beamWidth", "beam-width", "int64_t", /*default=*/"1",
+           "Partial tilings kept per round (1: greedy, the best region "
+           "each round); wider, combinations of regions that no single "
+           "best-first sequence reaches: the result is the lowest peak "
+           "(then fewest MACs) of any kept state">,
   ], memoryModelOptions);
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }

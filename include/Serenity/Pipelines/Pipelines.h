@@ -196,6 +196,11 @@ struct SerenityPipelineOptions
       llvm::cl::desc("serenity-tile: most extra MACs in percent of the "
                      "function's"),
       llvm::cl::init(20.0)};
+  Option<int64_t> tileBeamWidth{
+      *this, "tile-beam-width",
+      llvm::cl::desc("serenity-tile: partial tilings kept per round (1: "
+                     "greedy; wider: combinations of regions)"),
+      llvm::cl::init(1)};
   Option<ConcatMode> concat{
       *this, "concat",
       llvm::cl::desc("copy (DESIGN.md), inplace (concat operands are "
