@@ -168,9 +168,10 @@ struct SerenityShareKernelsPass
   static void hoistScratchViews(Operation *kernel) {
     SmallVector<memref::ViewOp> views;
     kernel->walk([&](memref::ViewOp view) {
-      Operation *source = view.getSource().getDefiningOp();
-      if (view.getSizes().empty() &&
-          (!source || !kernel->isAncestor(source)) &&
+      // The buffer is defined outside the kernel (not by an op in it nor as
+      // an argument of one of its regions).
+      Operation *owner = view.getSource().getParentBlock()->getParentOp();
+      if (view.getSizes().empty() && !kernel->isAncestor(owner) &&
           matchPattern(view.getByteShift(), m_Constant()))
         views.push_back(view);
     });
