@@ -136,10 +136,10 @@ struct SerenityTilePass
     // Partial tilings (clones) searched round by round: each round every
     // kept state's best candidates are applied to clones of it, and the
     // `beam-width` best of those are kept (1: greedy). The function takes
-    // the body of the state with the lowest peak, then the fewest MACs, seen
-    // in any round (along one greedy chain the MACs only grow, so with width
-    // 1 that is the last point where the peak went down; steps that only
-    // removed one of several equal peaks are dropped if nothing follows).
+    // the body of the state with the lowest peak seen in any round (with a
+    // beam, then the fewest MACs; with width 1 the last point where the peak
+    // went down: steps that only removed one of several equal peaks are
+    // dropped if nothing follows).
     struct State {
       OwningOpRef<func::FuncOp> work;
       Score score;
@@ -191,8 +191,13 @@ struct SerenityTilePass
                              "the function",
                              what, state.score.peak, score.peak, overhead)
                    .str()});
-          if (std::tie(score.peak, score.macs) <
-              std::tie(bestScore.peak, bestScore.macs)) {
+          // A lower peak; with a beam also the same peak for fewer MACs
+          // (greedy keeps the first point of its chain at the lowest peak:
+          // a region can lower the MACs, e.g. one that drops rows no output
+          // reads, and the untiled function is kept unless the peak falls).
+          if (score.peak < bestScore.peak ||
+              (width > 1 && best && score.peak == bestScore.peak &&
+               score.macs < bestScore.macs)) {
             bestScore = score;
             best = child.work->clone();
             bestRemarks = child.remarks;
