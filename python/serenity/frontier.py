@@ -176,7 +176,7 @@ def tflm_point(model_name, target, tflm_dir):
     from .tflite import report
     try:
         arenas = report.tflm_arenas(tflm_dir)
-    except Exception:
+    except (report.TFLiteError, OSError):
         return None
     if model_name not in arenas:
         return None
