@@ -39,7 +39,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from serenity.deploy import (BOARDS, ROOT, arm_link_command, board_timer, find_compiler,  # noqa: E402
-                             instructions, qemu_command, run)
+                             instructions, profile_layers, qemu_command, run)
 
 MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
 PAINT = 16384
@@ -73,38 +73,6 @@ int main(void) {
     ++deepest;
   printf("status %d ticks %lu calibration %lu stack %ld\n", status, (unsigned long)(end - start),
          (unsigned long)calibration, (long)(sp - deepest));
-  return 0;
-}
-"""
-
-
-PER_LAYER_PROGRAM = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include "net.h"
-
-#define MARKS MARK_COUNT
-static uint8_t arena[NET_ARENA_BYTES] __attribute__((aligned(NET_ARENA_ALIGNMENT)));
-static uint64_t marks[MARKS + 2];
-""" + "BOARD_TIMER" + r"""
-void serenity_profile_mark(int32_t id) {
-  if (id >= 0 && id < MARKS + 2)
-    marks[id] = board_timer_now();
-}
-
-int main(void) {
-  __auto_type input = net_input0(arena);
-  for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
-    input[i] = (i * 37) % 256 - 128;
-  uint64_t calibration = board_calibrate();
-  /* The cost of one interval's marks: two in a row. */
-  serenity_profile_mark(MARKS);
-  serenity_profile_mark(MARKS + 1);
-  int status = net_run(arena);
-  printf("status %d calibration %lu overhead %lu\n", status, (unsigned long)calibration,
-         (unsigned long)(marks[MARKS + 1] - marks[MARKS]));
-  for (int i = 0; i < MARKS; ++i)
-    printf("mark %d %lu\n", i, (unsigned long)(marks[i] - marks[0]));
   return 0;
 }
 """
@@ -146,26 +114,14 @@ def per_layer(model, path, target, pipeline, compiler, work):
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     run([python, "-m", "serenity", "import-tflite", path, "-o", mlir],
         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
-    labels = os.path.join(work, model + ".marks.json")
-    out = os.path.join(work, model + "-marks")
-    options = ("%s profile-marks=%s" % (pipeline, labels)).strip()
-    run([compiler, mlir, "--target", target, "--name", "net", "--io", "arena", "--pipeline", options,
-         "-o", out])
-    with open(os.path.join(out, "net.json")) as f:
-        report = json.load(f)
-    with open(labels) as f:
-        kernels = json.load(f)
-    m, printed = run_program(PER_LAYER_PROGRAM.replace("MARK_COUNT", str(kernels["marks"])),
-                             model + "-marks", out, report, target, work,
-                             r"status (-?\d+) calibration (\d+) overhead (\d+)")
-    calibration, overhead = int(m.group(2)), int(m.group(3))
-    times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", printed, re.M)}
+    # One harness with the frontier's cost model (serenity.deploy.profile_layers).
+    profiled = profile_layers(mlir, os.path.join(work, model + "-marks"), target, pipeline,
+                              compiler=compiler)
     with open(mlir) as f:
         lines = f.read().splitlines()
     rows, by_kind = [], {}
-    for kernel in kernels["kernels"]:
-        ticks = times[kernel["end"]] - times[kernel["begin"]] - overhead
-        count = instructions(max(ticks, 0), calibration)
+    for kernel in profiled["kernels"]:
+        count = kernel["instructions"]
         # A fused kernel: the TOSA ops of every line it holds, in line order.
         sources = sorted(set(kernel.get("sources") or [kernel["location"]]),
                          key=lambda loc: int(loc.rsplit(":", 2)[-2]) if loc.count(":") >= 2 else 0)

@@ -37,6 +37,7 @@
 #include "Serenity/Support/CheckedOptions.h"
 
 #include "Serenity/Dialect/Serenity/IR/SerenityAttrs.h"
+#include "Serenity/Lowering/Kernels.h"
 #include "Serenity/Lowering/Passes.h"
 #include "Serenity/Selection/Knapsack.h"
 #include "Serenity/Support/ConstantTable.h"
@@ -53,6 +54,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <array>
 
@@ -1057,9 +1059,14 @@ public:
     auto type =
         RankedTensorType::get({static_cast<int64_t>(wide.size())},
                               IntegerType::get(global.getContext(), 16));
-    return copies[global] = addGlobal(
-               global, "_smlad", DenseElementsAttr::get(type, ArrayRef(wide)),
-               /*alignment=*/8);
+    memref::GlobalOp copy = addGlobal(
+        global, "_smlad", DenseElementsAttr::get(type, ArrayRef(wide)),
+        /*alignment=*/8);
+    // Which filter this copy stands for (serenity-profile-marks reports it:
+    // per-layer profiles name the widened filters by their int8 global).
+    copy->setAttr(mlir::serenity::kWidenedFrom,
+                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
+    return copies[global] = copy;
   }
 
   /// A global of the sums of `global`'s weights per channel of its
@@ -1765,7 +1772,36 @@ struct SerenityInt8ConvKernelsPass
                            ((global.getType().getElementTypeBitWidth() + 7) / 8);
       budget = std::min<int64_t>(constantBytes / 4, 32 * 1024);
     }
-    if (budget >= 0) {
+    if (!widenFilters.empty()) {
+      // A decision made elsewhere: exactly these globals.
+      llvm::SetVector<Operation *> widenable;
+      for (Operation *op : convs)
+        if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
+          if (memref::GlobalOp root = filters.widenable(
+                  cast<linalg::LinalgOp>(op).getDpsInputs()[1]))
+            widenable.insert(root);
+      llvm::DenseSet<Operation *> chosen;
+      SymbolTable symbols(getOperation());
+      for (const std::string &name : widenFilters) {
+        Operation *global = symbols.lookup(name);
+        if (!global || !widenable.contains(global)) {
+          std::string names;
+          llvm::raw_string_ostream os(names);
+          llvm::interleaveComma(
+              widenable, os, [&](Operation *op) {
+                os << cast<memref::GlobalOp>(op).getSymName();
+              });
+          getOperation().emitError()
+              << "serenity-int8-conv-kernels: widen-filters: '" << name
+              << "' is not a filter global a widened kernel reads (the "
+                 "widenable ones: "
+              << (names.empty() ? std::string("none") : names) << ")";
+          return signalPassFailure();
+        }
+        chosen.insert(global);
+      }
+      filters.restrictTo(chosen);
+    } else if (budget >= 0) {
       // Value of widening each filter global: the multiply-accumulates of
       // the convolutions that would read it.
       llvm::MapVector<Operation *, int64_t> value;

@@ -14,7 +14,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
@@ -71,6 +73,44 @@ llvm::json::Array sourcesOf(Operation *kernel) {
   llvm::json::Array array;
   for (const std::string &source : sources)
     array.push_back(source);
+  return array;
+}
+
+/// The filters `kernel` reads through a copy widened at compile time
+/// (serenity-int8-conv-kernels): for each, the int8 global the copy stands
+/// for and its bytes. The copy may be read inside the kernel or through a
+/// view made before it.
+llvm::json::Array widenedFiltersOf(Operation *kernel, SymbolTable &symbols) {
+  llvm::SetVector<Operation *> globals;
+  auto note = [&](Value value) {
+    while (Operation *def = value.getDefiningOp()) {
+      if (auto read = dyn_cast<memref::GetGlobalOp>(def)) {
+        if (Operation *global = symbols.lookup(read.getName()))
+          if (global->hasAttr(mlir::serenity::kWidenedFrom))
+            globals.insert(global);
+        return;
+      }
+      auto view = dyn_cast<ViewLikeOpInterface>(def);
+      if (!view)
+        return;
+      value = view.getViewSource();
+    }
+  };
+  kernel->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      note(operand);
+  });
+  llvm::json::Array array;
+  for (Operation *global : globals) {
+    auto source = global->getAttrOfType<FlatSymbolRefAttr>(
+        mlir::serenity::kWidenedFrom);
+    // The int8 filter's bytes: one int16 per weight in the copy.
+    int64_t bytes = cast<memref::GlobalOp>(global).getType().getNumElements();
+    array.push_back(llvm::json::Object{
+        {"filter", source.getValue()},
+        {"copy", cast<memref::GlobalOp>(global).getSymName()},
+        {"bytes", bytes}});
+  }
   return array;
 }
 
@@ -133,7 +173,8 @@ struct SerenityProfileMarksPass
             {"end", next + static_cast<int64_t>(index) + 1},
             {"op", op->getName().getStringRef()},
             {"location", describe(op->getLoc())},
-            {"sources", sourcesOf(op)}});
+            {"sources", sourcesOf(op)},
+            {"widened", widenedFiltersOf(op, symbols)}});
       }
       next += marked.size();
     }

@@ -396,6 +396,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
                    : cortexM ? KernelTarget::CortexM
                              : KernelTarget::Generic;
   kernels.widenBudget = options.widenBudget;
+  kernels.widenFilters.assign(options.widenFilters.begin(),
+                              options.widenFilters.end());
   kernels.taggedOnly = !dot;
   pm.addPass(createSerenityInt8ConvKernelsPass(kernels));
   // One arena for every intermediate buffer (a module pass: arena=global

@@ -170,7 +170,7 @@ def compile_network(source, out, target, pipeline="", name="net", function="main
         return json.load(f)
 
 
-def timing_program(name, report, target, print_outputs=True, seed=1):
+def timing_program(name, report, target, print_outputs=True, seed=1, marks=0):
     """A C main for a compiled network: inputs filled from a seeded LCG
     (floats in [-1, 1), integers over their low byte), one call (its outputs
     printed, ``output I`` then the values), then the time of NAME_run: on the
@@ -179,7 +179,13 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
     then one more call between two timer reads (``ticks N calibration C``).
     With ``--io arena`` the inputs are copied into
     the arena before every call (outside the timed region: the network may
-    overwrite them)."""
+    overwrite them).
+
+    With `marks` > 0 (a Cortex-M board; the network compiled with
+    ``profile-marks``: serenity-profile-marks' hook called before each kernel
+    and before the return) the hook keeps the timer at each mark and the
+    program prints ``mark I TICKS`` for each, after ``overhead T``: the ticks
+    of one interval's marks (two marks in a row, timed in the same run)."""
     upper = name.upper()
     host = target == "host"
     in_arena = report.get("io") == "arena"
@@ -204,6 +210,10 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
     lines += ["  memcpy(%s_input%d(arena), input%d, sizeof input%d);" % (name, i, i, i)
               for i in range(len(report["inputs"])) if in_arena]
     lines += ["}", ""]
+    if marks:
+        lines += ["static uint64_t marks[%d];" % (marks + 2),
+                  "void serenity_profile_mark(int32_t id) {",
+                  "  if (id >= 0 && id < %d) marks[id] = board_timer_now();" % (marks + 2), "}", ""]
     if not host:
         lines += ["__attribute__((noinline)) static void paint(uint8_t *low, uint8_t *high) {",
                   "  for (uint8_t *p = low; p < high; ++p) *p = 0xA5;", "}", ""]
@@ -253,18 +263,23 @@ def timing_program(name, report, target, print_outputs=True, seed=1):
                   "  while (deepest < high && *deepest == 0xA5) ++deepest;",
                   '  printf("status %d ticks %lu calibration %lu stack %ld\\n", status, (unsigned long)(end - start),',
                   "         (unsigned long)calibration, (long)(sp - deepest));"]
+        if marks:
+            lines += ["  serenity_profile_mark(%d);" % marks, "  serenity_profile_mark(%d);" % (marks + 1),
+                      '  printf("overhead %%lu\\n", (unsigned long)(marks[%d] - marks[%d]));' % (marks + 1, marks),
+                      "  for (int i = 0; i < %d; ++i)" % marks,
+                      '    printf("mark %d %lu\\n", i, (unsigned long)(marks[i] - marks[0]));']
     lines += ["  return 0;", "}"]
     return "\n".join(lines) + "\n"
 
 
 def build_timed(source, out, target, pipeline="", name="net", function="main", io=None, print_outputs=True,
-                compiler=None):
+                compiler=None, marks=0):
     """Compiles `source` and links it with :func:`timing_program` in `out`;
     (the serenity-compile report, the executable: a host program or an ELF)."""
     report = compile_network(source, out, target, pipeline, name, function, io, compiler)
     main_c = os.path.join(out, "main.c")
     with open(main_c, "w") as f:
-        f.write(timing_program(name, report, target, print_outputs))
+        f.write(timing_program(name, report, target, print_outputs, marks=marks))
     obj = os.path.join(out, name + ".o")
     if target == "host":
         exe = os.path.join(out, name + ".exe")
@@ -303,6 +318,44 @@ def run_measured(exe, target, reps=50):
     body = printed[:m.start()]
     outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
     return {"time": time, "outputs": outputs, "stack": stack}
+
+
+def profile_layers(source, out, target, pipeline="", name="net", io="arena", compiler=None):
+    """Instructions kernel by kernel of `source` on `target`'s QEMU board:
+    compiled with ``profile-marks`` (serenity-profile-marks), run once on
+    seeded inputs with the hook timing each mark, the cost of a mark
+    subtracted. Returns {"kernels": serenity-profile-marks' entries (op,
+    location, sources, widened filters) each with "instructions", "report":
+    serenity-compile's report, "stack", "outputs"}."""
+    import json
+
+    if target not in BOARDS:
+        raise ValueError("per-layer profiles need a Cortex-M board (%s)" % ", ".join(sorted(BOARDS)))
+    labels = os.path.join(out, name + ".marks.json")
+    options = ("%s profile-marks=%s" % (pipeline, labels)).strip()
+    report = compile_network(source, out, target, options, name, io=io, compiler=compiler)
+    with open(labels) as f:
+        kernels = json.load(f)
+    main_c = os.path.join(out, "main.c")
+    with open(main_c, "w") as f:
+        f.write(timing_program(name, report, target, marks=kernels["marks"]))
+    exe = os.path.join(out, name + ".elf")
+    check_output(arm_link_command(out, [main_c, os.path.join(out, name + ".o")], exe, target)
+                 + report.get("link_flags", []))
+    printed = check_output(qemu_command(exe, target=target), timeout=900)
+    m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (-?\d+)", printed)
+    overhead = re.search(r"^overhead (\d+)$", printed, re.M)
+    if not m or m.group(1) != "0" or not overhead:
+        raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
+    calibration = int(m.group(3))
+    times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", printed, re.M)}
+    result = []
+    for kernel in kernels["kernels"]:
+        ticks = times[kernel["end"]] - times[kernel["begin"]] - int(overhead.group(1))
+        result.append(dict(kernel, instructions=instructions(max(ticks, 0), calibration)))
+    body = printed[:m.start()]
+    outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
+    return {"kernels": result, "report": report, "stack": int(m.group(4)), "outputs": outputs}
 
 
 def outputs_equal(got, want, exact, rtol=1e-4, atol=1e-5):

@@ -1,28 +1,47 @@
-"""``python3 -m serenity frontier MODEL --target T``: the measured (RAM, flash,
-instructions) points of a model's compile configurations on a Cortex-M board,
-their Pareto frontier as a table and a plot, and, with ``--ram-budget`` /
-``--flash-budget``, the fastest configuration that fits both.
+"""``python3 -m serenity frontier MODEL --target T``: the (RAM, flash,
+instructions) frontier of a model on a Cortex-M board, as a table and a plot,
+and, with ``--ram-budget`` / ``--flash-budget``, the fastest code that fits
+both.
 
-A configuration is a choice of the switches that trade these resources
-(serenity-pipeline options): fused tiling's MAC budget (``tile=none`` or
-``tile-max-mac-overhead=N``: less RAM for more instructions) and the widened
-filter copies (``widen-budget``: more flash for fewer instructions). Every
-point is measured, none is predicted: serenity-compile builds it (``--io
-arena``: inputs and outputs in the arena, as TFLite Micro plans them), QEMU
-runs it once with ``-icount`` (serenity.deploy.run_measured):
+Two kinds of choice trade these resources:
 
-- RAM = arena + persistent state + the stack the call used (painted and
-  scanned around the call);
-- flash = the network object's loaded sections but ``.bss`` (code, constants,
-  ``.data``'s initial image), as serenity-compile's report counts them;
-- instructions = one invocation on seeded inputs; the outputs are compared
-  with the default configuration's (every configuration computes the same
-  integers: ``outputs = default`` must say yes).
+- fused tiling's MAC budget (``tile=none`` or ``tile-max-mac-overhead=N``):
+  less RAM for more instructions; each value is compiled and measured;
+- per layer, whether a convolution reads its filter widened to int16 at
+  compile time (``widen-filters=...``: more flash for fewer instructions),
+  decided filter by filter from a measured cost model.
 
-Measurements are cached (``--cache``, default ``~/.cache/serenity/frontier.json``)
-by the model's bytes, the target, the options and the serenity-compile binary,
-and the QEMU run by the object's bytes, so a second call, and a budget
-question on a measured model, takes well under a second.
+Every tiling choice is compiled twice, with no filter widened and with every
+widenable filter widened, and each is run on QEMU (``-icount``) twice: once
+timed as a whole (serenity.deploy.run_measured: instructions, the stack the
+call used, the outputs) and once with serenity-profile-marks' hook before
+every kernel (serenity.deploy.profile_layers: instructions per kernel and the
+filters each kernel reads widened). A filter's value is the instructions its
+kernels save widened (the two profiles kernel by kernel; filters read by the
+same kernels go together), its cost the flash it adds (its int16 copy replaces
+the int8 filter: + its bytes; the code difference of the two builds shared
+among the widened kernels). Per tiling choice the widen sets on the (flash,
+instructions) Pareto front are enumerated exactly (a 0/1 knapsack's Pareto
+list); each is a predicted point:
+
+- RAM = arena (with input and output) + persistent state + stack (the larger
+  of the two builds' measured stacks);
+- flash = the unwidened build's flash + the chosen filters' costs;
+- instructions = the unwidened build's measured instructions - the chosen
+  filters' savings.
+
+Measured points (the two builds per tiling choice, and the default) enter
+with their measurements. A budget question takes the fastest point within
+both budgets, builds it, measures it on QEMU and prints prediction vs
+measurement; a point whose measurement breaks a budget is dropped and the
+next one tried. Flash is counted as serenity-compile counts it (every loaded
+section of the object but .bss: code, constants, .data's initial image).
+
+Everything is cached (``--cache``, default ``~/.cache/serenity/frontier.json``)
+by the model's bytes, the target, the options and the serenity-compile binary
+(QEMU runs by the object's bytes): a measured model's budget question takes
+well under a second plus the build of its answer; serenity-compile
+``--ram-budget/--flash-budget`` reads the same cache (its "candidates").
 """
 
 import hashlib
@@ -39,6 +58,9 @@ TILE_CHOICES = (("tile 20%", "tile-max-mac-overhead=20"), ("no tiling", "tile=no
                 ("tile 5%", "tile-max-mac-overhead=5"), ("tile 10%", "tile-max-mac-overhead=10"),
                 ("tile 40%", "tile-max-mac-overhead=40"), ("tile 80%", "tile-max-mac-overhead=80"))
 WIDEN_CHOICES = (("widen auto", ""), ("widen none", "widen-budget=0"), ("widen all", "widen-budget=-1"))
+# Measured per tiling choice (the per-layer decision needs both ends); the
+# default's automatic widen budget is measured for the default tiling only.
+PROFILED = ("widen none", "widen all")
 DEFAULT = ("tile 20%", "widen auto")
 TFLM_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tflm_cmsis_nn.json")
 
@@ -75,17 +97,20 @@ def _compiler_id(compiler):
 
 
 class Cache:
-    """A JSON file of measured points (see the module docstring)."""
+    """A JSON file of measured points, per-layer profiles and the candidate
+    points of each model (see the module docstring)."""
+
+    SECTIONS = ("points", "runs", "profiles", "candidates")
 
     def __init__(self, path):
         self.path = path
-        self.data = {"points": {}, "runs": {}}
+        self.data = {section: {} for section in self.SECTIONS}
         if path and os.path.exists(path):
             with open(path) as f:
                 loaded = json.load(f)
             if isinstance(loaded, dict):
-                self.data["points"].update(loaded.get("points", {}))
-                self.data["runs"].update(loaded.get("runs", {}))
+                for section in self.SECTIONS:
+                    self.data[section].update(loaded.get(section, {}))
 
     def save(self):
         if not self.path:
@@ -97,11 +122,20 @@ class Cache:
         os.replace(tmp, self.path)
 
 
+def _key(model, target, options, compiler):
+    return "|".join((_sha256(model), target, options, _compiler_id(compiler)))
+
+
+def measured(model, target, options, cache, compiler):
+    """The cached measurement of this configuration, or None."""
+    return cache.data["points"].get(_key(model, target, options, compiler))
+
+
 def measure(model, target, options, cache, compiler, work):
     """The measured point of `model` compiled with `options` for `target`:
     {"arena", "state", "stack", "ram", "text", "rodata", "data", "flash",
     "instructions", "outputs" (a digest of the printed outputs)}."""
-    key = "|".join((_sha256(model), target, options, _compiler_id(compiler)))
+    key = _key(model, target, options, compiler)
     if key in cache.data["points"]:
         return cache.data["points"][key]
     out = tempfile.mkdtemp(dir=work)
@@ -124,6 +158,123 @@ def measure(model, target, options, cache, compiler, work):
     cache.data["points"][key] = point
     cache.save()
     return point
+
+
+def profile(model, target, options, cache, compiler, work):
+    """serenity.deploy.profile_layers of this configuration, cached: [{"op",
+    "location", "instructions", "widened": [{"filter", "bytes"}]}] per
+    kernel."""
+    key = _key(model, target, options, compiler)
+    if key not in cache.data["profiles"]:
+        out = tempfile.mkdtemp(dir=work)
+        layers = deploy.profile_layers(model, out, target, options, compiler=compiler)
+        cache.data["profiles"][key] = [
+            {"op": k["op"], "location": os.path.basename(k["location"]), "instructions": k["instructions"],
+             "widened": [{"filter": w["filter"], "bytes": w["bytes"]} for w in k.get("widened", [])]}
+            for k in layers["kernels"]]
+        cache.save()
+    return cache.data["profiles"][key]
+
+
+class ProfileError(RuntimeError):
+    """The two builds of a tiling choice do not have the same kernels."""
+
+
+def widen_items(unwidened, widened, text_delta):
+    """The per-layer widening choices of one tiling choice, from the profiles
+    of its unwidened and fully widened builds (the same kernels in the same
+    order): filters read by the same kernels form one item (connected
+    components), each {"filters": sorted names, "saving": instructions saved
+    (sum over its kernels of unwidened - widened), "flash": bytes added (the
+    filters' bytes: the int16 copy replaces the int8 filter; plus the share
+    of the code difference `text_delta`, by kernels)}. Items that save
+    nothing are left out."""
+    if len(unwidened) != len(widened) or any(
+            a["op"] != b["op"] or a["location"] != b["location"] for a, b in zip(unwidened, widened)):
+        raise ProfileError("the unwidened and widened builds have different kernels (%d vs %d)" % (
+            len(unwidened), len(widened)))
+    parent = {}
+
+    def find(f):
+        while parent[f] != f:
+            parent[f] = parent[parent[f]]
+            f = parent[f]
+        return f
+
+    sizes = {}
+    kernels = [i for i, k in enumerate(widened) if k["widened"]]
+    for i in kernels:
+        names = [w["filter"] for w in widened[i]["widened"]]
+        for w in widened[i]["widened"]:
+            parent.setdefault(w["filter"], w["filter"])
+            sizes[w["filter"]] = w["bytes"]
+        for name in names[1:]:
+            parent[find(name)] = find(names[0])
+    groups = {}
+    for i in kernels:
+        root = find(widened[i]["widened"][0]["filter"])
+        group = groups.setdefault(root, {"kernels": [], "filters": set()})
+        group["kernels"].append(i)
+        group["filters"].update(w["filter"] for w in widened[i]["widened"])
+    per_kernel = text_delta / len(kernels) if kernels else 0
+    items = []
+    for group in groups.values():
+        saving = sum(unwidened[i]["instructions"] - widened[i]["instructions"] for i in group["kernels"])
+        if saving <= 0:
+            continue
+        items.append({"filters": sorted(group["filters"]), "saving": saving,
+                      "flash": sum(sizes[f] for f in group["filters"]) + per_kernel * len(group["kernels"])})
+    items.sort(key=lambda item: item["filters"])
+    return items, len(groups) - len(items)
+
+
+def knapsack_front(items):
+    """Every subset of `items` on the (flash added, instructions saved)
+    Pareto front (least flash for its saving), exactly: [(flash, saving,
+    item indices)], by increasing flash."""
+    front = [(0.0, 0, ())]
+    for index, item in enumerate(items):
+        grown = front + [(f + item["flash"], s + item["saving"], chosen + (index,)) for f, s, chosen in front]
+        grown.sort(key=lambda t: (t[0], -t[1]))
+        front = []
+        for entry in grown:
+            if not front or entry[1] > front[-1][1]:
+                front.append(entry)
+    return front
+
+
+def candidates(tile, tile_options, unwidened, widened, items, dropped=0):
+    """The predicted points of one tiling choice (module docstring): one per
+    widen set on the knapsack's front, from the measured points of its
+    unwidened and widened builds and the items of widen_items (`dropped`:
+    how many it left out)."""
+    stack = max(unwidened["stack"], widened["stack"])
+    # The profiled build calls a hook between kernels, which changes their
+    # code a little (1-2 % of a model's instructions): the savings are scaled
+    # so that the two ends (nothing widened, everything widened) are the
+    # measured builds.
+    profiled = sum(item["saving"] for item in items)
+    scale = (unwidened["instructions"] - widened["instructions"]) / profiled if profiled > 0 else 1.0
+    if scale <= 0:
+        scale = 1.0
+    out = []
+    for flash, saving, chosen in knapsack_front(items):
+        if not chosen:
+            widen, options = "widen none", "widen-budget=0"
+        elif len(chosen) == len(items) and not dropped:
+            widen, options = "widen all", "widen-budget=-1"
+        else:
+            filters = sorted(f for i in chosen for f in items[i]["filters"])
+            widen = "widen %d of %d" % (len(chosen), len(items))
+            options = "widen-filters=" + ",".join(filters)
+        point = {"tile": tile, "widen": widen,
+                 "options": " ".join(o for o in (tile_options, options) if o),
+                 "arena": unwidened["arena"], "state": unwidened["state"], "stack": stack,
+                 "flash": int(round(unwidened["flash"] + flash)),
+                 "instructions": int(round(unwidened["instructions"] - scale * saving)), "predicted": True}
+        point["ram"] = point["arena"] + point["state"] + point["stack"]
+        out.append(point)
+    return out
 
 
 def pareto(points):
@@ -186,15 +337,14 @@ def tflm_point(model_name, target, tflm_dir):
             "instructions": quoted.get("instructions")}
 
 
-def table(rows, front, chosen=None):
+def table(rows, front):
     """Markdown table of the measured configurations."""
     lines = ["| configuration | pipeline options | arena | state | stack | RAM | flash | instructions "
              "| Pareto | outputs = default |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     default_outputs = next((p["outputs"] for (t, w, _), p in rows if (t, w) == DEFAULT), None)
     for i, ((tile, widen, options), p) in enumerate(rows):
-        label = "%s, %s%s%s" % (tile, widen, " (default)" if (tile, widen) == DEFAULT else "",
-                                " **chosen**" if i == chosen else "")
+        label = "%s, %s%s" % (tile, widen, " (default)" if (tile, widen) == DEFAULT else "")
         lines.append("| %s | `%s` | %d | %d | %d | %d | %d | %d | %s | %s |" % (
             label, options or "(none)", p["arena"], p["state"], p["stack"], p["ram"], p["flash"],
             p["instructions"], "yes" if i in front else "",
@@ -202,33 +352,37 @@ def table(rows, front, chosen=None):
     return "\n".join(lines)
 
 
-def plot(rows, path, title, tflm=None, chosen=None):
-    """Two panels, RAM and flash against instructions: every configuration,
-    each panel's frontier as a staircase, the default and TFLite Micro's
-    point marked."""
+def plot(rows, path, title, tflm=None, chosen=None, points=()):
+    """Two panels, RAM and flash against instructions: the measured builds,
+    the candidate points (predicted ones hollow), each panel's frontier over
+    all of them as a staircase, the default, the chosen point and TFLite
+    Micro's point marked."""
     from .plot import _pyplot
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    predicted = [p for p in points if p.get("predicted")]
     for ax, resource in zip(axes, ("ram", "flash")):
-        xs = [p[resource] for _, p in rows]
-        ys = [p["instructions"] for _, p in rows]
-        ax.scatter(xs, ys, s=18, color="0.6", label="configurations")
+        every = [p for _, p in rows] + list(points)
+        ax.scatter([p[resource] for _, p in rows], [p["instructions"] for _, p in rows], s=18,
+                   color="0.5", label="measured builds")
+        if predicted:
+            ax.scatter([p[resource] for p in predicted], [p["instructions"] for p in predicted], s=14,
+                       facecolor="none", edgecolor="0.5", label="predicted (per-layer widening)")
         # This panel's frontier: the fastest point at each amount of the
-        # resource, as a staircase (the table's Pareto column is 3-D).
+        # resource, as a staircase (the tables' fronts are 3-D).
         best = []
-        for x, y in sorted(zip(xs, ys)):
+        for x, y in sorted((p[resource], p["instructions"]) for p in every):
             if not best or y < best[-1][1]:
                 best.append((x, y))
-        ax.step([b[0] for b in best], [b[1] for b in best], where="post", color="C0", linewidth=1)
-        ax.scatter([b[0] for b in best], [b[1] for b in best], s=28, color="C0",
-                   label="frontier (fewest instructions at this much)")
-        for i, ((tile, widen, _), p) in enumerate(rows):
+        ax.step([b[0] for b in best], [b[1] for b in best], where="post", color="C0", linewidth=1,
+                label="frontier (fewest instructions at this much)")
+        for (tile, widen, _), p in rows:
             if (tile, widen) == DEFAULT:
                 ax.scatter([p[resource]], [p["instructions"]], marker="*", s=160, color="C1",
                            label="default", zorder=3)
-            if i == chosen:
-                ax.scatter([p[resource]], [p["instructions"]], marker="D", s=60, facecolor="none",
-                           edgecolor="C3", label="chosen", zorder=4)
+        if chosen is not None:
+            ax.scatter([chosen[resource]], [chosen["instructions"]], marker="D", s=60, facecolor="none",
+                       edgecolor="C3", label="chosen (measured)", zorder=4)
         if tflm and tflm.get(resource) and tflm.get("instructions"):
             ax.scatter([tflm[resource]], [tflm["instructions"]], marker="s", s=50, color="C2",
                        label="TFLite Micro + CMSIS-NN (arena, no stack)", zorder=3)
@@ -241,6 +395,90 @@ def plot(rows, path, title, tflm=None, chosen=None):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def explore(model, target, cache, compiler, work, tiles=None, log=None):
+    """Measures and profiles every tiling choice (`tiles`: labels, default
+    all) and the default: (measured rows [((tile, widen, options), point)],
+    candidate points: predicted ones, or measured where the configuration
+    was measured, each with "prediction" (the predicted values) when it was
+    predicted). The candidates are stored in the cache for serenity-compile."""
+    rows, points = [], []
+    for tile, tile_options in TILE_CHOICES:
+        if tiles and tile not in tiles:
+            continue
+        built, options = {}, {}
+        for widen in PROFILED:
+            options[widen] = " ".join(o for o in (tile_options, dict(WIDEN_CHOICES)[widen]) if o)
+            if log:
+                log("measuring %s, %s" % (tile, widen))
+            built[widen] = measure(model, target, options[widen], cache, compiler, work)
+            rows.append(((tile, widen, options[widen]), built[widen]))
+        items, dropped = [], 0
+        # Where nothing is widened (Helium kernels read int8 filters; no
+        # convolution qualifies) the two builds are one: no profiles.
+        if built["widen all"]["flash"] != built["widen none"]["flash"]:
+            layers = {widen: profile(model, target, options[widen], cache, compiler, work)
+                      for widen in PROFILED}
+            items, dropped = widen_items(layers["widen none"], layers["widen all"],
+                                         built["widen all"]["text"] - built["widen none"]["text"])
+        points += candidates(tile, tile_options, built["widen none"], built["widen all"], items, dropped)
+        if (tile, "widen auto") == DEFAULT:
+            options = " ".join(o for o in (tile_options, dict(WIDEN_CHOICES)["widen auto"]) if o)
+            p = measure(model, target, options, cache, compiler, work)
+            rows.insert(0, ((tile, "widen auto", options), p))
+            points.append(dict(p, tile=tile, widen="widen auto", options=options, predicted=False))
+    # Measured configurations enter with their measurements.
+    by_options = {options: p for (_, _, options), p in rows}
+    for point in points:
+        if point.get("predicted") and point["options"] in by_options:
+            point["prediction"] = {k: point[k] for k in ("ram", "flash", "instructions")}
+            point.update({k: by_options[point["options"]][k] for k in
+                          ("arena", "state", "stack", "ram", "flash", "instructions")}, predicted=False)
+    key = "|".join((_sha256(model), target, _compiler_id(compiler)))
+    cache.data["candidates"][key] = [
+        {k: p[k] for k in ("options", "arena", "state", "stack", "ram", "flash", "instructions", "predicted")}
+        for p in points]
+    cache.save()
+    return rows, points
+
+
+def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_budget=None, tries=8):
+    """The fastest point within both budgets, built and measured: the point
+    (its "measurement" set, its "prediction" the values it was chosen by).
+    A predicted point whose measurement breaks a budget gets its measured
+    values and the choice is made again (at most `tries` builds)."""
+    for _ in range(tries):
+        point = points[choose(points, ram_budget, flash_budget)]
+        m = measure(model, target, point["options"], cache, compiler, work)
+        if point.get("predicted"):
+            point["prediction"] = {k: point[k] for k in ("ram", "flash", "instructions")}
+            point.update({k: m[k] for k in ("arena", "state", "stack", "ram", "flash", "instructions")},
+                         predicted=False)
+            if ((ram_budget is not None and m["ram"] > ram_budget) or
+                    (flash_budget is not None and m["flash"] > flash_budget)):
+                continue
+        point["measurement"] = m
+        return point
+    raise BudgetError("no configuration measured within the budgets after %d builds" % tries)
+
+
+def candidate_table(points, chosen=None):
+    """Markdown table of the candidate points on the (RAM, flash,
+    instructions) Pareto front."""
+    front = pareto(points)
+    lines = ["| tiling | filters widened | RAM | flash | instructions | | pipeline options |",
+             "|---|---|---:|---:|---:|---|---|"]
+    for i in sorted(front, key=lambda i: (points[i]["ram"], points[i]["flash"])):
+        p = points[i]
+        options = p["options"]
+        if len(options) > 90:
+            options = options[:87] + "..."
+        lines.append("| %s | %s | %d | %d | %d | %s | `%s` |" % (
+            p["tile"], p["widen"], p["ram"], p["flash"], p["instructions"],
+            "predicted" if p.get("predicted") else "measured" + (" **chosen**" if p is chosen else ""),
+            options or "(none)"))
+    return "\n".join(lines)
 
 
 def run(args):
@@ -256,22 +494,24 @@ def run(args):
     if not deploy.has_cortex_m_tools():
         raise RuntimeError("arm-none-eabi-gcc and qemu-system-arm are needed (scripts/setup.sh)")
     compiler = deploy.find_compiler()
-    configs = configurations(args.tile, args.widen)
-    if not configs:
-        raise ValueError("no configuration selected by --tile/--widen")
     cache = Cache(args.cache)
-    rows = []
+    import time
     with tempfile.TemporaryDirectory() as work:
-        for config in configs:
-            rows.append((config, measure(args.model, args.target, config[2], cache, compiler, work)))
-    points = [p for _, p in rows]
-    front = pareto(points)
-    chosen = None
-    if args.ram_budget is not None or args.flash_budget is not None:
-        chosen = choose(points, args.ram_budget, args.flash_budget)
+        rows, points = explore(args.model, args.target, cache, compiler, work, args.tile)
+        chosen = None
+        if args.ram_budget is not None or args.flash_budget is not None:
+            started = time.time()
+            chosen = decide(args.model, args.target, points, cache, compiler, work,
+                            args.ram_budget, args.flash_budget)
+            seconds = time.time() - started
+    front = pareto([p for _, p in rows])
     name = os.path.splitext(os.path.basename(args.model))[0]
-    print("%s on %s: %d configurations measured (QEMU, -icount)\n" % (name, args.target, len(rows)))
-    print(table(rows, front, chosen))
+    print("%s on %s: %d builds measured (QEMU, -icount), %d candidate points (%d predicted)\n" % (
+        name, args.target, len(rows), len(points), sum(1 for p in points if p.get("predicted"))))
+    print(table(rows, front))
+    print("\nThe (RAM, flash, instructions) Pareto front of the candidates (per-layer widening decided "
+          "from the per-layer profiles):\n")
+    print(candidate_table(points, chosen))
     tflm = tflm_point(name, args.target, args.tflm)
     if tflm:
         print("\nTFLite Micro: smallest arena %d bytes (its stack not counted)%s%s" % (
@@ -279,13 +519,26 @@ def run(args):
             ", %d instructions with CMSIS-NN (quoted, %s)" % (tflm["instructions"], os.path.relpath(TFLM_DATA))
             if tflm.get("instructions") else ""))
     if chosen is not None:
-        (tile, widen, options), p = rows[chosen]
-        print("\nchosen: %s, %s: RAM %d bytes, flash %d bytes, %d instructions (measured)" % (
-            tile, widen, p["ram"], p["flash"], p["instructions"]))
+        p, pred = chosen, chosen.get("prediction")
+        print("\nchosen: %s, %s: measured RAM %d bytes (arena %d + state %d + stack %d), flash %d bytes, "
+              "%d instructions" % (p["tile"], p["widen"], p["ram"], p["arena"], p["state"], p["stack"],
+                                   p["flash"], p["instructions"]))
+        default_outputs = next((q["outputs"] for (t, w, _), q in rows if (t, w) == DEFAULT), None)
+        if default_outputs is not None:
+            print("outputs = the default configuration's: %s" % (
+                "yes" if p["measurement"]["outputs"] == default_outputs else "**NO**"))
+        if pred:
+            print("predicted: RAM %d, flash %d, %d instructions (instructions %+.2f %%, flash %+.2f %% "
+                  "of the measurement)" % (pred["ram"], pred["flash"], pred["instructions"],
+                                           100.0 * (pred["instructions"] - p["instructions"]) / p["instructions"],
+                                           100.0 * (pred["flash"] - p["flash"]) / p["flash"]))
+        else:
+            print("(a measured configuration: no prediction involved)")
+        print("decided in %.1f s (builds and QEMU runs of the choice included)" % seconds)
         print("build it: serenity-compile %s --target %s%s" % (
-            args.model, args.target, " --pipeline \"%s\"" % options if options else ""))
+            args.model, args.target, " --pipeline \"%s\"" % p["options"] if p["options"] else ""))
     if args.plot:
-        plot(rows, args.plot, "%s on %s" % (name, args.target), tflm, chosen)
+        plot(rows, args.plot, "%s on %s" % (name, args.target), tflm, chosen, points)
         print("\nwrote %s" % args.plot)
     return 0
 
@@ -300,8 +553,6 @@ def add_subparser(subparsers):
     p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],
                    help="only these tiling choices (repeatable)")
-    p.add_argument("--widen", action="append", choices=[w for w, _ in WIDEN_CHOICES],
-                   help="only these widen choices (repeatable)")
     p.add_argument("--plot", help="PNG file for the frontier plot")
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "serenity", "frontier.json"),
                    help="measurement cache (JSON); '' for none")

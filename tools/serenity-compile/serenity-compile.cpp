@@ -660,22 +660,28 @@ bool isCIdentifier(StringRef text) {
 
 namespace {
 
-/// One configuration of the model measured by `python3 -m serenity frontier`
-/// (python/serenity/frontier.py), read from its cache.
+/// One configuration of the model from `python3 -m serenity frontier`
+/// (python/serenity/frontier.py), read from its cache: measured on QEMU, or
+/// predicted from per-layer profiles (a per-layer widening decision).
 struct MeasuredPoint {
   std::string options;
   int64_t ram = 0, flash = 0, instructions = 0, arena = 0, state = 0,
           stack = 0;
+  bool predicted = false;
 };
 
-/// The fastest measured configuration of `model` on `target` by this
-/// executable within the budgets (-1: none), as frontier.choose picks it
-/// (fewest instructions, then least RAM, then least flash), and how many
-/// were measured; a failure message otherwise.
-FailureOr<std::pair<MeasuredPoint, size_t>>
-chooseMeasured(StringRef model, StringRef target, StringRef executable,
-               StringRef cacheFile, int64_t ram, int64_t flash,
-               std::string &error) {
+/// What a build of the model gave (for the budget check).
+struct BuildFacts {
+  int64_t arena = 0, state = 0, flash = 0;
+};
+
+/// The configurations of `model` on `target` known to the frontier cache for
+/// this executable: the measured points, and the candidate points of its
+/// last exploration (predicted ones; a measured configuration counts once,
+/// measured). A failure message when there are none.
+FailureOr<SmallVector<MeasuredPoint>>
+readFrontier(StringRef model, StringRef target, StringRef executable,
+             StringRef cacheFile, std::string &error) {
   auto bytes = llvm::MemoryBuffer::getFile(model);
   if (!bytes) {
     error = "cannot read " + model.str();
@@ -705,28 +711,21 @@ chooseMeasured(StringRef model, StringRef target, StringRef executable,
   }
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse((*text)->getBuffer());
-  const llvm::json::Object *points = nullptr;
+  const llvm::json::Object *points = nullptr, *candidates = nullptr;
   if (parsed)
-    if (const llvm::json::Object *root = parsed->getAsObject())
+    if (const llvm::json::Object *root = parsed->getAsObject()) {
       points = root->getObject("points");
+      candidates = root->getObject("candidates");
+    }
   if (!parsed)
     llvm::consumeError(parsed.takeError());
   if (!points) {
     error = cacheFile.str() + " is not a frontier cache: " + rerun;
     return failure();
   }
-  std::string prefix = modelKey + "|" + target.str() + "|";
-  std::string suffix = "|" + compilerKey;
-  SmallVector<MeasuredPoint> measured;
-  for (const auto &[key, value] : *points) {
-    StringRef k = key;
-    const llvm::json::Object *p = value.getAsObject();
-    if (!p || !k.starts_with(prefix) || !k.ends_with(suffix))
-      continue;
-    MeasuredPoint point;
-    point.options = k.drop_front(prefix.size()).drop_back(suffix.size()).str();
+  auto read = [](const llvm::json::Object &p, MeasuredPoint &point) {
     auto field = [&](StringRef name) {
-      return p->getInteger(name).value_or(-1);
+      return p.getInteger(name).value_or(-1);
     };
     point.ram = field("ram");
     point.flash = field("flash");
@@ -734,31 +733,70 @@ chooseMeasured(StringRef model, StringRef target, StringRef executable,
     point.arena = field("arena");
     point.state = field("state");
     point.stack = field("stack");
-    if (point.ram >= 0 && point.flash >= 0 && point.instructions >= 0)
-      measured.push_back(point);
+    return point.ram >= 0 && point.flash >= 0 && point.instructions >= 0;
+  };
+  std::string prefix = modelKey + "|" + target.str() + "|";
+  std::string suffix = "|" + compilerKey;
+  SmallVector<MeasuredPoint> known;
+  llvm::StringSet<> measuredOptions;
+  for (const auto &[key, value] : *points) {
+    StringRef k = key;
+    const llvm::json::Object *p = value.getAsObject();
+    if (!p || !k.starts_with(prefix) || !k.ends_with(suffix))
+      continue;
+    MeasuredPoint point;
+    point.options = k.drop_front(prefix.size()).drop_back(suffix.size()).str();
+    if (read(*p, point)) {
+      measuredOptions.insert(point.options);
+      known.push_back(point);
+    }
   }
-  if (measured.empty()) {
+  if (candidates)
+    if (const llvm::json::Array *list =
+            candidates->getArray(prefix + compilerKey))
+      for (const llvm::json::Value &value : *list) {
+        const llvm::json::Object *p = value.getAsObject();
+        MeasuredPoint point;
+        std::optional<StringRef> options = p ? p->getString("options") : std::nullopt;
+        if (!options || !read(*p, point))
+          continue;
+        point.options = options->str();
+        point.predicted = p->getBoolean("predicted").value_or(false);
+        if (!measuredOptions.contains(point.options))
+          known.push_back(point);
+      }
+  if (known.empty()) {
     error = "no configuration of " + model.str() + " for " + target.str() +
             " measured by this serenity-compile in " + cacheFile.str() +
             ": " + rerun;
     return failure();
   }
+  return known;
+}
+
+/// The points within the budgets (-1: none), fastest first (fewest
+/// instructions, then least RAM, then least flash), as frontier.choose
+/// ranks them; a failure message saying the least RAM reachable within the
+/// flash budget and the least flash within the RAM budget when none fits.
+FailureOr<SmallVector<MeasuredPoint>>
+rankWithinBudgets(ArrayRef<MeasuredPoint> known, int64_t ram, int64_t flash,
+                  std::string &error) {
   auto fits = [&](const MeasuredPoint &p, bool checkRam, bool checkFlash) {
     return (!checkRam || ram < 0 || p.ram <= ram) &&
            (!checkFlash || flash < 0 || p.flash <= flash);
   };
-  const MeasuredPoint *best = nullptr;
-  for (const MeasuredPoint &p : measured)
-    if (fits(p, true, true) &&
-        (!best || std::tie(p.instructions, p.ram, p.flash) <
-                      std::tie(best->instructions, best->ram, best->flash)))
-      best = &p;
-  if (best)
-    return std::make_pair(*best, measured.size());
-  // The least RAM within the flash budget, the least flash within the RAM
-  // budget (frontier.choose's message).
+  SmallVector<MeasuredPoint> ranked;
+  for (const MeasuredPoint &p : known)
+    if (fits(p, true, true))
+      ranked.push_back(p);
+  llvm::stable_sort(ranked, [](const MeasuredPoint &a, const MeasuredPoint &b) {
+    return std::tie(a.instructions, a.ram, a.flash) <
+           std::tie(b.instructions, b.ram, b.flash);
+  });
+  if (!ranked.empty())
+    return ranked;
   std::optional<int64_t> leastRam, leastFlash;
-  for (const MeasuredPoint &p : measured) {
+  for (const MeasuredPoint &p : known) {
     if (fits(p, false, true))
       leastRam = std::min(leastRam.value_or(p.ram), p.ram);
     if (fits(p, true, false))
@@ -767,8 +805,9 @@ chooseMeasured(StringRef model, StringRef target, StringRef executable,
   auto bound = [](int64_t b) {
     return b < 0 ? std::string("any amount") : std::to_string(b) + " bytes";
   };
-  error = "no measured configuration (" + std::to_string(measured.size()) +
-          ") fits RAM " + bound(ram) + " and flash " + bound(flash) + ": ";
+  error = "no configuration (" + std::to_string(known.size()) +
+          " measured or predicted) fits RAM " + bound(ram) + " and flash " +
+          bound(flash) + ": ";
   if (ram >= 0)
     error += "the least RAM reachable within " + bound(flash) +
              " of flash is " +
@@ -784,76 +823,13 @@ chooseMeasured(StringRef model, StringRef target, StringRef executable,
   return failure();
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  // Hidden rather than cl::HideUnrelatedOptions' ReallyHidden: --help-hidden
-  // still lists the LLVM options (e.g. -debug-only for a bug report).
-  // (LLVM's own options sit in its general category, so the generic ones,
-  // --help and --version, are kept by name.)
-  for (auto &[key, option] : cl::getRegisteredOptions())
-    if (!llvm::is_contained(option->Categories, &compileCategory) &&
-        key != "help" && key != "version")
-      option->setHiddenFlag(cl::Hidden);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "serenity-compile: a TOSA (.mlir) or TFLite (.tflite) model to an "
-      "object file, a C header and a JSON report\n");
-  std::optional<TargetSpec> spec = lookupTarget(targetName);
-  if (!spec)
-    return fail("unknown --target '" + targetName +
-                "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
-  const std::optional<mlir::serenity::IOPlacement> io =
-      mlir::serenity::parseEnum<mlir::serenity::IOPlacement>(ioMode);
-  if (!io)
-    return fail("unknown --io '" + ioMode + "' (expected one of: " +
-                mlir::serenity::enumChoices<mlir::serenity::IOPlacement>() +
-                ")");
-  if (floatImport && !StringRef(inputFile).ends_with(".tflite"))
-    return fail("--float applies to .tflite models (a .mlir model is "
-                "compiled with the types it has)");
-  if (!isCIdentifier(name))
-    return fail("--name '" + name + "' is not a C identifier");
-
-  // --ram-budget / --flash-budget: the configuration (pipeline options) from
-  // the measured frontier.
-  std::optional<std::pair<MeasuredPoint, size_t>> budgetChoice;
-  const bool budgeted = ramBudget.getNumOccurrences() != 0 ||
-                        flashBudget.getNumOccurrences() != 0;
-  if (budgeted) {
-    if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
-        (flashBudget.getNumOccurrences() && flashBudget <= 0))
-      return fail("--ram-budget and --flash-budget must be positive numbers "
-                  "of bytes");
-    if (targetName != "cortex-m4" && targetName != "cortex-m55")
-      return fail("--ram-budget/--flash-budget need --target cortex-m4 or "
-                  "cortex-m55 (the configurations are measured on QEMU)");
-    if (*io != mlir::serenity::IOPlacement::Arena)
-      return fail("--ram-budget/--flash-budget count the inputs and outputs "
-                  "in the arena: use --io arena");
-    if (!StringRef(pipelineOptions).trim().empty())
-      return fail("--ram-budget/--flash-budget choose the pipeline options "
-                  "(tiling, widened filters); --pipeline cannot be combined "
-                  "with them");
-    SmallString<256> cache(frontierFile);
-    if (cache.empty()) {
-      llvm::sys::path::home_directory(cache);
-      llvm::sys::path::append(cache, ".cache", "serenity", "frontier.json");
-    }
-    std::string executable = llvm::sys::fs::getMainExecutable(
-        argv[0], reinterpret_cast<void *>(&fail));
-    std::string error;
-    auto chosen =
-        chooseMeasured(inputFile, targetName, executable, cache,
-                       ramBudget.getNumOccurrences() ? ramBudget : -1,
-                       flashBudget.getNumOccurrences() ? flashBudget : -1,
-                       error);
-    if (failed(chosen))
-      return fail(error);
-    budgetChoice = *chosen;
-    pipelineOptions = budgetChoice->first.options;
-  }
+/// Builds the model with the global options (pipelineOptions as set) into
+/// outputDir: the object, the header and the report. 0 on success (facts
+/// filled), the exit status otherwise.
+int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
+          BuildFacts &built) {
+  const std::optional<TargetSpec> spec = targetSpec;
+  const std::optional<mlir::serenity::IOPlacement> io = ioPlacement;
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
 
@@ -1033,23 +1009,124 @@ int main(int argc, char **argv) {
                               : std::string())
                << "flash " << facts->flash() << " bytes: text "
                << facts->text << ", rodata " << facts->rodata << ")\n";
-  if (budgetChoice) {
-    const MeasuredPoint &p = budgetChoice->first;
+  built.arena = arenaAttr.getInt();
+  built.state = stateBytes;
+  built.flash = static_cast<int64_t>(facts->flash());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // Hidden rather than cl::HideUnrelatedOptions' ReallyHidden: --help-hidden
+  // still lists the LLVM options (e.g. -debug-only for a bug report).
+  // (LLVM's own options sit in its general category, so the generic ones,
+  // --help and --version, are kept by name.)
+  for (auto &[key, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &compileCategory) &&
+        key != "help" && key != "version")
+      option->setHiddenFlag(cl::Hidden);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "serenity-compile: a TOSA (.mlir) or TFLite (.tflite) model to an "
+      "object file, a C header and a JSON report\n");
+  std::optional<TargetSpec> spec = lookupTarget(targetName);
+  if (!spec)
+    return fail("unknown --target '" + targetName +
+                "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
+  const std::optional<mlir::serenity::IOPlacement> io =
+      mlir::serenity::parseEnum<mlir::serenity::IOPlacement>(ioMode);
+  if (!io)
+    return fail("unknown --io '" + ioMode + "' (expected one of: " +
+                mlir::serenity::enumChoices<mlir::serenity::IOPlacement>() +
+                ")");
+  if (floatImport && !StringRef(inputFile).ends_with(".tflite"))
+    return fail("--float applies to .tflite models (a .mlir model is "
+                "compiled with the types it has)");
+  if (!isCIdentifier(name))
+    return fail("--name '" + name + "' is not a C identifier");
+
+  // --ram-budget / --flash-budget: the configuration (pipeline options) from
+  // the frontier (python3 -m serenity frontier): the fastest measured or
+  // predicted point within the budgets; a predicted one whose build breaks a
+  // budget gives way to the next.
+  const bool budgeted = ramBudget.getNumOccurrences() != 0 ||
+                        flashBudget.getNumOccurrences() != 0;
+  if (!budgeted) {
+    BuildFacts facts;
+    return build(*spec, *io, facts);
+  }
+  if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
+      (flashBudget.getNumOccurrences() && flashBudget <= 0))
+    return fail("--ram-budget and --flash-budget must be positive numbers "
+                "of bytes");
+  if (targetName != "cortex-m4" && targetName != "cortex-m55")
+    return fail("--ram-budget/--flash-budget need --target cortex-m4 or "
+                "cortex-m55 (the configurations are measured on QEMU)");
+  if (*io != mlir::serenity::IOPlacement::Arena)
+    return fail("--ram-budget/--flash-budget count the inputs and outputs "
+                "in the arena: use --io arena");
+  if (!StringRef(pipelineOptions).trim().empty())
+    return fail("--ram-budget/--flash-budget choose the pipeline options "
+                "(tiling, widened filters); --pipeline cannot be combined "
+                "with them");
+  SmallString<256> cache(frontierFile);
+  if (cache.empty()) {
+    llvm::sys::path::home_directory(cache);
+    llvm::sys::path::append(cache, ".cache", "serenity", "frontier.json");
+  }
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&fail));
+  const int64_t ram = ramBudget.getNumOccurrences() ? ramBudget : -1;
+  const int64_t flash = flashBudget.getNumOccurrences() ? flashBudget : -1;
+  std::string error;
+  auto known = readFrontier(inputFile, targetName, executable, cache, error);
+  if (failed(known))
+    return fail(error);
+  auto ranked = rankWithinBudgets(*known, ram, flash, error);
+  if (failed(ranked))
+    return fail(error);
+  const size_t predicted = llvm::count_if(
+      *known, [](const MeasuredPoint &p) { return p.predicted; });
+  constexpr size_t kMaxBuilds = 8;
+  for (const auto &[index, p] : llvm::enumerate(*ranked)) {
+    if (index == kMaxBuilds)
+      break;
+    pipelineOptions = p.options;
+    BuildFacts facts;
+    if (int status = build(*spec, *io, facts))
+      return status;
+    // The RAM of this build: its arena and state, the stack measured (or,
+    // predicted, the larger of the measured builds').
+    const int64_t builtRam = facts.arena + facts.state + p.stack;
     llvm::outs() << "serenity-compile: budget: chose `"
                  << (p.options.empty() ? std::string("(defaults)") : p.options)
-                 << "`, the fastest of " << budgetChoice->second
-                 << " measured configurations that fit: measured RAM "
+                 << "`, the fastest of " << known->size()
+                 << " configurations (" << predicted
+                 << " predicted from per-layer profiles) within the budgets: "
+                 << (p.predicted ? "predicted" : "measured") << " RAM "
                  << p.ram << " bytes (arena " << p.arena << " + state "
                  << p.state << " + stack " << p.stack << "), flash " << p.flash
                  << " bytes, " << p.instructions
-                 << " instructions; this build: arena " << arenaAttr.getInt()
-                 << " bytes, flash " << facts->flash() << " bytes\n";
+                 << " instructions; this build: arena " << facts.arena
+                 << " bytes, flash " << facts.flash << " bytes\n";
     llvm::outs().flush();
-    if (p.arena != arenaAttr.getInt() ||
-        p.flash != static_cast<int64_t>(facts->flash()))
-      llvm::errs() << "serenity-compile: warning: this build differs from "
-                      "the measurement; measure it again with `python3 -m "
-                      "serenity frontier`\n";
+    if (!p.predicted) {
+      if (p.arena != facts.arena || p.flash != facts.flash)
+        llvm::errs() << "serenity-compile: warning: this build differs from "
+                        "the measurement; measure it again with `python3 -m "
+                        "serenity frontier`\n";
+      return 0;
+    }
+    if ((ram < 0 || builtRam <= ram) && (flash < 0 || facts.flash <= flash))
+      return 0;
+    llvm::errs() << "serenity-compile: note: the build breaks a budget (RAM "
+                 << builtRam << ", flash " << facts.flash
+                 << " bytes): trying the next configuration\n";
   }
-  return 0;
+  return fail("no configuration within the budgets built within them after " +
+              Twine(std::min(kMaxBuilds, ranked->size())) +
+              " builds: measure the model again with `python3 -m serenity "
+              "frontier`");
 }

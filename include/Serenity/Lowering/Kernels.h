@@ -21,6 +21,10 @@
 namespace mlir {
 namespace serenity {
 
+/// On a filter copy made by serenity-int8-conv-kernels (int16, widened at
+/// compile time): the int8 global it stands for.
+constexpr llvm::StringLiteral kWidenedFrom = "serenity.widened_from";
+
 /// A top-level op of a lowered function that does the work of one layer (or
 /// part of one): an op without results with a region, a linalg op or a
 /// memref.copy; not a call or a terminator.

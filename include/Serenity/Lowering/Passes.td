@@ -339,6 +339,11 @@ def SerenityInt8ConvKernelsPass
            "most multiply-accumulates within it (an exact 0/1 knapsack); -2 "
            "(auto): a quarter of the module's constant bytes, at most 32 "
            "KiB; -1: every eligible filter; 0: none (int8 weights only)">,
+    ListOption<"widenFilters", "widen-filters", "std::string",
+               "Widen exactly these filter globals (symbol names, e.g. from "
+               "a per-layer decision of `python3 -m serenity frontier`), "
+               "instead of choosing them within widen-budget; a name that "
+               "is not a widenable filter is an error">,
     Option<"taggedOnly", "tagged-only", "bool", /*default=*/"false",
            "Lower only the convolutions tagged serenity.primitive = "
            "#serenity.primitive<dot> (by default every matching convolution "

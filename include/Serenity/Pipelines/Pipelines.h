@@ -146,6 +146,12 @@ struct SerenityPipelineOptions
                      "network's constant bytes, at most 32 KiB; -1: no "
                      "limit, 0: no copies (int8 weights only)"),
       llvm::cl::init(-2)};
+  ListOption<std::string> widenFilters{
+      *this, "widen-filters",
+      llvm::cl::desc("conv-kernels=dot on Cortex-M4/M7: widen exactly these "
+                     "filter globals (a per-layer decision, e.g. of "
+                     "`python3 -m serenity frontier`) instead of choosing "
+                     "within widen-budget")};
   Option<std::string> primitives{
       *this, "primitives",
       llvm::cl::desc(
