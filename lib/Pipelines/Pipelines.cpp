@@ -17,6 +17,7 @@
 #include "Serenity/Analysis/MemoryModel.h"
 #include "Serenity/Analysis/Primitives.h"
 #include "Serenity/InitAllPasses.h"
+#include "Serenity/Pipelines/Frontier.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -212,6 +213,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (options.budget < -1)
     return errorHandler("serenity-pipeline: budget must be >= 0 bytes, or -1 "
                         "(no limit)");
+  if (options.ramBudget != -1 || options.flashBudget != -1)
+    return errorHandler(
+        "serenity-pipeline: ram-budget/flash-budget are resolved against a "
+        "frontier before the pipeline is built (resolvePipelineBudgets; "
+        "serenity-compile: --ram-budget/--flash-budget)");
   std::string primitives = options.primitives;
   if (options.budget >= 0 && primitives == "none")
     primitives = "select";
@@ -442,6 +448,51 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   return success();
 }
 
+LogicalResult mlir::serenity::resolvePipelineBudgets(
+    SerenityPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (options.ramBudget == -1 && options.flashBudget == -1)
+    return success();
+  if (options.ramBudget == 0 || options.ramBudget < -1 ||
+      options.flashBudget == 0 || options.flashBudget < -1)
+    return errorHandler("serenity-pipeline: ram-budget and flash-budget must "
+                        "be positive numbers of bytes (or -1: none)");
+  // The frontier measures the Cortex-M4 (DSP) and the Cortex-M55 (Helium).
+  StringRef board = options.target == PipelineTarget::CortexM ? "cortex-m4"
+                    : options.target == PipelineTarget::CortexMHelium
+                        ? "cortex-m55"
+                        : "";
+  if (board.empty())
+    return errorHandler("serenity-pipeline: ram-budget/flash-budget need "
+                        "target=cortex-m or target=cortex-m-helium (the "
+                        "configurations are measured on QEMU boards)");
+  if (options.frontier.empty())
+    return errorHandler("serenity-pipeline: ram-budget/flash-budget need "
+                        "frontier=FILE (python3 -m serenity frontier MODEL "
+                        "--target " +
+                        board + " --export FILE)");
+  if (options.tile.hasValue() || options.tileMaxMacOverhead.hasValue() ||
+      options.widenBudget.hasValue() || !options.widenFilters.empty())
+    return errorHandler("serenity-pipeline: ram-budget/flash-budget choose "
+                        "tile, tile-max-mac-overhead, widen-budget and "
+                        "widen-filters: do not set them as well");
+  std::string error;
+  auto points = readFrontierExport(options.frontier, board, error);
+  if (failed(points))
+    return errorHandler("serenity-pipeline: " + error);
+  auto ranked = rankWithinBudgets(*points, options.ramBudget,
+                                  options.flashBudget, error);
+  if (failed(ranked))
+    return errorHandler("serenity-pipeline: " + error);
+  const std::string chosen = ranked->front().options;
+  if (failed(options.parseFromString(chosen)))
+    return errorHandler("serenity-pipeline: the frontier's options '" + chosen +
+                        "' do not parse");
+  options.ramBudget = -1;
+  options.flashBudget = -1;
+  return success();
+}
+
 void mlir::serenity::registerSerenityPipelines() {
   registerPassPipeline(
       "serenity-pipeline",
@@ -454,6 +505,8 @@ void mlir::serenity::registerSerenityPipelines() {
         if (failed(options.parseFromString(optionsText)))
           return errorHandler("serenity-pipeline: invalid options '" +
                               optionsText + "'");
+        if (failed(resolvePipelineBudgets(options, errorHandler)))
+          return failure();
         return buildSerenityPipeline(pm, options, errorHandler);
       },
       [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {

@@ -564,6 +564,18 @@ def candidate_table(points, chosen=None):
     return "\n".join(lines)
 
 
+def export(path, model, target, points):
+    """Writes the candidate points for serenity-pipeline's `frontier=FILE`
+    (Serenity/Pipelines/Frontier.h): {"target", "model", "sha256",
+    "points": [{"options", "ram", "flash", "instructions", "arena", "state",
+    "stack", "predicted"}]}, predicted ones with their stated values."""
+    data = {"target": target, "model": os.path.basename(model), "sha256": _sha256(model),
+            "points": [{k: p[k] for k in ("options", "ram", "flash", "instructions", "arena", "state",
+                                          "stack", "predicted")} for p in points]}
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+
+
 def run(args):
     if args.target not in deploy.BOARDS:
         raise ValueError("--target must be one of %s (instructions are counted on QEMU)"
@@ -622,6 +634,10 @@ def run(args):
             "; NOT PROVEN: the build limit was reached while a predicted point ranked better"))
         print("build it: serenity-compile %s --target %s%s" % (
             args.model, args.target, " --pipeline \"%s\"" % p["options"] if p["options"] else ""))
+    if args.export:
+        export(args.export, args.model, args.target, points)
+        print("\nwrote %s (serenity-pipeline frontier=%s ram-budget=... flash-budget=...)" % (
+            args.export, args.export))
     if args.plot:
         plot(rows, args.plot, "%s on %s" % (name, args.target), tflm, chosen, points)
         print("\nwrote %s" % args.plot)
@@ -639,6 +655,7 @@ def add_subparser(subparsers):
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],
                    help="only these tiling choices (repeatable)")
     p.add_argument("--plot", help="PNG file for the frontier plot")
+    p.add_argument("--export", help="JSON file of the candidate points for serenity-pipeline's frontier=FILE")
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "serenity", "frontier.json"),
                    help="measurement cache (JSON); '' for none")
     p.add_argument("--tflm", default=os.path.join(deploy.ROOT, "..", "shared", "bench", "tflm"),

@@ -179,6 +179,22 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
         built = json.load(f)
     assert built["flash"]["bytes"] <= flash
 
+    # The export for serenity-pipeline: its choice is serenity-compile's
+    # (the same points, ranked by the same rule).
+    export = str(tmp_path / "small.frontier.json")
+    assert main(args + ["--export", export]) == 0
+    capsys.readouterr()
+    mlir = str(tmp_path / "small.mlir")
+    assert main(["import-tflite", model, "-o", mlir]) == 0
+    opt = os.path.join(os.path.dirname(compiler), "serenity-opt")
+    done = subprocess.run([opt, mlir, "--serenity-pipeline=target=cortex-m lower-to-llvm=false frontier=%s "
+                           "ram-budget=%d flash-budget=%d" % (export, ram, flash), "-o", os.devnull],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([opt, mlir, "--serenity-pipeline=target=cortex-m frontier=%s ram-budget=100 "
+                           "flash-budget=%d" % (export, flash), "-o", os.devnull], capture_output=True, text=True)
+    assert done.returncode != 0 and "the least RAM reachable within %d bytes of flash is" % flash in done.stderr
+
     # Impossible budgets: the same error from both.
     assert main(args + ["--ram-budget", "100", "--flash-budget", str(flash)]) == 2
     err = capsys.readouterr().err

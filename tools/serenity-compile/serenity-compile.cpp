@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
+#include "Serenity/Pipelines/Frontier.h"
 #include "Serenity/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -660,15 +661,7 @@ bool isCIdentifier(StringRef text) {
 
 namespace {
 
-/// One configuration of the model from `python3 -m serenity frontier`
-/// (python/serenity/frontier.py), read from its cache: measured on QEMU, or
-/// predicted from per-layer profiles (a per-layer widening decision).
-struct MeasuredPoint {
-  std::string options;
-  int64_t ram = 0, flash = 0, instructions = 0, arena = 0, state = 0,
-          stack = 0;
-  bool predicted = false;
-};
+using mlir::serenity::FrontierPoint;
 
 /// What a build of the model gave (for the budget check).
 struct BuildFacts {
@@ -679,7 +672,7 @@ struct BuildFacts {
 /// this executable: the measured points, and the candidate points of its
 /// last exploration (predicted ones; a measured configuration counts once,
 /// measured). A failure message when there are none.
-FailureOr<SmallVector<MeasuredPoint>>
+FailureOr<SmallVector<FrontierPoint>>
 readFrontier(StringRef model, StringRef target, StringRef executable,
              StringRef cacheFile, std::string &error) {
   auto bytes = llvm::MemoryBuffer::getFile(model);
@@ -723,30 +716,19 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
     error = cacheFile.str() + " is not a frontier cache: " + rerun;
     return failure();
   }
-  auto read = [](const llvm::json::Object &p, MeasuredPoint &point) {
-    auto field = [&](StringRef name) {
-      return p.getInteger(name).value_or(-1);
-    };
-    point.ram = field("ram");
-    point.flash = field("flash");
-    point.instructions = field("instructions");
-    point.arena = field("arena");
-    point.state = field("state");
-    point.stack = field("stack");
-    return point.ram >= 0 && point.flash >= 0 && point.instructions >= 0;
-  };
   std::string prefix = modelKey + "|" + target.str() + "|";
   std::string suffix = "|" + compilerKey;
-  SmallVector<MeasuredPoint> known;
+  SmallVector<FrontierPoint> known;
   llvm::StringSet<> measuredOptions;
   for (const auto &[key, value] : *points) {
     StringRef k = key;
     const llvm::json::Object *p = value.getAsObject();
     if (!p || !k.starts_with(prefix) || !k.ends_with(suffix))
       continue;
-    MeasuredPoint point;
+    FrontierPoint point;
     point.options = k.drop_front(prefix.size()).drop_back(suffix.size()).str();
-    if (read(*p, point)) {
+    if (mlir::serenity::readFrontierPoint(*p, point)) {
+      point.predicted = false;
       measuredOptions.insert(point.options);
       known.push_back(point);
     }
@@ -756,12 +738,11 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
             candidates->getArray(prefix + compilerKey))
       for (const llvm::json::Value &value : *list) {
         const llvm::json::Object *p = value.getAsObject();
-        MeasuredPoint point;
+        FrontierPoint point;
         std::optional<StringRef> options = p ? p->getString("options") : std::nullopt;
-        if (!options || !read(*p, point))
+        if (!options || !mlir::serenity::readFrontierPoint(*p, point))
           continue;
         point.options = options->str();
-        point.predicted = p->getBoolean("predicted").value_or(false);
         if (!measuredOptions.contains(point.options))
           known.push_back(point);
       }
@@ -772,55 +753,6 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
     return failure();
   }
   return known;
-}
-
-/// The points within the budgets (-1: none), fastest first (fewest
-/// instructions, then least RAM, then least flash), as frontier.choose
-/// ranks them; a failure message saying the least RAM reachable within the
-/// flash budget and the least flash within the RAM budget when none fits.
-FailureOr<SmallVector<MeasuredPoint>>
-rankWithinBudgets(ArrayRef<MeasuredPoint> known, int64_t ram, int64_t flash,
-                  std::string &error) {
-  auto fits = [&](const MeasuredPoint &p, bool checkRam, bool checkFlash) {
-    return (!checkRam || ram < 0 || p.ram <= ram) &&
-           (!checkFlash || flash < 0 || p.flash <= flash);
-  };
-  SmallVector<MeasuredPoint> ranked;
-  for (const MeasuredPoint &p : known)
-    if (fits(p, true, true))
-      ranked.push_back(p);
-  llvm::stable_sort(ranked, [](const MeasuredPoint &a, const MeasuredPoint &b) {
-    return std::tie(a.instructions, a.ram, a.flash) <
-           std::tie(b.instructions, b.ram, b.flash);
-  });
-  if (!ranked.empty())
-    return ranked;
-  std::optional<int64_t> leastRam, leastFlash;
-  for (const MeasuredPoint &p : known) {
-    if (fits(p, false, true))
-      leastRam = std::min(leastRam.value_or(p.ram), p.ram);
-    if (fits(p, true, false))
-      leastFlash = std::min(leastFlash.value_or(p.flash), p.flash);
-  }
-  auto bound = [](int64_t b) {
-    return b < 0 ? std::string("any amount") : std::to_string(b) + " bytes";
-  };
-  error = "no configuration (" + std::to_string(known.size()) +
-          " measured or predicted) fits RAM " + bound(ram) + " and flash " +
-          bound(flash) + ": ";
-  if (ram >= 0)
-    error += "the least RAM reachable within " + bound(flash) +
-             " of flash is " +
-             (leastRam ? std::to_string(*leastRam) + " bytes"
-                       : std::string("none (nothing fits that flash)"));
-  if (ram >= 0 && flash >= 0)
-    error += "; ";
-  if (flash >= 0)
-    error += "the least flash reachable within " + bound(ram) +
-             " of RAM is " +
-             (leastFlash ? std::to_string(*leastFlash) + " bytes"
-                         : std::string("none (nothing fits that RAM)"));
-  return failure();
 }
 
 /// Builds the model with the global options (pipelineOptions as set) into
@@ -1084,11 +1016,11 @@ int main(int argc, char **argv) {
   auto known = readFrontier(inputFile, targetName, executable, cache, error);
   if (failed(known))
     return fail(error);
-  auto ranked = rankWithinBudgets(*known, ram, flash, error);
+  auto ranked = mlir::serenity::rankWithinBudgets(*known, ram, flash, error);
   if (failed(ranked))
     return fail(error);
   const size_t predicted = llvm::count_if(
-      *known, [](const MeasuredPoint &p) { return p.predicted; });
+      *known, [](const FrontierPoint &p) { return p.predicted; });
   constexpr size_t kMaxBuilds = 8;
   for (const auto &[index, p] : llvm::enumerate(*ranked)) {
     if (index == kMaxBuilds)

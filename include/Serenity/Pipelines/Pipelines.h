@@ -152,6 +152,26 @@ struct SerenityPipelineOptions
                      "filter globals (a per-layer decision, e.g. of "
                      "`python3 -m serenity frontier`) instead of choosing "
                      "within widen-budget")};
+  Option<int64_t> ramBudget{
+      *this, "ram-budget",
+      llvm::cl::desc("Cortex-M: RAM budget in bytes (arena with input and "
+                     "output + state + stack): the pipeline takes the "
+                     "tiling and widening options of the fastest "
+                     "configuration within both budgets in `frontier` "
+                     "(measured or predicted by python3 -m serenity "
+                     "frontier); -1: none"),
+      llvm::cl::init(-1)};
+  Option<int64_t> flashBudget{
+      *this, "flash-budget",
+      llvm::cl::desc("Cortex-M: flash budget in bytes (code + constants + "
+                     ".data), with ram-budget; -1: none"),
+      llvm::cl::init(-1)};
+  Option<std::string> frontier{
+      *this, "frontier",
+      llvm::cl::desc("ram-budget/flash-budget: the model's configurations "
+                     "(python3 -m serenity frontier MODEL --target T "
+                     "--export FILE)"),
+      llvm::cl::init("")};
   Option<std::string> primitives{
       *this, "primitives",
       llvm::cl::desc(
@@ -310,6 +330,19 @@ LogicalResult buildSerenityLLVMLowering(
     OpPassManager &pm, PipelineTarget target,
     function_ref<LogicalResult(const Twine &)> errorHandler,
     int64_t outlineMinOps = 256);
+
+/// With ram-budget or flash-budget: sets `options`' tiling and widening
+/// options to those of the fastest configuration within both budgets in
+/// the frontier export `options.frontier` (Serenity/Pipelines/Frontier.h)
+/// and clears the budgets; without them, nothing. Fails, after reporting
+/// through `errorHandler`, when the export is missing or for another
+/// target, when the options also set what the budgets decide, or when no
+/// configuration fits (saying what is reachable). The registered
+/// `serenity-pipeline` calls it before buildSerenityPipeline, which refuses
+/// budgets left unresolved.
+LogicalResult
+resolvePipelineBudgets(SerenityPipelineOptions &options,
+                       function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// Registers `serenity-pipeline` (requires registerSerenityPasses()).
 void registerSerenityPipelines();

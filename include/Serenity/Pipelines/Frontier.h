@@ -1,0 +1,59 @@
+//===- Frontier.h - Budget decisions from a measured frontier ---*- C++ -*-===//
+//
+// The configurations of a model that `python3 -m serenity frontier` measured
+// on a Cortex-M board or predicted from per-layer profiles (RAM, flash and
+// instructions per set of pipeline options), and the choice of the fastest
+// within a RAM and a flash budget. serenity-compile (--ram-budget,
+// --flash-budget) and serenity-pipeline (ram-budget, flash-budget,
+// frontier) decide with it, as frontier.choose does in Python.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_PIPELINES_FRONTIER_H
+#define SERENITY_PIPELINES_FRONTIER_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+namespace serenity {
+
+/// One configuration of a model on a board: its serenity-pipeline options
+/// and its RAM (arena + state + stack), flash and instructions, measured or
+/// predicted.
+struct FrontierPoint {
+  std::string options;
+  int64_t ram = 0, flash = 0, instructions = 0, arena = 0, state = 0,
+          stack = 0;
+  bool predicted = false;
+};
+
+/// Reads the numbers of a point from its JSON object ("ram", "flash",
+/// "instructions", "arena", "state", "stack", "predicted"); false when one
+/// of the first three is missing or negative.
+bool readFrontierPoint(const llvm::json::Object &object, FrontierPoint &point);
+
+/// The points within the budgets (-1: no budget), fastest first (fewest
+/// instructions, then least RAM, then least flash). When none fits:
+/// failure, and `error` says the least RAM reachable within the flash
+/// budget and the least flash reachable within the RAM budget.
+FailureOr<SmallVector<FrontierPoint>>
+rankWithinBudgets(ArrayRef<FrontierPoint> points, int64_t ramBudget,
+                  int64_t flashBudget, std::string &error);
+
+/// The points of a frontier export (`python3 -m serenity frontier MODEL
+/// --target T --export FILE`: {"target", "model", "points": [...]}) for
+/// `target` (cortex-m4, cortex-m55); failure with `error` when the file is
+/// missing, malformed or for another target.
+FailureOr<SmallVector<FrontierPoint>>
+readFrontierExport(StringRef path, StringRef target, std::string &error);
+
+} // namespace serenity
+} // namespace mlir
+
+#endif // SERENITY_PIPELINES_FRONTIER_H
