@@ -9,7 +9,10 @@ Two kinds of choice trade these resources:
   less RAM for more instructions; each value is compiled and measured;
 - per layer, whether a convolution reads its filter widened to int16 at
   compile time (``widen-filters=...``: more flash for fewer instructions),
-  decided filter by filter from a measured cost model.
+  decided filter by filter from a measured cost model;
+- the convolution primitive: the dot-product kernels, or every convolution
+  lowered directly (``primitives=direct``: 2-3x the instructions, a smaller
+  stack), measured per tiling choice.
 
 Every tiling choice is compiled twice, with no filter widened and with every
 widenable filter widened, and each is run on QEMU (``-icount``) twice: once
@@ -63,6 +66,9 @@ TILE_CHOICES = (("tile 20%", "tile-max-mac-overhead=20"), ("no tiling", "tile=no
                 ("tile 5%", "tile-max-mac-overhead=5"), ("tile 10%", "tile-max-mac-overhead=10"),
                 ("tile 40%", "tile-max-mac-overhead=40"), ("tile 80%", "tile-max-mac-overhead=80"))
 WIDEN_CHOICES = (("widen auto", ""), ("widen none", "widen-budget=0"), ("widen all", "widen-budget=-1"))
+# Measured per tiling choice as well: every convolution lowered without the
+# dot-product kernels (less stack, more instructions).
+DIRECT = "primitives=direct widen-budget=0"
 # Measured per tiling choice (the per-layer decision needs both ends); the
 # default's automatic widen budget is measured for the default tiling only.
 PROFILED = ("widen none", "widen all")
@@ -421,7 +427,7 @@ def plot(rows, path, title, tflm=None, chosen=None, points=()):
     plt.close(fig)
 
 
-def explore(model, target, cache, compiler, work, tiles=None, log=None):
+def explore(model, target, cache, compiler, work, tiles=None):
     """Measures and profiles every tiling choice (`tiles`: labels, default
     all) and the default: (measured rows [((tile, widen, options), point)],
     candidate points: predicted ones, or measured where the configuration
@@ -434,8 +440,6 @@ def explore(model, target, cache, compiler, work, tiles=None, log=None):
         built, options = {}, {}
         for widen in PROFILED:
             options[widen] = " ".join(o for o in (tile_options, dict(WIDEN_CHOICES)[widen]) if o)
-            if log:
-                log("measuring %s, %s" % (tile, widen))
             built[widen] = measure(model, target, options[widen], cache, compiler, work)
             rows.append(((tile, widen, options[widen]), built[widen]))
         # A tiling choice that builds what an earlier one built (the same
@@ -444,6 +448,16 @@ def explore(model, target, cache, compiler, work, tiles=None, log=None):
         if signature in seen:
             continue
         seen.add(signature)
+        # Every convolution lowered directly (primitives=direct: the loops
+        # of the reference lowering, no dot-product kernels): 2-3x the
+        # instructions, but no kernel keeps four accumulators and a widened
+        # word in registers, so the stack is smaller; measured, a point at
+        # the tight end of RAM.
+        direct = " ".join(o for o in (tile_options, DIRECT) if o)
+        rows.append(((tile, "direct convolutions", direct),
+                     measure(model, target, direct, cache, compiler, work)))
+        points.append(dict(rows[-1][1], tile=tile, widen="direct convolutions", options=direct,
+                           predicted=False))
         items, dropped = [], 0
         # Where nothing is widened (Helium kernels read int8 filters; no
         # convolution qualifies) the two builds are one: no profiles.

@@ -108,7 +108,8 @@ def _small_network(path):
 
 def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
     """On a small network, every configuration (tiled or not x every subset
-    of filters widened) is built and measured on QEMU's Cortex-M4; for budget
+    of filters widened, or direct convolutions) is built and measured on
+    QEMU's Cortex-M4; for budget
     pairs between the measured values the frontier's decision (per-layer
     profiles, predicted points, the choice built and measured) is the fastest
     configuration of the enumeration within both budgets, predicted within 5
@@ -138,6 +139,8 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
             for subset in itertools.combinations(filters, r):
                 options = tile_options + (" widen-filters=" + ",".join(subset) if subset else " widen-budget=0")
                 enumeration.append(frontier.measure(model, "cortex-m4", options, cache, compiler, work))
+        enumeration.append(frontier.measure(model, "cortex-m4", tile_options + " " + frontier.DIRECT, cache,
+                                            compiler, work))
     assert {p["outputs"] for p in enumeration} == {default_outputs}, "a configuration changed the outputs"
     rams = sorted({p["ram"] for p in enumeration})
     flashes = sorted({p["flash"] for p in enumeration})
