@@ -6,13 +6,15 @@ configuration's RAM and flash; loose: TFLite Micro's smallest arena and
 whole-program flash with CMSIS-NN), the configuration decided (per-layer
 widening from QEMU profiles, fused tiling's MAC budget), its measured RAM,
 flash and instructions on the QEMU board, the prediction it was chosen by
-and its error, the builds the decision measured, and whether it computes the
+and its error, the builds the decision measured (from a cache holding the
+exploration's builds only) and their time, and whether it computes the
 default's outputs. One markdown table (docs/Deploy.md section 7).
 
 Usage: frontier_budgets.py [--target cortex-m4|cortex-m55] [--models DIR] [--only a,b] [--cache FILE]
 (serenity-compile on PATH or in build/; arm-none-eabi-gcc and qemu-system-arm)
 """
 import argparse
+import copy
 import os
 import sys
 import tempfile
@@ -60,9 +62,14 @@ def main():
             default = rows[0][1]
             tflm = frontier.tflm_point(model, args.target, args.tflm)
             for label, ram, flash in budget_pairs(rows, points, tflm):
-                _, fresh = frontier.explore(path, args.target, cache, compiler, work)
+                # Each decision starts from what the exploration measured
+                # (its builds counted from there, not from an earlier
+                # decision's): a copy of the cache, not saved.
+                start = frontier.Cache(None)
+                start.data = copy.deepcopy(cache.data)
+                _, fresh = frontier.explore(path, args.target, start, compiler, work)
                 started = time.time()
-                p = frontier.decide(path, args.target, fresh, cache, compiler, work, ram, flash)
+                p = frontier.decide(path, args.target, fresh, start, compiler, work, ram, flash)
                 seconds = time.time() - started
                 pred = p.get("prediction")
                 print("| %s | %s | %d | %d | %s, %s | %d | %d | %d | %s | %s | %d%s | %.1f s | %s | %d |" % (

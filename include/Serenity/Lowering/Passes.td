@@ -295,9 +295,13 @@ def SerenityInt8ConvKernelsPass
     for all of them. A convolution whose filter is a view of a constant
     global, with a multiple of four input channels, reads a copy of the
     filter widened to int16 at compile time (a new global, twice the
-    filter's bytes, in the order SMLAD pairs them; the int8 global is erased
+    filter's bytes, in the order SMLAD pairs them, marked
+    `serenity.widened_from = @the_int8_global`; the int8 global is erased
     when nothing else reads it): two word loads and two SMLADs per four
-    weights instead of a load, two SXTB16 and two SMLADs. Where the
+    weights instead of a load, two SXTB16 and two SMLADs. Which filters are
+    widened: those within `widen-budget` read by the most
+    multiply-accumulates, or exactly the `widen-filters` named (a per-layer
+    decision from measured profiles). Where the
     convolution's output is a one-pixel tile buffer (one block of channels)
     written by an init op (`linalg.fill` or a pointwise generic such as the
     bias broadcast) and read by one pointwise generic (the requantization),
@@ -507,11 +511,16 @@ def SerenityProfileMarksPass
     and before its return; ids count from 0 over the module, so kernel k of
     a function runs between its mark k and mark k + 1. The program defines
     `void serenity_profile_mark(int32_t id)` (for instance: read a timer,
-    keep the time per id); `examples/deploy/measure.py --per-layer` does, on
-    QEMU. `labels=FILE` writes a JSON object: "marks" (N) and "kernels", a
-    list of objects with "function", "begin", "end" (the kernel's marks),
-    "op" (its op name), "location" and "sources" (the distinct
-    locations of the ops inside it: a fused kernel lists each source op) (the TOSA op it was lowered from, file:line:col).
+    keep the time per id); `serenity.deploy.profile_layers` does, on QEMU
+    (for `examples/deploy/measure.py --per-layer` and the per-layer cost
+    model of `python3 -m serenity frontier`). `labels=FILE` writes a JSON
+    object: "marks" (N) and "kernels", a list of objects with "function",
+    "begin", "end" (the kernel's marks), "op" (its op name), "location" (the
+    TOSA op it was lowered from, file:line:col), "sources" (the distinct
+    locations of the ops inside it: a fused kernel lists each source op) and
+    "widened": the filters the kernel reads through a copy widened by
+    serenity-int8-conv-kernels ("filter": the int8 global the copy stands
+    for, its `serenity.widened_from`; "copy"; "bytes": the filter's).
     Run after static allocation: the calls have side effects, so they also
     keep serenity-outline-kernels from grouping kernels.
   }];
