@@ -8,7 +8,9 @@ widening from QEMU profiles, fused tiling's MAC budget), its measured RAM,
 flash and instructions on the QEMU board, the prediction it was chosen by
 and its error, the builds the decision measured (from a cache holding the
 exploration's builds only) and their time, and whether it computes the
-default's outputs. One markdown table (docs/Deploy.md section 7).
+output of TFLite Micro on its seed-0 input (../shared/bench/tflm/reference,
+test/Integration/run_compiled.py). One markdown table (docs/Deploy.md
+section 7).
 
 Usage: frontier_budgets.py [--target cortex-m4|cortex-m55] [--models DIR] [--only a,b] [--cache FILE]
 (serenity-compile on PATH or in build/; arm-none-eabi-gcc and qemu-system-arm)
@@ -16,6 +18,7 @@ Usage: frontier_budgets.py [--target cortex-m4|cortex-m55] [--models DIR] [--onl
 import argparse
 import copy
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +41,21 @@ def budget_pairs(rows, points, tflm):
     return pairs
 
 
+def tflm_exact(path, model, target, options, reference, compiler):
+    """Whether the configuration's output equals TFLite Micro's on its seed-0
+    input (../shared/bench/tflm/reference; test/Integration/run_compiled.py
+    on QEMU); None without the reference."""
+    data = os.path.join(reference, model + ".seed0.input.bin")
+    expect = os.path.join(reference, model + ".seed0.bin")
+    if not (os.path.exists(data) and os.path.exists(expect)):
+        return None
+    done = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "test", "Integration", "run_compiled.py"),
+                           path, "--target", target, "--pipeline", options, "--input-file", data,
+                           "--expect-file", expect, "--serenity-compile", compiler],
+                          capture_output=True, text=True)
+    return done.returncode == 0 and "max abs diff 0, 0 beyond tolerance" in done.stdout
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", choices=sorted(deploy.BOARDS), default="cortex-m4")
@@ -50,7 +68,7 @@ def main():
     compiler = deploy.find_compiler()
     cache = frontier.Cache(args.cache)
     print("| model | budget | RAM budget | flash budget | chosen | RAM | flash | instructions | predicted "
-          "| error | builds | decision | outputs = default | default's instructions |")
+          "| error | builds | decision | = TFLite Micro | default's instructions |")
     print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for model in (args.only.split(",") if args.only else MODELS):
         path = os.path.join(args.models, model + ".tflite")
@@ -77,7 +95,9 @@ def main():
                     pred["instructions"] if pred else "(measured)",
                     "%+.2f %%" % (100.0 * (pred["instructions"] - p["instructions"]) / p["instructions"])
                     if pred else "", p["builds"], "" if p["proven"] else " (not proven)", seconds,
-                    "yes" if p["measurement"]["outputs"] == default["outputs"] else "**NO**",
+                    {True: "yes", False: "**NO**", None: "(no reference)"}[
+                        tflm_exact(path, model, args.target, p["options"],
+                                   os.path.join(args.tflm, "reference"), compiler)],
                     default["instructions"]))
                 sys.stdout.flush()
     return 0

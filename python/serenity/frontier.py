@@ -64,7 +64,10 @@ from . import deploy
 # 20 % MAC budget, the automatic widen budget).
 TILE_CHOICES = (("tile 20%", "tile-max-mac-overhead=20"), ("no tiling", "tile=none"),
                 ("tile 5%", "tile-max-mac-overhead=5"), ("tile 10%", "tile-max-mac-overhead=10"),
-                ("tile 40%", "tile-max-mac-overhead=40"), ("tile 80%", "tile-max-mac-overhead=80"))
+                ("tile 40%", "tile-max-mac-overhead=40"), ("tile 80%", "tile-max-mac-overhead=80"),
+                # The tiling search keeping the 4 best partial tilings per
+                # round (docs/Tiling.md): regions greedy does not combine.
+                ("tile 20% beam 4", "tile-max-mac-overhead=20 tile-beam-width=4"))
 WIDEN_CHOICES = (("widen auto", ""), ("widen none", "widen-budget=0"), ("widen all", "widen-budget=-1"))
 # Measured per tiling choice as well: every convolution lowered without the
 # dot-product kernels (less stack, more instructions).
@@ -511,6 +514,8 @@ def _labels(options):
         tile = "no tiling"
     else:
         tile = "tile %s%%" % words.get("tile-max-mac-overhead", "20")
+        if words.get("tile-beam-width", "1") != "1":
+            tile += " beam %s" % words["tile-beam-width"]
     if "widen-filters" in words:
         widen = "widen %d filters" % len(words["widen-filters"].split(","))
     else:
