@@ -70,6 +70,7 @@ def main():
     print("| model | budget | RAM budget | flash budget | chosen | RAM | flash | instructions | predicted "
           "| error | builds | decision | = TFLite Micro | default's instructions |")
     print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    errors = []
     for model in (args.only.split(",") if args.only else MODELS):
         path = os.path.join(args.models, model + ".tflite")
         if not os.path.exists(path):
@@ -100,6 +101,18 @@ def main():
                                    os.path.join(args.tflm, "reference"), compiler)],
                     default["instructions"]))
                 sys.stdout.flush()
+                # Every predicted point this decision built: its prediction
+                # against QEMU.
+                for q in fresh:
+                    if "prediction" in q and q["widen"] not in ("widen none", "widen all"):
+                        errors.append((100.0 * abs(q["prediction"]["instructions"] - q["instructions"])
+                                       / q["instructions"],
+                                       100.0 * abs(q["prediction"]["flash"] - q["flash"]) / q["flash"]))
+    if errors:
+        print("\nPredicted points built by the decisions: %d; prediction vs QEMU: instructions within "
+              "%.2f %% (median %.2f %%), flash within %.2f %%" % (
+                  len(errors), max(e[0] for e in errors), sorted(e[0] for e in errors)[len(errors) // 2],
+                  max(e[1] for e in errors)))
     return 0
 
 

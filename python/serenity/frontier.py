@@ -86,26 +86,12 @@ TFLM_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf
 # of the flash of a small network whose flash is mostly code), the
 # instructions by the profile's error (seen: 0.8 %). The decision, which
 # measures what it chooses, tries every point within these (section above).
-STACK_SPREAD = 32
+STACK_SPREAD = 8
 INSTRUCTION_SPREAD = 0.01
 
 
 class BudgetError(ValueError):
     """No measured configuration fits the budgets."""
-
-
-def configurations(tiles=None, widens=None):
-    """[(tile label, widen label, pipeline options)] of the enumeration, the
-    default first; `tiles` / `widens` restrict it to those labels."""
-    out = []
-    for tile, tile_options in TILE_CHOICES:
-        if tiles and tile not in tiles:
-            continue
-        for widen, widen_options in WIDEN_CHOICES:
-            if widens and widen not in widens:
-                continue
-            out.append((tile, widen, " ".join(o for o in (tile_options, widen_options) if o)))
-    return out
 
 
 def _sha256(path):
@@ -533,7 +519,6 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
     "proven": False). Returns the point with "measurement" (and "prediction"
     when it was predicted), "builds" and "proven"."""
     builds = 0
-    best = None
     while True:
         view = [dict(p, ram=p.get("ram_low", p["ram"]), flash=p.get("flash_low", p["flash"]),
                      instructions=p.get("instructions_low", p["instructions"]))
@@ -541,25 +526,24 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
         try:
             point = points[choose(view, ram_budget, flash_budget)]
         except BudgetError:
-            if best is None:
-                # Said with the points' values, not the benefit of the doubt.
-                choose(points, ram_budget, flash_budget)
-                raise
             point = None
         if point is not None and not point.get("predicted"):
             best, proven = point, True
             break
         if point is None or builds == tries:
-            if best is None:
-                raise BudgetError("no configuration measured within the budgets after %d builds" % builds)
-            proven = False
+            # The fastest measured point within the budgets; proven when no
+            # predicted point could still be faster and fit.
+            real = [p for p in points if not p.get("predicted")]
+            try:
+                best = real[choose(real, ram_budget, flash_budget)]
+            except BudgetError:
+                # Said with the points' values, not the benefit of the doubt.
+                choose(points, ram_budget, flash_budget)
+                raise
+            proven = point is None
             break
-        m = measure(model, target, point["options"], cache, compiler, work)
+        _settle(point, measure(model, target, point["options"], cache, compiler, work))
         builds += 1
-        _settle(point, m)
-        if ((ram_budget is None or m["ram"] <= ram_budget) and (flash_budget is None or m["flash"] <= flash_budget)
-                and (best is None or m["instructions"] < best["instructions"])):
-            best = point
     best["measurement"] = measure(model, target, best["options"], cache, compiler, work)
     best["builds"], best["proven"] = builds, proven
     return best
