@@ -91,11 +91,14 @@ def main():
                 p = frontier.decide(path, args.target, fresh, start, compiler, work, ram, flash)
                 seconds = time.time() - started
                 pred = p.get("prediction")
+                # The exploration measured these (a prediction of them equals
+                # the measurement by construction).
+                measured_end = p["widen"] in ("widen none", "widen all", "widen auto", "direct convolutions")
                 print("| %s | %s | %d | %d | %s, %s | %d | %d | %d | %s | %s | %d%s | %.1f s | %s | %d |" % (
                     model, label, ram, flash, p["tile"], p["widen"], p["ram"], p["flash"], p["instructions"],
-                    pred["instructions"] if pred else "(measured)",
+                    pred["instructions"] if pred and not measured_end else "(measured)",
                     "%+.2f %%" % (100.0 * (pred["instructions"] - p["instructions"]) / p["instructions"])
-                    if pred else "", p["builds"], "" if p["proven"] else " (not proven)", seconds,
+                    if pred and not measured_end else "", p["builds"], "" if p["proven"] else " (not proven)", seconds,
                     {True: "yes", False: "**NO**", None: "(no reference)"}[
                         tflm_exact(path, model, args.target, p["options"],
                                    os.path.join(args.tflm, "reference"), compiler)],

@@ -516,9 +516,11 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
     its prediction, and the ranking is made again, until the best point is a
     measured one that fits (then no unmeasured point is predicted faster) or
     `tries` builds were made (then the best measured point that fits, with
-    "proven": False). Returns the point with "measurement" (and "prediction"
+    "proven": False). After two builds of one tiling choice broke a budget
+    its other points are ranked without the benefit of the doubt in that
+    resource (the build's stack or code was not the smaller one). Returns the point with "measurement" (and "prediction"
     when it was predicted), "builds" and "proven"."""
-    builds = 0
+    builds, misses = 0, {}
     while True:
         view = [dict(p, ram=p.get("ram_low", p["ram"]), flash=p.get("flash_low", p["flash"]),
                      instructions=p.get("instructions_low", p["instructions"]))
@@ -542,8 +544,20 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
                 raise
             proven = point is None
             break
+        optimistic = {"ram": point.get("ram_low"), "flash": point.get("flash_low")}
         _settle(point, measure(model, target, point["options"], cache, compiler, work))
         builds += 1
+        # Two builds of a tiling choice that the benefit of the doubt let in
+        # and that broke the same budget: its other predicted points lose
+        # that benefit for this resource.
+        for resource, budget in (("ram", ram_budget), ("flash", flash_budget)):
+            if budget is not None and optimistic[resource] is not None and point[resource] > budget:
+                key = (point["tile"], resource)
+                misses[key] = misses.get(key, 0) + 1
+                if misses[key] >= 2:
+                    for p in points:
+                        if p.get("predicted") and p["tile"] == point["tile"]:
+                            p.pop(resource + "_low", None)
     best["measurement"] = measure(model, target, best["options"], cache, compiler, work)
     best["builds"], best["proven"] = builds, proven
     return best
