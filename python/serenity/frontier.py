@@ -37,7 +37,9 @@ Measured points (the two builds per tiling choice, and the default) enter
 with their measurements. A budget question takes the fastest point within
 both budgets, builds it, measures it on QEMU, and ranks again with that
 measurement in place of the prediction, until the best point is a measured
-one (at most 8 builds): it prints the choice's prediction vs measurement.
+one (at most 8 builds, and no build that would end after 10 s once a
+measured point fits, ``--time-limit``): it prints the choice's prediction
+vs measurement.
 The ranking gives each predicted point the benefit of the doubt (a few words
 of stack, the code difference of the two builds, 1 % of the instructions:
 the spreads seen between predictions and measurements), so that a point that
@@ -57,6 +59,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 from . import deploy
 
@@ -509,18 +512,21 @@ def _labels(options):
     return {"tile": tile, "widen": widen}
 
 
-def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_budget=None, tries=8):
+def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_budget=None, tries=8,
+           time_limit=10.0):
     """The fastest point within both budgets, as measured. The points are
     ranked by their values (predicted ones with the smaller stack, see
     `candidates`); the best is built and measured, its measurement replaces
     its prediction, and the ranking is made again, until the best point is a
     measured one that fits (then no unmeasured point is predicted faster) or
-    `tries` builds were made (then the best measured point that fits, with
-    "proven": False). After two builds of one tiling choice broke a budget
+    `tries` builds were made, or the next build would end after `time_limit`
+    seconds at the builds' mean time while a measured point fits (then the
+    best measured point that fits, with "proven": False). After two builds of one tiling choice broke a budget
     its other points are ranked without the benefit of the doubt in that
     resource (the build's stack or code was not the smaller one). Returns the point with "measurement" (and "prediction"
     when it was predicted), "builds" and "proven"."""
     builds, misses = 0, {}
+    started = time.time()
     while True:
         view = [dict(p, ram=p.get("ram_low", p["ram"]), flash=p.get("flash_low", p["flash"]),
                      instructions=p.get("instructions_low", p["instructions"]))
@@ -532,7 +538,11 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
         if point is not None and not point.get("predicted"):
             best, proven = point, True
             break
-        if point is None or builds == tries:
+        elapsed = time.time() - started
+        late = builds and elapsed + elapsed / builds > time_limit and any(
+            not p.get("predicted") and (ram_budget is None or p["ram"] <= ram_budget)
+            and (flash_budget is None or p["flash"] <= flash_budget) for p in points)
+        if point is None or builds == tries or late:
             # The fastest measured point within the budgets; proven when no
             # predicted point could still be faster and fit.
             real = [p for p in points if not p.get("predicted")]
@@ -607,14 +617,13 @@ def run(args):
         raise RuntimeError("arm-none-eabi-gcc and qemu-system-arm are needed (scripts/setup.sh)")
     compiler = deploy.find_compiler()
     cache = Cache(args.cache)
-    import time
     with tempfile.TemporaryDirectory() as work:
         rows, points = explore(args.model, args.target, cache, compiler, work, args.tile)
         chosen = None
         if args.ram_budget is not None or args.flash_budget is not None:
             started = time.time()
             chosen = decide(args.model, args.target, points, cache, compiler, work,
-                            args.ram_budget, args.flash_budget)
+                            args.ram_budget, args.flash_budget, time_limit=args.time_limit)
             seconds = time.time() - started
     front = pareto([p for _, p in rows])
     name = os.path.splitext(os.path.basename(args.model))[0]
@@ -648,7 +657,7 @@ def run(args):
             print("(a measured configuration: no prediction involved)")
         print("decided in %.1f s: %d build(s) measured on QEMU%s" % (
             seconds, p["builds"], "" if p["proven"] else
-            "; NOT PROVEN: the build limit was reached while a predicted point ranked better"))
+            "; NOT PROVEN: the build or time limit was reached while a predicted point ranked better"))
         print("build it: serenity-compile %s --target %s%s" % (
             args.model, args.target, " --pipeline \"%s\"" % p["options"] if p["options"] else ""))
     if args.export:
@@ -671,6 +680,9 @@ def add_subparser(subparsers):
     p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],
                    help="only these tiling choices (repeatable)")
+    p.add_argument("--time-limit", type=float, default=10.0,
+                   help="seconds the decision may spend building and measuring candidates once one fits "
+                        "(default 10)")
     p.add_argument("--plot", help="PNG file for the frontier plot")
     p.add_argument("--export", help="JSON file of the candidate points for serenity-pipeline's frontier=FILE")
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "serenity", "frontier.json"),
