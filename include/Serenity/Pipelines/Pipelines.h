@@ -289,10 +289,13 @@ struct SerenityPipelineOptions
       llvm::cl::init(-1)};
   Option<int64_t> outlineMinOps{
       *this, "outline-min-ops",
-      llvm::cl::desc("Before the loop lowering, move each kernel of a "
-                     "function with at least this many into its own private "
-                     "function (serenity-outline-kernels; 0: always), which "
-                     "keeps the lowering linear in the network's size"),
+      llvm::cl::desc("Before the loop lowering, move the kernels of a "
+                     "function with at least this many into private "
+                     "functions (serenity-outline-kernels; 0: always; one "
+                     "kernel per function on Cortex-M, where a group's "
+                     "spilled addresses would cost stack, groups of 32 on "
+                     "the host), which keeps the lowering linear in the "
+                     "network's size"),
       llvm::cl::init(256)};
   Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
