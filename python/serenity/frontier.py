@@ -456,8 +456,14 @@ def explore(model, target, cache, compiler, work, tiles=None):
         if built["widen all"]["flash"] != built["widen none"]["flash"]:
             layers = {widen: profile(model, target, options[widen], cache, compiler, work)
                       for widen in PROFILED}
-            items, dropped = widen_items(layers["widen none"], layers["widen all"],
-                                         built["widen all"]["text"] - built["widen none"]["text"])
+            try:
+                items, dropped = widen_items(layers["widen none"], layers["widen all"],
+                                             built["widen all"]["text"] - built["widen none"]["text"])
+            except ProfileError as e:
+                # Widening changed the kernels themselves: no per-layer
+                # prediction for this tiling, its two builds stay measured.
+                print("serenity frontier: %s, %s: %s; no per-layer points" % (
+                    os.path.basename(model), tile, e), file=sys.stderr)
         points += candidates(tile, tile_options, built["widen none"], built["widen all"], items, dropped)
         if (tile, "widen auto") == DEFAULT:
             options = " ".join(o for o in (tile_options, dict(WIDEN_CHOICES)["widen auto"]) if o)
