@@ -54,7 +54,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <array>
 
@@ -1756,6 +1755,17 @@ struct SerenityInt8ConvKernelsPass
       });
     });
     WidenedFilters filters(getOperation());
+    // Each filter global a widened kernel could read, and the
+    // multiply-accumulates of the convolutions that would read it (the
+    // value of widening it).
+    llvm::MapVector<Operation *, int64_t> value;
+    for (Operation *op : convs) {
+      if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
+        continue;
+      auto conv = cast<linalg::LinalgOp>(op);
+      if (memref::GlobalOp root = filters.widenable(conv.getDpsInputs()[1]))
+        value[root] += multiplyAccumulates(conv, root);
+    }
     // auto: the copies may add a quarter of the constants' bytes, at most
     // 32 KiB. Measured on the Cortex-M4 (docs/Deploy.md): every MLPerf
     // Tiny model then stays at or below TFLite Micro + CMSIS-NN in
@@ -1774,23 +1784,16 @@ struct SerenityInt8ConvKernelsPass
     }
     if (!widenFilters.empty()) {
       // A decision made elsewhere: exactly these globals.
-      llvm::SetVector<Operation *> widenable;
-      for (Operation *op : convs)
-        if (isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
-          if (memref::GlobalOp root = filters.widenable(
-                  cast<linalg::LinalgOp>(op).getDpsInputs()[1]))
-            widenable.insert(root);
       llvm::DenseSet<Operation *> chosen;
       SymbolTable symbols(getOperation());
       for (const std::string &name : widenFilters) {
         Operation *global = symbols.lookup(name);
-        if (!global || !widenable.contains(global)) {
+        if (!global || !value.count(global)) {
           std::string names;
           llvm::raw_string_ostream os(names);
-          llvm::interleaveComma(
-              widenable, os, [&](Operation *op) {
-                os << cast<memref::GlobalOp>(op).getSymName();
-              });
+          llvm::interleaveComma(value, os, [&](const auto &entry) {
+            os << cast<memref::GlobalOp>(entry.first).getSymName();
+          });
           getOperation().emitError()
               << "serenity-int8-conv-kernels: widen-filters: '" << name
               << "' is not a filter global a widened kernel reads (the "
@@ -1802,16 +1805,6 @@ struct SerenityInt8ConvKernelsPass
       }
       filters.restrictTo(chosen);
     } else if (budget >= 0) {
-      // Value of widening each filter global: the multiply-accumulates of
-      // the convolutions that would read it.
-      llvm::MapVector<Operation *, int64_t> value;
-      for (Operation *op : convs) {
-        if (!isa<linalg::Conv2DNhwcFhwcQOp, linalg::Conv2DNhwcFhwcOp>(op))
-          continue;
-        auto conv = cast<linalg::LinalgOp>(op);
-        if (memref::GlobalOp root = filters.widenable(conv.getDpsInputs()[1]))
-          value[root] += multiplyAccumulates(conv, root);
-      }
       SmallVector<std::pair<memref::GlobalOp, int64_t>> candidates;
       for (const auto &[global, macs] : value)
         candidates.emplace_back(cast<memref::GlobalOp>(global), macs);
