@@ -273,10 +273,17 @@ def timing_program(name, report, target, print_outputs=True, seed=1, marks=0):
 
 
 def build_timed(source, out, target, pipeline="", name="net", function="main", io=None, print_outputs=True,
-                compiler=None, marks=0):
+                compiler=None):
     """Compiles `source` and links it with :func:`timing_program` in `out`;
     (the serenity-compile report, the executable: a host program or an ELF)."""
     report = compile_network(source, out, target, pipeline, name, function, io, compiler)
+    return report, link_timed(out, name, report, target, print_outputs)
+
+
+def link_timed(out, name, report, target, print_outputs=True, marks=0):
+    """Links the network object `out`/NAME.o (serenity-compile's `report`)
+    with :func:`timing_program` (`marks`: as there); the executable: a host
+    program or an ELF."""
     main_c = os.path.join(out, "main.c")
     with open(main_c, "w") as f:
         f.write(timing_program(name, report, target, print_outputs, marks=marks))
@@ -287,7 +294,7 @@ def build_timed(source, out, target, pipeline="", name="net", function="main", i
     else:
         exe = os.path.join(out, name + ".elf")
         check_output(arm_link_command(out, [main_c, obj], exe, target) + report.get("link_flags", []))
-    return report, exe
+    return exe
 
 
 def run_timed(exe, target, reps=50):
@@ -300,8 +307,9 @@ def run_timed(exe, target, reps=50):
 def run_measured(exe, target, reps=50):
     """Runs a :func:`build_timed` program: {"time": as :func:`run_timed`,
     "outputs": the printed outputs, "stack": the bytes of stack the call used
-    on a Cortex-M board (None on the host)}."""
-    stack = None
+    on a Cortex-M board (None on the host), "calibration": the board timer's
+    calibration ticks (None on the host), "printed": the program's output}."""
+    stack = calibration = None
     if target == "host":
         printed = check_output([exe, str(reps)], timeout=900)
         m = re.search(r"^time (\d+)$", printed, re.M)
@@ -313,11 +321,12 @@ def run_measured(exe, target, reps=50):
         m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (-?\d+)", printed)
         if not m or m.group(1) != "0":
             raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
-        time = instructions(int(m.group(2)), int(m.group(3)))
+        calibration = int(m.group(3))
+        time = instructions(int(m.group(2)), calibration)
         stack = int(m.group(4))
     body = printed[:m.start()]
     outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
-    return {"time": time, "outputs": outputs, "stack": stack}
+    return {"time": time, "outputs": outputs, "stack": stack, "calibration": calibration, "printed": printed}
 
 
 def profile_layers(source, out, target, pipeline="", name="net", io="arena", compiler=None):
@@ -336,26 +345,17 @@ def profile_layers(source, out, target, pipeline="", name="net", io="arena", com
     report = compile_network(source, out, target, options, name, io=io, compiler=compiler)
     with open(labels) as f:
         kernels = json.load(f)
-    main_c = os.path.join(out, "main.c")
-    with open(main_c, "w") as f:
-        f.write(timing_program(name, report, target, marks=kernels["marks"]))
-    exe = os.path.join(out, name + ".elf")
-    check_output(arm_link_command(out, [main_c, os.path.join(out, name + ".o")], exe, target)
-                 + report.get("link_flags", []))
-    printed = check_output(qemu_command(exe, target=target), timeout=900)
-    m = re.search(r"status (-?\d+) ticks (\d+) calibration (\d+) stack (-?\d+)", printed)
-    overhead = re.search(r"^overhead (\d+)$", printed, re.M)
-    if not m or m.group(1) != "0" or not overhead:
-        raise CommandError("unexpected output of %s on QEMU: %s" % (exe, printed[-500:]))
-    calibration = int(m.group(3))
-    times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", printed, re.M)}
+    measured = run_measured(link_timed(out, name, report, target, marks=kernels["marks"]), target)
+    overhead = re.search(r"^overhead (\d+)$", measured["printed"], re.M)
+    if not overhead:
+        raise CommandError("no mark overhead in the output of %s on QEMU: %s" % (
+            name, measured["printed"][-500:]))
+    times = {int(i): int(t) for i, t in re.findall(r"^mark (\d+) (\d+)$", measured["printed"], re.M)}
     result = []
     for kernel in kernels["kernels"]:
         ticks = times[kernel["end"]] - times[kernel["begin"]] - int(overhead.group(1))
-        result.append(dict(kernel, instructions=instructions(max(ticks, 0), calibration)))
-    body = printed[:m.start()]
-    outputs = [[float(x) for x in chunk.split()[1:]] for chunk in re.split(r"^output ", body, flags=re.M)[1:]]
-    return {"kernels": result, "report": report, "stack": int(m.group(4)), "outputs": outputs}
+        result.append(dict(kernel, instructions=instructions(max(ticks, 0), measured["calibration"])))
+    return {"kernels": result, "report": report, "stack": measured["stack"], "outputs": measured["outputs"]}
 
 
 def outputs_equal(got, want, exact, rtol=1e-4, atol=1e-5):
