@@ -97,12 +97,21 @@ class BudgetError(ValueError):
     """No measured configuration fits the budgets."""
 
 
+_DIGESTS = {}
+
+
 def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The file's SHA-256, read once per version of the file (every cache key
+    holds the model's)."""
+    st = os.stat(path)
+    version = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if version not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _DIGESTS[version] = h.hexdigest()
+    return _DIGESTS[version]
 
 
 def _compiler_id(compiler):
@@ -291,7 +300,7 @@ def candidates(tile, tile_options, unwidened, widened, items, dropped=0):
         # How good it may be (the spreads above): the decision measures a
         # point that could fit and be the fastest.
         point["ram_low"] = point["arena"] + point["state"] + min(unwidened["stack"], widened["stack"]) - STACK_SPREAD
-        if chosen and point["predicted"]:
+        if chosen:
             point["flash_low"] = (unwidened["flash"] + sum(items[i]["bytes"] for i in chosen)
                                   - abs(widened["text"] - unwidened["text"]))
             point["instructions_low"] = int(point["instructions"] * (1 - INSTRUCTION_SPREAD))
@@ -311,23 +320,25 @@ def pareto(points):
     return front
 
 
+def _fits(p, ram_budget=None, flash_budget=None):
+    """Whether point `p` is within the budgets (None: no budget)."""
+    return ((ram_budget is None or p["ram"] <= ram_budget) and
+            (flash_budget is None or p["flash"] <= flash_budget))
+
+
 def choose(points, ram_budget=None, flash_budget=None):
     """Index of the fastest point within both budgets (fewest instructions,
     then least RAM, then least flash); raises BudgetError, saying the least
     RAM reachable within the flash budget and the least flash reachable
     within the RAM budget, when none fits."""
-    def fits(p, ram=True, flash=True):
-        return ((not ram or ram_budget is None or p["ram"] <= ram_budget) and
-                (not flash or flash_budget is None or p["flash"] <= flash_budget))
-
-    feasible = [i for i, p in enumerate(points) if fits(p)]
+    feasible = [i for i, p in enumerate(points) if _fits(p, ram_budget, flash_budget)]
     if feasible:
         return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"]))
     def bound(budget):
         return "any amount" if budget is None else "%d bytes" % budget
 
     def least(resource, other, other_budget, what_other):
-        within = [p[resource] for p in points if fits(p, ram=other == "ram", flash=other == "flash")]
+        within = [p[resource] for p in points if _fits(p, **{other + "_budget": other_budget})]
         return "the least %s reachable within %s of %s is %s" % (
             "RAM" if resource == "ram" else "flash", bound(other_budget), what_other,
             "%d bytes" % min(within) if within else "none (no configuration fits that %s)" % what_other)
@@ -527,10 +538,11 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
     measured one that fits (then no unmeasured point is predicted faster) or
     `tries` builds were made, or the next build would end after `time_limit`
     seconds at the builds' mean time while a measured point fits (then the
-    best measured point that fits, with "proven": False). After two builds of one tiling choice broke a budget
-    its other points are ranked without the benefit of the doubt in that
-    resource (the build's stack or code was not the smaller one). Returns the point with "measurement" (and "prediction"
-    when it was predicted), "builds" and "proven"."""
+    best measured point that fits, with "proven": False). After two builds
+    of one tiling choice broke a budget its other points are ranked without
+    the benefit of the doubt in that resource (the build's stack or code was
+    not the smaller one). Returns the point with "measurement" (and
+    "prediction" when it was predicted), "builds" and "proven"."""
     builds, misses = 0, {}
     started = time.time()
     while True:
@@ -546,8 +558,7 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
             break
         elapsed = time.time() - started
         late = builds and elapsed + elapsed / builds > time_limit and any(
-            not p.get("predicted") and (ram_budget is None or p["ram"] <= ram_budget)
-            and (flash_budget is None or p["flash"] <= flash_budget) for p in points)
+            not p.get("predicted") and _fits(p, ram_budget, flash_budget) for p in points)
         if point is None or builds == tries or late:
             # The fastest measured point within the budgets; proven when no
             # predicted point could still be faster and fit.
@@ -567,7 +578,7 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
         # and that broke the same budget: its other predicted points lose
         # that benefit for this resource.
         for resource, budget in (("ram", ram_budget), ("flash", flash_budget)):
-            if budget is not None and optimistic[resource] is not None and point[resource] > budget:
+            if optimistic[resource] is not None and not _fits(point, **{resource + "_budget": budget}):
                 key = (point["tile"], resource)
                 misses[key] = misses.get(key, 0) + 1
                 if misses[key] >= 2:
