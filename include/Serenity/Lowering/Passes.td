@@ -564,6 +564,10 @@ def SerenityShareKernelsPass
            "Only in functions that keep state between runs "
            "(serenity.persistent_bytes: a recurrent model, whose time loop "
            "is unrolled)">,
+    Option<"onlyTiled", "only-tiled", "bool", /*default=*/"false",
+           "Only in functions that serenity-tile tiled (serenity.tiled): "
+           "its tiles repeat a region's kernels with the same weights on "
+           "other offsets, one kernel per tile shape">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::LLVM::LLVMDialect",
