@@ -119,7 +119,8 @@ struct AllocResult {
   bool stalled = false;
   /// Search nodes the exact solver visited.
   int64_t nodes = 0;
-  /// Work units the exact solver used (WorkClock).
+  /// Work units the exact solver used (WorkClock); after a time-limit stop,
+  /// those counted up to the end of the last probe that ended before it.
   int64_t work = 0;
   /// Human-readable explanation when not Placed.
   std::string message;
