@@ -422,8 +422,9 @@ def SerenitySelectPrimitivesPass
     Option<"workLimit", "work-limit", "int64_t",
            /*default=*/"50000000",
            "Work budget of the ILP per function and per search (the choice, "
-           "then the report's frontier): one unit per branch-and-bound "
-           "callback and per simplex iteration; -1: none. When it runs out "
+           "then the report's frontier): per simplex iteration and per "
+           "branch-and-bound callback, as many units as the ILP has rows; "
+           "-1: none. When it runs out "
            "the best choice found is used, with a warning that it is not "
            "proven optimal and was stopped by work-limit. Deterministic">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"0",
