@@ -243,11 +243,21 @@ std::string combinationName(ArrayRef<ConvPrimitive> combination) {
                     "+");
 }
 
+static_assert(::serenity::kDefaultSelectionWorkLimit == 50000000,
+              "work-limit's default in Passes.td is the library's");
+
 struct SerenitySelectPrimitivesPass
     : public CheckedOptions<
           SerenitySelectPrimitivesPass,
           mlir::serenity::impl::SerenitySelectPrimitivesPassBase> {
   using CheckedOptions::CheckedOptions;
+
+  /// time-limit (seconds, 0: off) as the milliseconds of a WorkClock::Scope
+  /// safety net: rounded up, so that a positive limit stays on.
+  int64_t safetyNetMs() const {
+    return static_cast<int64_t>(
+        std::ceil(std::min<double>(timeLimit, 1e12) * 1000.0));
+  }
 
   std::optional<std::string> optionError() const {
     if (!uniform.empty() && !symbolizeConvPrimitive(uniform))
@@ -262,9 +272,12 @@ struct SerenitySelectPrimitivesPass
     if (!(budgetTime >= 0 || budgetTime == -1))
       return std::string("serenity-select-primitives: budget-time must be "
                          ">= 0, or -1 (no limit)");
-    if (!(timeLimit > 0))
-      return std::string("serenity-select-primitives: time-limit must be > 0 "
-                         "seconds");
+    if (workLimit < -1)
+      return std::string("serenity-select-primitives: work-limit must be >= "
+                         "0, or -1 (no limit)");
+    if (!(timeLimit >= 0))
+      return std::string("serenity-select-primitives: time-limit must be >= "
+                         "0 seconds (0: off)");
     return std::nullopt;
   }
 
@@ -575,10 +588,12 @@ struct SerenitySelectPrimitivesPass
       budgets.bytes = static_cast<int64_t>(budgetBytes);
     if (budgetTime >= 0)
       budgets.time = static_cast<double>(budgetTime);
-    ::serenity::SelectionResult result = ::serenity::selectPrimitives(
-        problem,
-        objective,
-        budgets, timeLimit);
+    ::serenity::SelectionResult result;
+    {
+      ::serenity::WorkClock::Scope clock(safetyNetMs());
+      result =
+          ::serenity::selectPrimitives(problem, objective, budgets, workLimit);
+    }
     if (!result.error.empty())
       return function.emitError()
              << "serenity-select-primitives: " << result.error;
@@ -595,11 +610,16 @@ struct SerenitySelectPrimitivesPass
              << (unit.empty() ? "" : " ") << unit
              << (budgets.bytes ? " (within budget-bytes)" : "");
     }
-    if (!result.optimal)
-      function.emitWarning()
-          << "serenity-select-primitives: the choice is not proven optimal "
-             "within time-limit="
-          << static_cast<double>(timeLimit) << " s";
+    if (!result.optimal) {
+      InFlightDiagnostic warning =
+          function.emitWarning()
+          << "serenity-select-primitives: the choice is not proven optimal: "
+             "stopped by ";
+      if (result.stop == ::serenity::SearchStop::Time)
+        warning << "time-limit=" << static_cast<double>(timeLimit) << " s";
+      else
+        warning << "work-limit=" << static_cast<int64_t>(workLimit);
+    }
 
     llvm::json::Array layerReports;
     for (auto [index, layer] : llvm::enumerate(layers)) {
@@ -635,8 +655,10 @@ struct SerenitySelectPrimitivesPass
     // The time/peak frontier, for the report only.
     llvm::json::Array frontier;
     ::serenity::SelectionFrontier points;
-    if (!report.empty())
-      points = ::serenity::paretoFrontier(problem, timeLimit);
+    if (!report.empty()) {
+      ::serenity::WorkClock::Scope clock(safetyNetMs());
+      points = ::serenity::paretoFrontier(problem, workLimit);
+    }
     for (const ::serenity::SelectionResult &point : points.points) {
       llvm::json::Array chosen;
       for (auto [index, layer] : llvm::enumerate(layers))
@@ -649,6 +671,11 @@ struct SerenitySelectPrimitivesPass
     return llvm::json::Object{{"function", function.getSymName()},
                               {"objective", stringifyEnum(objective.getValue())},
                               {"optimal", result.optimal},
+                              {"stopped_by",
+                               ::serenity::getSearchStopName(result.stop)},
+                              {"frontier_optimal", points.optimal},
+                              {"frontier_stopped_by",
+                               ::serenity::getSearchStopName(points.stop)},
                               {"time", result.time},
                               {"peak", result.peak},
                               {"least_peak", result.leastPeak},

@@ -5,7 +5,6 @@
 #include <glpk.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -15,8 +14,6 @@
 namespace serenity {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 /// The least peak of any choice vector that runs choice c at layer l.
 int64_t choicePeak(const SelectionProblem &problem, size_t l, size_t c) {
@@ -46,16 +43,16 @@ std::vector<int64_t> candidatePeaks(const SelectionProblem &problem) {
 }
 
 /// The problem's error (validateSelectionProblem), else the budgets' and
-/// the time limit's, else "".
+/// the work limit's, else "".
 std::string validateArguments(const SelectionProblem &problem,
                               const SelectionBudgets &budgets,
-                              double timeLimitSeconds) {
+                              int64_t workLimit) {
   if (std::string error = validateSelectionProblem(problem); !error.empty())
     return error;
   if (budgets.time && std::isnan(*budgets.time))
     return "time budget is NaN";
-  if (!(timeLimitSeconds > 0))
-    return "time limit must be positive";
+  if (workLimit < -1)
+    return "work limit must be >= 0, or -1 (none)";
   return "";
 }
 
@@ -66,19 +63,16 @@ struct TimeSolve {
   int64_t peak = 0;
   /// GLPK proved it optimal.
   bool proven = false;
+  /// What stopped the solve (None when GLPK finished it).
+  SearchStop stop = SearchStop::None;
 };
 
 /// Solves "least time with peak <= limit" by ILP, once per limit, all
-/// within one deadline.
+/// within one work budget on this thread's WorkClock.
 class TimeSolver {
 public:
-  /// A limit beyond GLPK's (INT_MAX ms, some 24 days) means none.
-  TimeSolver(const SelectionProblem &problem, double seconds)
-      : problem(problem), unlimited(!(seconds < INT_MAX / 1000.0)) {
-    if (!unlimited)
-      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(seconds));
-  }
+  TimeSolver(const SelectionProblem &problem, int64_t workLimit)
+      : problem(problem), workEnd(WorkClock::after(workLimit)) {}
 
   /// `limit` must be at least the smallest achievable peak.
   const TimeSolve &solve(int64_t limit) {
@@ -93,22 +87,41 @@ public:
                        [](const auto &entry) { return entry.second.proven; });
   }
 
+  /// What stopped a solve (None when every one finished): the safety net
+  /// when it stopped any, else the work limit.
+  SearchStop stop() const {
+    SearchStop stop = SearchStop::None;
+    for (const auto &entry : solved)
+      if (entry.second.stop != SearchStop::None && stop != SearchStop::Time)
+        stop = entry.second.stop;
+    return stop;
+  }
+
 private:
   TimeSolve run(int64_t limit);
 
-  /// GLPK's tm_lim: the milliseconds left, at least one.
-  int millisecondsLeft() const {
-    if (unlimited)
-      return INT_MAX;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - Clock::now())
-                    .count();
-    return static_cast<int>(std::clamp<int64_t>(left, 1, INT_MAX));
+  /// glp_intopt's callback: counts the work and stops the search at the
+  /// budget. GLPK's own limits are wall-clock (tm_lim) or apply to one LP
+  /// (it_lim), so the budget is kept here, where GLPK calls back at least
+  /// once per branch-and-bound node.
+  static void onBranchAndBound(glp_tree *tree, void *info) {
+    auto *solver = static_cast<TimeSolver *>(info);
+    int iterations = glp_get_it_cnt(glp_ios_get_prob(tree));
+    WorkClock::tick(solver->unitsPerStep *
+                    (1 + std::max(0, iterations - solver->iterationsSeen)));
+    solver->iterationsSeen = iterations;
+    if (WorkClock::now() >= solver->workEnd)
+      glp_ios_terminate(tree);
   }
 
   const SelectionProblem &problem;
-  bool unlimited;
-  Clock::time_point deadline;
+  WorkClock::Point workEnd;
+  /// Simplex iterations of the current solve already counted.
+  int iterationsSeen = 0;
+  /// The work of one simplex iteration or callback of the current solve:
+  /// its rows, since a pivot and a node's bookkeeping grow with the basis
+  /// (so the units follow the time across problem sizes).
+  int64_t unitsPerStep = 1;
   std::map<int64_t, TimeSolve> solved;
 };
 
@@ -192,16 +205,47 @@ TimeSolve TimeSolver::run(int64_t limit) {
   if (!layers.empty()) {
     glp_load_matrix(ilp, static_cast<int>(rows.size() - 1), rows.data(),
                     cols.data(), values.data());
-    glp_iocp parm;
-    glp_init_iocp(&parm);
-    parm.presolve = GLP_ON;
-    parm.msg_lev = GLP_MSG_OFF;
-    parm.tm_lim = millisecondsLeft();
-    int terminal = glp_term_out(GLP_OFF);
-    int ret = glp_intopt(ilp, &parm);
-    glp_term_out(terminal);
+    // Every limit is on the work budget, never on the clock (tm_lim stays
+    // INT_MAX): the LP relaxation runs with the budget left as its
+    // iteration limit (it_lim), then the branch and bound counts its
+    // callbacks and simplex iterations in onBranchAndBound and stops there.
+    // The relaxation is solved here rather than by glp_intopt's presolver,
+    // which has no iteration limit.
+    int ret = GLP_ESTOP;
+    // A budget already used (or a passed safety net) runs no solve: the
+    // fallback below gives an unproven choice.
+    if (WorkClock::now() < workEnd) {
+      int terminal = glp_term_out(GLP_OFF);
+      glp_smcp simplex;
+      glp_init_smcp(&simplex);
+      simplex.msg_lev = GLP_MSG_OFF;
+      unitsPerStep = std::max(1, glp_get_num_rows(ilp));
+      simplex.it_lim = static_cast<int>(std::min<int64_t>(
+          (workEnd - WorkClock::now() + unitsPerStep - 1) / unitsPerStep,
+          INT_MAX));
+      int lp = glp_simplex(ilp, &simplex);
+      iterationsSeen = glp_get_it_cnt(ilp);
+      WorkClock::tick(unitsPerStep * iterationsSeen);
+      // An optimal relaxation goes on to the branch and bound also when it
+      // used the budget up: an integral one is proven at the root, else the
+      // first callback stops the search.
+      if (lp == 0 && glp_get_status(ilp) == GLP_OPT) {
+        glp_iocp parm;
+        glp_init_iocp(&parm);
+        parm.msg_lev = GLP_MSG_OFF;
+        parm.cb_func = onBranchAndBound;
+        parm.cb_info = this;
+        ret = glp_intopt(ilp, &parm);
+      } else if (lp != GLP_EITLIM) {
+        ret = lp != 0 ? lp : GLP_EFAIL;
+      }
+      glp_term_out(terminal);
+    }
+    if (ret == GLP_ESTOP)
+      result.stop =
+          WorkClock::wallExpired() ? SearchStop::Time : SearchStop::Work;
     int status = glp_mip_status(ilp);
-    if ((ret == 0 || ret == GLP_ETMLIM) &&
+    if ((ret == 0 || ret == GLP_ESTOP) &&
         (status == GLP_OPT || status == GLP_FEAS)) {
       result.proven = ret == 0 && status == GLP_OPT;
       // The largest x per layer: integral within GLPK's tolerance, so this
@@ -220,7 +264,7 @@ TimeSolve TimeSolver::run(int64_t limit) {
   }
   glp_delete_prob(ilp);
 
-  // No incumbent (time limit): every allowed vector is within the limit, so
+  // No incumbent (stopped): every allowed vector is within the limit, so
   // take the fastest allowed choice per layer, unproven.
   if (!layers.empty() && result.choice[0] < 0) {
     for (size_t l = 0; l < layers.size(); ++l)
@@ -352,14 +396,14 @@ int64_t selectionPeak(const SelectionProblem &problem,
 SelectionResult selectPrimitives(const SelectionProblem &problem,
                                  SelectionObjective objective,
                                  const SelectionBudgets &budgets,
-                                 double timeLimitSeconds) {
+                                 int64_t workLimit) {
   SelectionResult result;
-  result.error = validateArguments(problem, budgets, timeLimitSeconds);
+  result.error = validateArguments(problem, budgets, workLimit);
   if (!result.error.empty())
     return result;
 
   const std::vector<int64_t> peaks = candidatePeaks(problem);
-  TimeSolver solver(problem, timeLimitSeconds);
+  TimeSolver solver(problem, workLimit);
   result.leastPeak = peaks.front();
   result.leastTime = solver.solve(peaks.back()).time;
 
@@ -397,6 +441,7 @@ SelectionResult selectPrimitives(const SelectionProblem &problem,
   if (best && withinBudgets(budgets, best->time, best->peak))
     setChoice(result, best->choice, best->time, best->peak);
   result.optimal = solver.allProven();
+  result.stop = solver.stop();
   return result;
 }
 
@@ -405,7 +450,7 @@ SelectionResult enumerateSelection(const SelectionProblem &problem,
                                    const SelectionBudgets &budgets,
                                    uint64_t maxCombinations) {
   SelectionResult result;
-  result.error = validateArguments(problem, budgets, 1);
+  result.error = validateArguments(problem, budgets, -1);
   if (!result.error.empty())
     return result;
 
@@ -459,14 +504,14 @@ SelectionResult enumerateSelection(const SelectionProblem &problem,
 }
 
 SelectionFrontier paretoFrontier(const SelectionProblem &problem,
-                                 double timeLimitSeconds) {
+                                 int64_t workLimit) {
   SelectionFrontier frontier;
-  frontier.error = validateArguments(problem, {}, timeLimitSeconds);
+  frontier.error = validateArguments(problem, {}, workLimit);
   if (!frontier.error.empty())
     return frontier;
 
   const std::vector<int64_t> peaks = candidatePeaks(problem);
-  TimeSolver solver(problem, timeLimitSeconds);
+  TimeSolver solver(problem, workLimit);
   // From the largest limit down: the next limit worth solving is the
   // largest candidate below the peak just found, since every limit from
   // that peak up has the same least time.
@@ -492,6 +537,7 @@ SelectionFrontier paretoFrontier(const SelectionProblem &problem,
     frontier.points.push_back(std::move(point));
   }
   frontier.optimal = solver.allProven();
+  frontier.stop = solver.stop();
   return frontier;
 }
 

@@ -22,6 +22,17 @@
 // RUN: not serenity-opt %s --split-input-file --serenity-select-primitives 2>&1 | FileCheck %s --check-prefix=NOPROFILE
 // RUN: not serenity-opt %s --split-input-file --serenity-select-primitives="uniform=fft" 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=NOFILE
+// With no work budget the ILP solves nothing: the fastest primitive of each
+// layer within the budget is taken, unproven, and the warning names the
+// budget that stopped it. The budget counts work, not time: two runs give
+// the same bytes.
+// RUN: serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/primitives-profile.json work-limit=0 report=%t.nowork.json" 2>&1 | FileCheck %s --check-prefix=NOWORK
+// RUN: FileCheck %s --input-file=%t.nowork.json --check-prefix=NOWORKREPORT
+// RUN: serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/primitives-profile.json work-limit=0" >%t.first 2>&1
+// RUN: serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/primitives-profile.json work-limit=0" >%t.second 2>&1
+// RUN: diff %t.first %t.second
+// RUN: not serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/primitives-profile.json work-limit=-2" 2>&1 | FileCheck %s --check-prefix=BADWORK
+// RUN: not serenity-opt %s --split-input-file --serenity-select-primitives="profile=%S/Inputs/primitives-profile.json time-limit=-1" 2>&1 | FileCheck %s --check-prefix=BADTIME
 
 func.func @two(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
   %w = "tosa.const"() {values = dense<0.25> : tensor<4x3x3x4xf32>} : () -> tensor<4x3x3x4xf32>
@@ -54,6 +65,12 @@ func.func @two(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
 // FAST: tosa.conv2d {{.*}}serenity.primitive = #serenity.primitive<winograd4>
 // FAST: tosa.conv2d {{.*}}serenity.primitive = #serenity.primitive<winograd4>
 
+// NOWORK: warning: serenity-select-primitives: the choice is not proven optimal: stopped by work-limit=0
+// NOWORKREPORT: "optimal": false,
+// NOWORKREPORT: "stopped_by": "work-limit",
+// BADWORK: error: serenity-select-primitives: work-limit must be >= 0, or -1 (no limit)
+// BADTIME: error: serenity-select-primitives: time-limit must be >= 0 seconds (0: off)
+
 // REPORT: "functions": [
 // REPORT: "frontier": [
 // REPORT: "peak": 2048,
@@ -65,6 +82,7 @@ func.func @two(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
 // REPORT: "least_peak": 2048,
 // REPORT: "optimal": true,
 // REPORT: "peak": 8960,
+// REPORT: "stopped_by": "none",
 // REPORT: "time": 80
 
 // BUDGET-COUNT-2: serenity.primitive = #serenity.primitive<im2col>

@@ -8,24 +8,37 @@
 // RUN:   | FileCheck %s --check-prefix=GROUP
 // RUN: not serenity-opt %s --serenity-rewrite=time-limit-ms=-1 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADLIMIT
-// With no time at all, the profitable search evaluates no candidate, keeps
-// the function as it is and says so (the file's dynamic-shape case fails).
-// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=time-limit-ms=0 \
-// RUN:   2>&1 >/dev/null | FileCheck %s --check-prefix=NOTIME
-// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=time-limit-ms=0 \
-// RUN:   2>/dev/null | FileCheck %s --check-prefix=NOTIMEIR
-// The largest limit is no limit (it used to overflow the deadline and read
-// as reached at once): the profitable rewrite is applied.
+// RUN: not serenity-opt %s --serenity-rewrite=work-limit=-2 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADLIMIT
+// With no work at all, the profitable search evaluates no candidate, keeps
+// the function as it is and says which budget stopped it (the file's
+// dynamic-shape case fails). The budget counts work, not time: two runs give
+// the same bytes.
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=work-limit=0 \
+// RUN:   2>&1 >/dev/null | FileCheck %s --check-prefix=NOWORK
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=work-limit=0 \
+// RUN:   >%t.first 2>&1
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=work-limit=0 \
+// RUN:   >%t.second 2>&1
+// RUN: diff %t.first %t.second
+// RUN: not serenity-opt %s --split-input-file --serenity-rewrite=work-limit=0 \
+// RUN:   2>/dev/null | FileCheck %s --check-prefix=NOWORKIR
+// time-limit-ms=0 is no safety net, and the largest one is none either (it
+// used to overflow the deadline and read as reached at once); work-limit=-1
+// is no budget: the profitable rewrite is applied.
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-rewrite="time-limit-ms=0 work-limit=-1" 2>/dev/null \
+// RUN:   | FileCheck %s
 // RUN: not serenity-opt %s --split-input-file \
 // RUN:   --serenity-rewrite=time-limit-ms=9223372036854775807 2>/dev/null \
 // RUN:   | FileCheck %s
 
 // MODE: for the --mode option: invalid value 'bogus' (expected one of: profitable, all)
 // GROUP: error: serenity-rewrite: unknown pattern group 'bogus'
-// BADLIMIT: error: serenity-rewrite: time-limit-ms must be >= 0
-// NOTIME: remark: serenity-rewrite: time limit of 0 ms reached; kept the rewrites applied so far (scheduled peak 8192 bytes), remaining candidates not evaluated
-// NOTIMEIR-LABEL: func.func @profitable
-// NOTIMEIR: tosa.concat
+// BADLIMIT: error: serenity-rewrite: work-limit must be >= -1 and time-limit-ms >= 0
+// NOWORK: remark: serenity-rewrite: stopped by work-limit=0; kept the rewrites applied so far (scheduled peak 8192 bytes), remaining candidates not evaluated
+// NOWORKIR-LABEL: func.func @profitable
+// NOWORKIR: tosa.concat
 
 // Two 8-channel branches of x (512 B) concatenated into a 1x1 conv.
 // Before: every order computes a and b (2048 B each) before the concat

@@ -8,9 +8,30 @@
 // RUN:   --serenity-tile="max-partitions=2 concat=copy" 2>/dev/null | FileCheck %s --check-prefix=COPY
 // RUN: not serenity-opt %s --serenity-tile=max-partitions=1 2>&1 | FileCheck %s --check-prefix=LIMITS
 // RUN: not serenity-opt %s --serenity-tile=concat=bogus 2>&1 | FileCheck %s --check-prefix=CONCAT
+// RUN: not serenity-opt %s --serenity-tile=work-limit=-2 2>&1 | FileCheck %s --check-prefix=LIMITS
+// With no work budget the search evaluates no candidate, keeps the function
+// untiled and names the budget that stopped it; the budget counts work, not
+// time, so two runs give the same bytes.
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="max-partitions=2 concat=auto work-limit=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=NOWORK
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="max-partitions=2 concat=auto work-limit=0" >%t.first 2>&1
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="max-partitions=2 concat=auto work-limit=0" >%t.second 2>&1
+// RUN: diff %t.first %t.second
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="max-partitions=2 concat=auto work-limit=0" 2>/dev/null | FileCheck %s --check-prefix=NOWORKIR
+// No budget (-1) and no safety net (time-limit-ms=0, the default) tile as
+// the default does.
+// RUN: not serenity-opt %s --split-input-file \
+// RUN:   --serenity-tile="max-partitions=2 concat=auto work-limit=-1 time-limit-ms=0" 2>/dev/null | FileCheck %s
 
 // LIMITS: error: serenity-tile: invalid limits (expected max-partitions >= 2
 // CONCAT: for the --concat option: invalid value 'bogus' (expected one of: copy, inplace, auto)
+// NOWORK: remark: serenity-tile: stopped by work-limit=0; kept the regions tiled so far (peak 4096 bytes)
+// NOWORKIR-LABEL: func.func @strips
+// NOWORKIR-NOT: serenity.tile
+// NOWORKIR: return
 
 // conv 3x3 (pad 1) -> relu -> max pool 2x2/2. Untiled peak, at the conv:
 // at the clamp, conv 2048 + clamp 2048 = 4096 (x 512 is dead after the conv).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -239,9 +240,9 @@ TEST(PrimitiveSelection, InvalidInputIsAnError) {
   EXPECT_FALSE(
       selectPrimitives(twoLayers(), SelectionObjective::Memory, nanBudget)
           .error.empty());
-  EXPECT_FALSE(selectPrimitives(twoLayers(), SelectionObjective::Time, {}, 0)
+  EXPECT_FALSE(selectPrimitives(twoLayers(), SelectionObjective::Time, {}, -2)
                    .error.empty());
-  EXPECT_FALSE(paretoFrontier(twoLayers(), -1).error.empty());
+  EXPECT_FALSE(paretoFrontier(twoLayers(), -2).error.empty());
   EXPECT_FALSE(enumerateSelection(twoLayers(), SelectionObjective::Time, {},
                                   /*maxCombinations=*/3)
                    .error.empty());
@@ -293,9 +294,10 @@ TEST(PrimitiveSelection, ByteCountsBeyondDoublePrecisionOfGLPKAreExact) {
   EXPECT_EQ(smallest.time, 5);
 }
 
-TEST(PrimitiveSelection, TimeLimitStillRespectsTheBudget) {
-  // Large enough that GLPK has no proven answer after a millisecond; the
-  // last choice of every layer needs no workspace, so the budget is met.
+/// Large enough that GLPK has no proven answer after a few nodes; the last
+/// choice of every layer needs no workspace, so a budget of 1000 bytes is
+/// met by every layer's last choice.
+SelectionProblem largeProblem() {
   std::mt19937 rng(3);
   SelectionProblem problem;
   const int layers = 300, choices = 6;
@@ -317,12 +319,80 @@ TEST(PrimitiveSelection, TimeLimitStillRespectsTheBudget) {
         cost = double(rng() % 50);
     problem.transitions.push_back(transition);
   }
+  return problem;
+}
+
+TEST(PrimitiveSelection, WorkLimitStillRespectsTheBudget) {
+  SelectionProblem problem = largeProblem();
   SelectionBudgets budgets;
   budgets.bytes = 1000;
-  SelectionResult result = selectPrimitives(problem, SelectionObjective::Time,
-                                            budgets, /*timeLimitSeconds=*/1e-9);
-  checkChoice(problem, result, budgets);
+  for (int64_t workLimit : {0, 1, 50}) {
+    SelectionResult result = selectPrimitives(problem, SelectionObjective::Time,
+                                              budgets, workLimit);
+    checkChoice(problem, result, budgets);
+    EXPECT_TRUE(result.feasible) << workLimit;
+    EXPECT_FALSE(result.optimal) << workLimit;
+    EXPECT_EQ(result.stop, SearchStop::Work) << workLimit;
+  }
+}
+
+TEST(PrimitiveSelection, WorkLimitIsDeterministic) {
+  // The budget is counted in GLPK's callbacks and simplex iterations, not in
+  // time: the same problem stops at the same point and gives the same
+  // choice, whatever the machine does meanwhile.
+  SelectionProblem problem = largeProblem();
+  SelectionBudgets budgets;
+  budgets.bytes = 1000;
+  for (int64_t workLimit : {5, 200, 2000}) {
+    SelectionResult first = selectPrimitives(problem, SelectionObjective::Time,
+                                             budgets, workLimit);
+    SelectionResult second = selectPrimitives(
+        problem, SelectionObjective::Time, budgets, workLimit);
+    EXPECT_EQ(first.choice, second.choice) << workLimit;
+    EXPECT_EQ(first.time, second.time) << workLimit;
+    EXPECT_EQ(first.optimal, second.optimal) << workLimit;
+    EXPECT_EQ(first.stop, second.stop) << workLimit;
+    SelectionFrontier a = paretoFrontier(twoLayers(), workLimit),
+                      b = paretoFrontier(twoLayers(), workLimit);
+    ASSERT_EQ(a.points.size(), b.points.size());
+    for (size_t i = 0; i < a.points.size(); ++i)
+      EXPECT_EQ(a.points[i].choice, b.points[i].choice);
+  }
+  // A call counts from the clock's current point: an enclosing search that
+  // has done work does not shorten the budget.
+  SelectionResult fresh = selectPrimitives(problem, SelectionObjective::Time,
+                                           budgets, 200);
+  WorkClock::Scope scope;
+  WorkClock::tick(1000000);
+  SelectionResult later = selectPrimitives(problem, SelectionObjective::Time,
+                                           budgets, 200);
+  EXPECT_EQ(fresh.choice, later.choice);
+}
+
+TEST(PrimitiveSelection, UnlimitedWorkProvesTheSmallProblems) {
+  SelectionResult result =
+      selectPrimitives(twoLayers(), SelectionObjective::Time, {}, -1);
+  EXPECT_TRUE(result.optimal);
+  EXPECT_EQ(result.stop, SearchStop::None);
+  SelectionFrontier frontier = paretoFrontier(twoLayers(), -1);
+  EXPECT_TRUE(frontier.optimal);
+  EXPECT_EQ(frontier.stop, SearchStop::None);
+}
+
+TEST(PrimitiveSelection, SafetyNetIsNamedWhenItStops) {
+  // A safety net already passed (the clock at kEnd from a 1 ms Scope whose
+  // check ran) stops every solve; the stop says time, not work.
+  WorkClock::Scope scope(1);
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(5))
+    ;
+  WorkClock::tick(1024);
+  ASSERT_TRUE(WorkClock::wallExpired());
+  SelectionResult result =
+      selectPrimitives(twoLayers(), SelectionObjective::Time, {}, -1);
   EXPECT_TRUE(result.feasible);
+  EXPECT_FALSE(result.optimal);
+  EXPECT_EQ(result.stop, SearchStop::Time);
 }
 
 /// A random problem: `layers` layers of 1-4 choices (one in five

@@ -152,9 +152,13 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
     `explain=true`, rejected candidates get a remark with the reasons.
     `patterns=` restricts the pattern groups (to test one pattern alone);
     `concat=inplace` measures peaks with in-place concatenation.
-    `time-limit-ms` bounds the profitable search (each candidate is
-    re-scheduled): when it expires, the rewrites applied so far are kept, the
-    remaining candidates are not evaluated, and a remark says so.
+    `work-limit` bounds the profitable search (each candidate is
+    re-scheduled on a clone and costs the function's op count): when it
+    runs out, the rewrites applied so far are kept, the remaining candidates
+    are not evaluated, and a remark says `stopped by work-limit=N`. The
+    budget, not the clock, decides, so the output is the same on any
+    machine; `time-limit-ms` (off by default) is an opt-in wall-clock safety
+    net whose remark says `stopped by time-limit-ms=N`.
   }];
   let options = !listconcat([
     Option<"mode", "mode", "::mlir::serenity::RewriteMode",
@@ -162,9 +166,15 @@ def SerenityRewritePass : Pass<"serenity-rewrite", "func::FuncOp"> {
            "Which rewrites to apply: profitable or all">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark with the reasons for every concat left unchanged">,
-    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"20000",
-           "Wall-clock limit of the profitable search; on expiry the "
-           "rewrites applied so far are kept and a remark says so">,
+    Option<"workLimit", "work-limit", "int64_t", /*default=*/"300000",
+           "Work budget of the profitable search, in ops of the evaluated "
+           "candidates (each costs the function's op count; -1: none); when "
+           "it runs out the rewrites applied so far are kept and a remark "
+           "says so. Deterministic">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"0",
+           "Opt-in wall-clock safety net in milliseconds (0: off); a search "
+           "it stops keeps the rewrites applied so far and the remark names "
+           "time-limit-ms (the result then depends on the machine)">,
     ListOption<"patternGroups", "patterns", "std::string",
                "Pattern groups to use (default: all): channel-partition, "
                "kernel-partition, push-through-concat">,
@@ -206,7 +216,12 @@ def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
     and the search repeats on the new peak. Candidates whose extra MACs exceed `max-mac-overhead` percent of
     the function's MACs are skipped. Each applied region gets a remark with
     its ops, grid, peak before and after and the MAC overhead. The search
-    stops at `time-limit-ms` with what it applied so far (remark).
+    stops when its work budget runs out (`work-limit`: each candidate
+    evaluated costs the function's op count) with what it applied so far,
+    and a remark says `stopped by work-limit=N`; the budget, not the clock,
+    decides, so the output is the same on any machine. `time-limit-ms`
+    (off by default) is an opt-in wall-clock safety net whose remark says
+    `stopped by time-limit-ms=N`.
 
     `method=fdt` (fused depthwise tiling) tiles channels instead: a chain
     that starts with a conv2d (split by output channels), continues with
@@ -230,9 +245,16 @@ def SerenityTilePass : Pass<"serenity-tile", "func::FuncOp"> {
            "function's MACs, over all applied regions">,
     Option<"maxRegionOps", "max-region-ops", "int64_t", /*default=*/"24",
            "Most ops a region extends above and below a critical buffer">,
-    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"10000",
-           "Wall-clock limit of the search; on expiry the regions tiled so "
-           "far are kept and a remark says so">,
+    Option<"workLimit", "work-limit", "int64_t", /*default=*/"6000000",
+           "Work budget of the search, in ops of the evaluated candidates "
+           "(each candidate costs the function's op count; -1: none); when "
+           "it runs out the regions tiled so far are kept and a remark says "
+           "so. Deterministic: the same input and options give the same "
+           "result on any machine">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"0",
+           "Opt-in wall-clock safety net in milliseconds (0: off); a search "
+           "it stops keeps the regions tiled so far and the remark names "
+           "time-limit-ms (the result then depends on the machine)">,
     Option<"beamWidth", "beam-width", "int64_t", /*default=*/"1",
            "Partial tilings kept per round (1: greedy, the best region "
            "each round); wider, combinations of regions that no single "
@@ -378,6 +400,13 @@ def SerenitySelectPrimitivesPass
     its applicable primitives and workspaces; `report=FILE` writes the
     layers, the choice, the predicted time and peak and the time/peak
     frontier as JSON. Existing `serenity.primitive` tags are replaced.
+
+    The ILP stops on a work budget (`work-limit`, counted in GLPK's
+    branch-and-bound callbacks and simplex iterations), never on the clock,
+    so the same input and options give the same choice on any machine; a
+    choice it cuts short is a warning naming `work-limit` (`optimal` false
+    and `stopped_by` in the report). `time-limit` (off by default) is an
+    opt-in wall-clock safety net.
   }];
   let options = !listconcat([
     Option<"objective", "objective", "::serenity::SelectionObjective",
@@ -402,9 +431,18 @@ def SerenitySelectPrimitivesPass
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the selection (layers, choice, prediction, frontier) as "
            "JSON to this file">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"10",
-           "Seconds the ILP solver may take per function (the best choice "
-           "found is used, reported as not proven)">,
+    Option<"workLimit", "work-limit", "int64_t",
+           /*default=*/"50000000",
+           "Work budget of the ILP per function and per search (the choice, "
+           "then the report's frontier): per simplex iteration and per "
+           "branch-and-bound callback, as many units as the ILP has rows; "
+           "-1: none. When it runs out "
+           "the best choice found is used, with a warning that it is not "
+           "proven optimal and was stopped by work-limit. Deterministic">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"0",
+           "Opt-in wall-clock safety net in seconds per search (0: off); a "
+           "search it stops is reported as not proven, stopped by "
+           "time-limit (the result then depends on the machine)">,
     Option<"vectorUnit", "vector-unit", "bool", /*default=*/"true",
            "The target has a vector unit: the vector primitive applies "
            "(serenity-pipeline sets false for target=cortex-m)">,

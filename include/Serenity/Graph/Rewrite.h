@@ -47,8 +47,13 @@ void populateSerenityRewritePatterns(RewritePatternSet &patterns);
 /// conv2d, depthwise_conv2d, an elementwise unary op or a pooling.
 bool isPartitionableUser(Operation *op);
 
+/// The dp's state limit in scheduledPeak (per search of the dp); calibrated
+/// in docs/Rewriting.md ("Work limit").
+constexpr int64_t kScheduledPeakStates = 200000;
+
 /// The peak the rewrite pass compares before and after a candidate rewrite:
-/// the DP scheduler's peak (`serenity::schedule`, 500 ms per call), which is
+/// the DP scheduler's peak (`serenity::schedule`, stopped by
+/// kScheduledPeakStates states per search, never by the clock), which is
 /// exact under every memory model option and never worse than program
 /// order. This is the one place the pass depends on a scheduler.
 int64_t scheduledPeak(const ::serenity::MemoryGraph &graph);

@@ -45,6 +45,7 @@
 #define SERENITY_SELECTION_PRIMITIVESELECTION_H
 
 #include "Serenity/Support/EnumTable.h"
+#include "Serenity/Support/WorkClock.h"
 
 #include <cstdint>
 #include <optional>
@@ -52,6 +53,13 @@
 #include <vector>
 
 namespace serenity {
+
+/// The default work budget of one selectPrimitives or paretoFrontier call,
+/// in the units of selectPrimitives: about the old 10 s wall-clock default
+/// on the hardest problem found (300 layers of 6 choices and 600
+/// transitions, unittests' largeProblem: 2.6-16 M units/s on the 2-core
+/// machine; docs/Primitives.md, "Work limit").
+constexpr int64_t kDefaultSelectionWorkLimit = 50000000;
 
 /// One primitive a layer can run with.
 struct PrimitiveChoice {
@@ -115,9 +123,12 @@ struct SelectionResult {
   /// A choice within the budgets exists and is `choice`.
   bool feasible = false;
   /// Proven: `choice` is best, or, when !feasible, no choice meets the
-  /// budgets. False when a GLPK solve hit the time limit; `choice` is then
-  /// the best one found (still within the budgets).
+  /// budgets. False when a GLPK solve was stopped (`stop` says by what);
+  /// `choice` is then the best one found (still within the budgets).
   bool optimal = false;
+  /// What stopped a solve before it finished: None, Work (the work limit)
+  /// or Time (the caller's WorkClock::Scope safety net).
+  SearchStop stop = SearchStop::None;
   /// choice[l] indexes layers[l].choices; empty when !feasible.
   std::vector<int> choice;
   /// time(choice) and peak(choice), recomputed exactly; 0 when !feasible.
@@ -135,8 +146,10 @@ struct SelectionResult {
 struct SelectionFrontier {
   /// As in SelectionResult.
   std::string error;
-  /// Every point proven (no solve hit the time limit).
+  /// Every point proven (no solve was stopped).
   bool optimal = false;
+  /// As in SelectionResult.
+  SearchStop stop = SearchStop::None;
   std::vector<SelectionResult> points;
 };
 
@@ -153,13 +166,19 @@ double selectionTime(const SelectionProblem &problem,
 int64_t selectionPeak(const SelectionProblem &problem,
                       const std::vector<int> &choice);
 
-/// The best choice for `objective` within `budgets`, by ILP (GLPK, presolve
-/// on). `timeLimitSeconds` bounds the whole call; a solve cut short makes
+/// The best choice for `objective` within `budgets`, by ILP (GLPK: the LP
+/// relaxation by simplex, then branch and bound). `workLimit` (-1: none)
+/// bounds the whole call on this thread's WorkClock: every simplex iteration
+/// (the relaxation runs with the budget left as its iteration limit) and
+/// every callback of the branch and bound (one or a few per node) counts as
+/// many units as the ILP has rows, so where a solve stops depends only on
+/// the problem, never on the machine's speed. A wall-clock safety net is the
+/// caller's (a WorkClock::Scope around the call). A solve cut short makes
 /// the result non-optimal, never wrong about the budgets.
-SelectionResult selectPrimitives(const SelectionProblem &problem,
-                                 SelectionObjective objective,
-                                 const SelectionBudgets &budgets = {},
-                                 double timeLimitSeconds = 10);
+SelectionResult
+selectPrimitives(const SelectionProblem &problem, SelectionObjective objective,
+                 const SelectionBudgets &budgets = {},
+                 int64_t workLimit = kDefaultSelectionWorkLimit);
 
 /// selectPrimitives by trying every combination of available choices, for
 /// tests and tiny problems: exact, ties in the objective broken by the other
@@ -174,9 +193,11 @@ SelectionResult enumerateSelection(const SelectionProblem &problem,
 /// The (peak, time) frontier by the Time ILP: solve at the largest
 /// candidate peak, then at the largest candidate below the peak just found,
 /// and so on; at most one solve per distinct candidate peak, usually one per
-/// frontier point. `timeLimitSeconds` bounds the whole call.
-SelectionFrontier paretoFrontier(const SelectionProblem &problem,
-                                 double timeLimitSeconds = 10);
+/// frontier point. `workLimit` bounds the whole call as in
+/// selectPrimitives.
+SelectionFrontier
+paretoFrontier(const SelectionProblem &problem,
+               int64_t workLimit = kDefaultSelectionWorkLimit);
 
 } // namespace serenity
 
