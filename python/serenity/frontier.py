@@ -330,12 +330,15 @@ def _fits(p, ram_budget=None, flash_budget=None):
 
 def choose(points, ram_budget=None, flash_budget=None):
     """Index of the fastest point within both budgets (fewest instructions,
-    then least RAM, then least flash); raises BudgetError, saying the least
-    RAM reachable within the flash budget and the least flash reachable
-    within the RAM budget, when none fits."""
+    then least RAM, then least flash, then the options' text); raises
+    BudgetError, saying the least RAM reachable within the flash budget and
+    the least flash reachable within the RAM budget, when none fits."""
     feasible = [i for i, p in enumerate(points) if _fits(p, ram_budget, flash_budget)]
     if feasible:
-        return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"]))
+        # The options' text last, as serenity-compile ranks (Frontier.cpp):
+        # the choice does not depend on the points' order.
+        return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"],
+                                            points[i].get("options", "")))
     def bound(budget):
         return "any amount" if budget is None else "%d bytes" % budget
 

@@ -33,6 +33,9 @@ def test_choose_is_the_fastest_within_both_budgets():
     assert frontier.choose(points, ram_budget=60) == 3
     # Ties on instructions: the least RAM, then the least flash.
     assert frontier.choose([point(9, 9, 5), point(8, 9, 5), point(8, 7, 5)]) == 2
+    # Then the options' text, as serenity-compile ranks: not the list's order.
+    tied = [dict(point(8, 7, 5), options="b"), dict(point(8, 7, 5), options="a")]
+    assert frontier.choose(tied) == 1 and frontier.choose(tied[::-1]) == 0
 
 
 def test_impossible_budgets_say_what_is_reachable():
