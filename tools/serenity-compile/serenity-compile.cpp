@@ -217,7 +217,16 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
            (error.empty() ? "" : ": " + error));
       return {};
     }
-    path = std::string(imported);
+    // Parsed under its name in the output directory, not its path: the
+    // locations reach the report (allocation.register_buffers), which must
+    // not depend on where -o points.
+    auto text = llvm::MemoryBuffer::getFile(imported);
+    if (!text) {
+      fail("cannot read " + imported + ": " + text.getError().message());
+      return {};
+    }
+    return parseSourceString<ModuleOp>((*text)->getBuffer(), &context,
+                                       llvm::sys::path::filename(imported));
   }
   return parseSourceFile<ModuleOp>(path, &context);
 }
@@ -893,6 +902,11 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   for (StringRef key : {"serenity.schedule", "serenity.arena_lower_bound"})
     if (Attribute attr = function->getAttr(key))
       json[key.drop_front(strlen("serenity."))] = toJSON(attr);
+  // The schedule's search time (time_ms) is the one wall-clock value of the
+  // attributes: left out, so that the same model gives the same report on
+  // an idle and a loaded machine (issue 46).
+  if (llvm::json::Object *schedule = json.getObject("schedule"))
+    schedule->erase("time_ms");
   if (auto buffer = llvm::MemoryBuffer::getFile(allocReport)) {
     if (auto parsed = llvm::json::parse((*buffer)->getBuffer()))
       json["allocation"] = std::move(*parsed);
