@@ -15,15 +15,15 @@ refuses with an error is skipped with that error), and the stress suite's
 graphs (serenity.stress: random DAGs, a DARTS stack) through `serenity-opt
 --serenity-pipeline`, the stress bench's pipeline.
 
-Cost: a model costs its compile time about three times (idle, then at about
-half speed under load). All twenty models take about 7 minutes on a 2-core
-machine, too long for every CI run (scripts/test.sh), so by default the test
-compiles the five MLPerf Tiny models and the quick models of zoo and
-tflite-micro (DEFAULT_MODELS; with the small stress graphs about 3 minutes
-in all); SERENITY_REPRO=all compiles every model (about 8 minutes). Likewise the stress suite's own graphs take minutes
-per compile (the 1k-op DAG four), so by default the same generators run at
-sizes that compile in seconds; SERENITY_REPRO_STRESS=full compiles the
-suite's graphs themselves.
+Cost: a model costs its compile time about three times (idle, then at a
+third to half of its speed under load). All twenty models took 7 min 51 s
+on the 2-core machine, too long for every CI run (scripts/test.sh), so by
+default the test compiles the five MLPerf Tiny models and the quick models
+of zoo and tflite-micro (DEFAULT_MODELS), with the small stress graphs
+3 min 29 s in all; SERENITY_REPRO=all compiles every model. Likewise the
+stress suite's own graphs take minutes per compile (the 1k-op DAG four),
+so by default the same generators run at sizes that compile in seconds;
+SERENITY_REPRO_STRESS=full compiles the suite's graphs themselves.
 
 Skipped with a message when ../shared/models is absent (CI has it) or the
 tools are not built.
