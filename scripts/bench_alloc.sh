@@ -5,8 +5,9 @@
 #   greedy, best-fit: arena of each heuristic.
 #   capacity: exact search for a placement within the capacity in the file
 #             name (X.<capacity>.csv, as in the MiniMalloc paper); its time.
-#   minimize: exact search for the smallest arena (--time-limit seconds,
-#             default 10, env BENCH_TIME_LIMIT); proven = optimal proven.
+#   minimize: exact search for the smallest arena (--work-limit steps, the
+#             tool's default unless env BENCH_WORK_LIMIT is set); proven =
+#             optimal proven.
 # Times are wall-clock seconds inside the allocator (serenity-alloc's own
 # measurement, excluding CSV I/O), Release build.
 #
@@ -19,7 +20,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-${SERENITY_BUILD_DIR:-$root/build}}"
 tool="$build/bin/serenity-alloc"
 bench="$root/../shared/bench"
-limit="${BENCH_TIME_LIMIT:-10}"
+limit="${BENCH_WORK_LIMIT:-}"
+limitOption=()
+[ -n "$limit" ] && limitOption=(--work-limit "$limit")
 [ -x "$tool" ] || { echo "bench_alloc: $tool not built (ninja -C $build serenity-alloc)" >&2; exit 1; }
 [ -d "$bench" ] || { echo "bench_alloc: $bench not found" >&2; exit 1; }
 
@@ -45,14 +48,14 @@ for file in "$bench"/minimalloc/*.csv "$bench"/tflm_planner/*.csv; do
   bestfit="$(summary "$file" --algorithm best-fit)"
   capArena="-"; capTime="-"
   if [ -n "$capacity" ]; then
-    s="$(summary "$file" --capacity "$capacity" --time-limit "$limit")"
+    s="$(summary "$file" --capacity "$capacity" "${limitOption[@]}")"
     if [[ "$s" == FAIL* ]]; then capArena="not found"; else
       capArena="$(field arena "$s")"; capTime="$(field time "$s" | sed 's/ s$//')"; fi
   else
     capacity="-"
   fi
-  m="$(summary "$file" --time-limit "$limit")"
-  proven="$(field 'proven optimal' "$m" | sed 's/ (time limit reached)//')"
+  m="$(summary "$file" "${limitOption[@]}")"
+  proven="$(field 'proven optimal' "$m" | sed 's/ (.*//')"
   echo "| $name | $(field buffers "$greedy") | $(field 'lower bound' "$greedy") |" \
        "$(field arena "$greedy") | $(field arena "$bestfit") | $capacity | $capArena | $capTime |" \
        "$(field arena "$m") | $proven | $(field time "$m" | sed 's/ s$//') |"
@@ -60,7 +63,7 @@ done
 
 # Second table: networks from python/ (serenity gen), bufferized with the
 # upstream pipeline of ../shared/MLIR22.md, then --serenity-static-alloc
-# with each algorithm (alignment 64, time-limit 10 s per function).
+# with each algorithm (alignment 64, the default work-limit per function).
 [ "${BENCH_NETWORKS:-1}" = 1 ] || exit 0
 opt="$build/bin/serenity-opt"
 [ -x "$opt" ] || { echo "bench_alloc: $opt not built; skipping networks" >&2; exit 0; }

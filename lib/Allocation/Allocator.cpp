@@ -9,7 +9,7 @@
 #include "Serenity/Allocation/Allocator.h"
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -223,13 +223,6 @@ int64_t alignedLowerBound(const std::vector<AllocBuffer> &buffers) {
 
 } // namespace
 
-
-double serenity::detail::steadyNowSeconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 int64_t serenity::maxLiveLowerBound(const std::vector<AllocBuffer> &buffers) {
   // Ends sort before starts at the same time: intervals are half-open.
   std::vector<std::pair<int64_t, int64_t>> events;
@@ -333,8 +326,6 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
   // Arenas below this are impossible; it exceeds lowerBound only when
   // alignment forces gaps.
   const int64_t provenBelow = alignedLowerBound(buffers);
-  const double deadline =
-      detail::steadyNowSeconds() + std::max(0.0, options.timeLimitSeconds);
 
   auto accept = [&](std::vector<int64_t> offsets) {
     result.offsets = std::move(offsets);
@@ -386,6 +377,27 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
     return result;
   }
 
+  // The search's clock counts its work from zero; the wall-clock safety net
+  // is on only when asked for (milliseconds, at least 1).
+  WorkClock::Scope clock(
+      options.timeLimitSeconds > 0
+          ? static_cast<int64_t>(std::ceil(
+                std::min(options.timeLimitSeconds, 1e12) * 1000.0))
+          : 0);
+  const WorkClock::Point deadline = WorkClock::after(options.workLimit);
+  // The work done, as long as the clock counts it (the safety net moves it
+  // to WorkClock::kEnd).
+  auto noteWork = [&]() {
+    if (!WorkClock::wallExpired())
+      result.work = WorkClock::now();
+  };
+  auto stopped = [&]() {
+    noteWork();
+    result.stop = WorkClock::wallExpired() ? SearchStop::Time
+                  : result.stop == SearchStop::States ? SearchStop::States
+                                                      : SearchStop::Work;
+  };
+
   // The solver only sees buffers that can conflict; trivial ones stay at 0.
   std::vector<AllocBuffer> core;
   std::vector<int> coreIndex;
@@ -401,14 +413,15 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
     return offsets;
   };
   // Returns the probe outcome; on Found the placement is accepted.
-  auto probe = [&](int64_t capacity, double probeDeadline) {
+  auto probe = [&](int64_t capacity, WorkClock::Point probeDeadline) {
     detail::ExactProbe p = detail::solveExact(core, capacity, probeDeadline);
     result.nodes += p.nodes;
+    noteWork();
     if (p.outcome == detail::ExactProbe::Outcome::Found)
       accept(expand(p.offsets));
-    else if (p.outcome == detail::ExactProbe::Outcome::TimedOut)
-      result.timedOut = true;
     result.stalled = result.stalled || p.stalled;
+    if (p.listsTooLarge)
+      result.stop = SearchStop::States;
     return p.outcome;
   };
   using Outcome = detail::ExactProbe::Outcome;
@@ -424,14 +437,17 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
                        std::to_string(result.lowerBound) + ")";
       return result;
     }
-    if (o == Outcome::TimedOut) {
+    if (o == Outcome::Stopped) {
+      stopped();
       result.status = AllocResult::Status::NotFound;
       result.provenOptimal = false;
-      result.message =
-          "no placement within capacity " + std::to_string(*options.capacity) +
-          " found in " + std::to_string(options.timeLimitSeconds) +
-          " s (best heuristic arena " + std::to_string(result.arenaSize) +
-          ", lower bound " + std::to_string(result.lowerBound) + ")";
+      result.message = "no placement within capacity " +
+                       std::to_string(*options.capacity) +
+                       " found: the search was stopped by " +
+                       getSearchStopName(result.stop) +
+                       " (best heuristic arena " +
+                       std::to_string(result.arenaSize) + ", lower bound " +
+                       std::to_string(result.lowerBound) + ")";
       return result;
     }
   }
@@ -441,30 +457,41 @@ AllocResult serenity::allocate(const std::vector<AllocBuffer> &buffers,
 
   // Minimize: every arena <= `infeasibleUpTo` is proven impossible; probe
   // the lower bound first (often tight), then bisect. Each probe may use
-  // half the remaining time so a hard probe cannot starve the rest; a probe
-  // that times out proves nothing but moves the bisection up.
+  // half the remaining work budget so a hard probe cannot starve the rest; a
+  // probe that is stopped proves nothing but moves the bisection up.
   int64_t infeasibleUpTo = provenBelow - 1;
   int64_t searchFrom = infeasibleUpTo;
   bool first = true;
+  bool stoppedProbe = false;
   while (result.arenaSize - searchFrom > 1) {
-    double now = detail::steadyNowSeconds();
+    const WorkClock::Point now = WorkClock::now();
     if (now >= deadline) {
-      result.timedOut = true;
+      stopped();
       break;
     }
     int64_t target =
         first ? provenBelow : searchFrom + (result.arenaSize - searchFrom) / 2;
     first = false;
     Outcome o = probe(target, now + (deadline - now) / 2);
-    if (result.stalled)
+    if (o == Outcome::Stopped && result.stalled) {
+      stopped();
       break;
+    }
     // Feasibility is monotone in the capacity, so one infeasible probe
     // proves every smaller arena infeasible too.
     if (o == Outcome::Infeasible)
       infeasibleUpTo = std::max(infeasibleUpTo, target);
+    if (o == Outcome::Stopped)
+      stoppedProbe = true;
     if (o != Outcome::Found)
       searchFrom = target;
   }
   result.provenOptimal = result.arenaSize - infeasibleUpTo <= 1;
+  // A probe stopped on its share of the budget is reported when it cost the
+  // proof; the bisection may still have closed the gap above it.
+  if (result.stop == SearchStop::None && !result.provenOptimal && stoppedProbe)
+    stopped();
+  if (result.provenOptimal)
+    result.stop = SearchStop::None;
   return result;
 }

@@ -26,6 +26,11 @@
 //    preorder; several preorders are run round robin with doubling node
 //    limits, because each instance has a preorder that finds it easy.
 //
+// Every limit is a point on this thread's WorkClock, which counts elementary
+// steps (a node, each buffer or section a placement updates, each list entry
+// built), so a unit costs about the same time on small and large instances
+// and where the search stops depends only on its input.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Allocation/Allocator.h"
@@ -63,7 +68,7 @@ struct Candidate {
   }
 };
 
-enum class Status { Found, NotFound, Aborted, TimedOut };
+enum class Status { Found, NotFound, Aborted, Stopped };
 
 /// A residual problem: the monotone-order constraint (offset, preorder
 /// index) and, per buffer of the partition, -1 if placed or its min offset.
@@ -89,9 +94,9 @@ const char *const kPreorders[] = {"WAT", "TAW", "TWA"};
 class Solver {
 public:
   Solver(const std::vector<AllocBuffer> &buffers, int64_t capacity,
-         double deadline)
+         WorkClock::Point deadline)
       : buffers(buffers), capacity(capacity), deadline(deadline),
-        stallCheck(steadyNowSeconds() + (deadline - steadyNowSeconds()) / 4) {}
+        stallCheck(WorkClock::now() + (deadline - WorkClock::now()) / 4) {}
 
   ExactProbe run();
 
@@ -113,10 +118,10 @@ private:
 
   const std::vector<AllocBuffer> &buffers;
   const int64_t capacity;
-  const double deadline;
+  const WorkClock::Point deadline;
   /// When fewer nodes than buffers have been visited by then, the search
   /// gives up (ExactProbe::stalled).
-  const double stallCheck;
+  const WorkClock::Point stallCheck;
   bool stalled = false;
 
   int numSections = 0;
@@ -157,10 +162,9 @@ private:
   const char *letters = kPreorders[0];
   int64_t nodes = 0;
   int64_t nodesLeft = 0;
-  /// Elementary steps since the clock was last read.
+  /// Elementary steps since the last node, counted on the WorkClock at the
+  /// next one.
   int64_t work = 0;
-  static constexpr int64_t kWorkPerClockRead = int64_t(1) << 18;
-  bool timedOut = false;
 };
 
 bool Solver::buildSections() {
@@ -209,6 +213,8 @@ bool Solver::buildSections() {
       std::push_heap(ends.begin(), ends.end(), std::greater<int>());
     }
   }
+  // Building the lists is part of the work (up to 2^25 units).
+  WorkClock::tick(static_cast<int64_t>(n) + entries);
   if (entries > kMaxListEntries)
     return false;
   for (int b = 0; b < n; ++b) {
@@ -274,6 +280,7 @@ Status Solver::solvePartition(const Partition &p) {
   std::vector<Key> keys;
   keys.reserve(p.buffers.size());
   for (int b : p.buffers) {
+    work += 1 + secHi[b] - secLo[b];
     int64_t total = 0;
     for (int s = secLo[b]; s < secHi[b]; ++s)
       total = std::max(total, totalOf[s]);
@@ -310,19 +317,17 @@ Status Solver::search(const Partition &p, const std::vector<int> &preorder,
                       int64_t minOffset, int minPreorderIdx) {
   if (--nodesLeft < 0)
     return Status::Aborted;
-  // The clock is read every 256 nodes, or sooner once the placements since
-  // the last reading have done much work (a node costs time in proportion to
-  // the buffers and sections a placement touches: milliseconds each with
-  // thousands of long-lived buffers).
-  if (((++nodes & 255) == 0 || work >= kWorkPerClockRead)) {
-    work = 0;
-    double now = steadyNowSeconds();
-    stalled = now > stallCheck && nodes < static_cast<int64_t>(buffers.size());
-    if (now > deadline || stalled) {
-      timedOut = true;
-      return Status::TimedOut;
-    }
-  }
+  // A node costs its key and candidate list (one step per buffer of the
+  // partition) plus the placement work since the last node (in proportion
+  // to the buffers and sections it touched: thousands with long-lived
+  // buffers).
+  ++nodes;
+  WorkClock::tick(1 + static_cast<int64_t>(p.buffers.size()) + work);
+  work = 0;
+  const WorkClock::Point now = WorkClock::now();
+  stalled = now > stallCheck && nodes < static_cast<int64_t>(buffers.size());
+  if (now >= deadline || stalled)
+    return Status::Stopped;
   // One candidate list per depth, reused across siblings to avoid churn.
   if (depth == orderPool.size())
     orderPool.emplace_back();
@@ -429,6 +434,7 @@ Status Solver::placeAndRecurse(const Partition &p,
     }
   }
   Status st = Status::NotFound;
+  work += p.secHi - p.secLo;
   if (boundHolds(p, at))
     st = decompose(p, preorder, order, at, preorderIdx, b);
   while (floorLog.size() > floorMark) {
@@ -460,6 +466,7 @@ Status Solver::decompose(const Partition &p, const std::vector<int> &preorder,
   } else {
     cutPoints.push_back(p.secHi);
     for (size_t k = 1; k < cutPoints.size() && st == Status::Found; ++k) {
+      work += static_cast<int64_t>(p.buffers.size());
       Partition sub;
       sub.secLo = cutPoints[k - 1];
       sub.secHi = cutPoints[k];
@@ -480,8 +487,9 @@ ExactProbe Solver::run() {
   const int n = static_cast<int>(buffers.size());
   if (!buildSections()) {
     ExactProbe result;
-    result.outcome = ExactProbe::Outcome::TimedOut;
+    result.outcome = ExactProbe::Outcome::Stopped;
     result.stalled = true;
+    result.listsTooLarge = true;
     return result;
   }
   offset.assign(n, -1);
@@ -527,9 +535,12 @@ ExactProbe Solver::run() {
           break;
       }
     }
+    // The steps after the last node count too.
+    WorkClock::tick(work);
+    work = 0;
     if (st != Status::Found) {
-      result.outcome = st == Status::TimedOut ? ExactProbe::Outcome::TimedOut
-                                              : ExactProbe::Outcome::Infeasible;
+      result.outcome = st == Status::Stopped ? ExactProbe::Outcome::Stopped
+                                             : ExactProbe::Outcome::Infeasible;
       result.nodes = nodes;
       result.stalled = stalled;
       return result;
@@ -545,6 +556,6 @@ ExactProbe Solver::run() {
 
 ExactProbe serenity::detail::solveExact(const std::vector<AllocBuffer> &buffers,
                                         int64_t capacity,
-                                        double deadlineSeconds) {
-  return Solver(buffers, capacity, deadlineSeconds).run();
+                                        WorkClock::Point deadline) {
+  return Solver(buffers, capacity, deadline).run();
 }

@@ -334,9 +334,10 @@ private:
 int64_t mlir::serenity::scheduledPeak(const ::serenity::MemoryGraph &graph) {
   // The DP is exact for every memory model option (in-place concatenation
   // included) and never returns an order worse than program order, Kahn or
-  // its greedy heuristic, also when the time limit stops it.
+  // its greedy heuristic, also when its work limit stops it (500 ms' worth
+  // on the reference machine, deterministic).
   ::serenity::ScheduleOptions options;
-  options.timeLimitMs = 500;
+  options.workLimit = 500 * ::serenity::kScheduleWorkPerMs;
   ::serenity::ScheduleResult result = ::serenity::schedule(graph, options);
   if (!result.error.empty())
     return ::serenity::peakMemory(graph, ::serenity::programOrder(graph));

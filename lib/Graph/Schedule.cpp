@@ -21,6 +21,10 @@ namespace mlir {
 namespace serenity {
 #define GEN_PASS_DEF_SERENITYSCHEDULEPASS
 #include "Serenity/Graph/Passes.h.inc"
+
+// The pass's default work-limit (Passes.td) is 3 s of the reference machine.
+static_assert(3000 * ::serenity::kScheduleWorkPerMs == 9000000,
+              "serenity-schedule's work-limit default follows the calibration");
 } // namespace serenity
 } // namespace mlir
 
@@ -108,12 +112,12 @@ struct SerenitySchedulePass
   /// only the steps where the concat's buffers are live, so the others
   /// cannot lower its peak. This keeps the number of trials, each a whole
   /// schedule, small on large networks. Every trial schedules with an
-  /// equal share of the time limit (at least 10 ms), and trials stop once
-  /// the time limit has passed.
+  /// equal share of the work limit (at least 10 ms' worth), and trials stop
+  /// once their work adds up to the limit (deterministic: the same concats
+  /// are kept on any machine).
   LogicalResult chooseInPlaceConcats(func::FuncOp function,
                                      const MemoryModelOptions &modelOptions,
                                      const ::serenity::ScheduleOptions &full) {
-    const auto start = std::chrono::steady_clock::now();
     Block &block = function.getBody().front();
     SmallVector<tosa::ConcatOp> candidates;
     for (auto concat : block.getOps<tosa::ConcatOp>()) {
@@ -126,9 +130,13 @@ struct SerenitySchedulePass
     if (candidates.empty())
       return success();
     ::serenity::ScheduleOptions trial = full;
+    trial.workLimit = std::max<int64_t>(
+        10 * ::serenity::kScheduleWorkPerMs,
+        full.workLimit / static_cast<int64_t>(candidates.size() + 1));
     if (full.timeLimitMs > 0)
       trial.timeLimitMs = std::max<int64_t>(
           10, full.timeLimitMs / static_cast<int64_t>(candidates.size() + 1));
+    const auto start = std::chrono::steady_clock::now();
     std::optional<FunctionMemoryModel> model;
     int64_t before = 0;
     ::serenity::ScheduleResult result;
@@ -136,24 +144,29 @@ struct SerenitySchedulePass
                                 result)))
       return failure();
     int64_t best = result.peak;
+    int64_t work = result.work;
     std::vector<char> touchesPeak = touchPeak(*model, result, candidates);
     UnitAttr mark = UnitAttr::get(function.getContext());
     for (auto [index, concat] : llvm::enumerate(candidates)) {
       if (!touchesPeak[index])
         continue;
-      if (full.timeLimitMs > 0 &&
+      const bool outOfTime =
+          full.timeLimitMs > 0 &&
           std::chrono::steady_clock::now() - start >=
-              std::chrono::milliseconds(full.timeLimitMs)) {
+              std::chrono::milliseconds(full.timeLimitMs);
+      if (outOfTime || work < 0 || work >= full.workLimit) {
         mlir::emitRemark(concat.getLoc())
-            << "serenity-schedule: concat=auto stopped at the time limit of "
-            << full.timeLimitMs
-            << " ms; this concat and the later ones stay copies";
+            << "serenity-schedule: concat=auto stopped by "
+            << (outOfTime || work < 0 ? "time-limit-ms=" : "work-limit=")
+            << (outOfTime || work < 0 ? full.timeLimitMs : full.workLimit)
+            << "; this concat and the later ones stay copies";
         break;
       }
       concat->setAttr(kConcatInPlaceAttr, mark);
       if (failed(scheduleFunction(function, modelOptions, trial, model, before,
                                   result)))
         return failure();
+      work = result.work < 0 ? -1 : work + result.work;
       if (result.peak < best) {
         best = result.peak;
         touchesPeak = touchPeak(*model, result, candidates);
@@ -199,9 +212,10 @@ struct SerenitySchedulePass
     if (mlir::serenity::isUnoptimized(getOperation()))
       return;
     func::FuncOp function = getOperation();
-    if (timeLimitMs < 0 || maxStates < 0) {
-      function.emitError() << "serenity-schedule: time-limit-ms and "
-                              "max-states must not be negative (got "
+    if (timeLimitMs < 0 || maxStates < 0 || workLimit < 0) {
+      function.emitError() << "serenity-schedule: work-limit, time-limit-ms "
+                              "and max-states must not be negative (got "
+                           << workLimit.getValue() << ", "
                            << timeLimitMs.getValue() << " and "
                            << maxStates.getValue() << ")";
       return signalPassFailure();
@@ -219,6 +233,7 @@ struct SerenitySchedulePass
 
     ::serenity::ScheduleOptions options;
     options.algorithm = algorithm;
+    options.workLimit = workLimit;
     options.timeLimitMs = timeLimitMs;
     options.maxStates = maxStates;
     options.memoryLimitBytes = memoryLimitMb << 20;
@@ -245,7 +260,9 @@ struct SerenitySchedulePass
     summary.append("lower_bound_bytes",
                    builder.getI64IntegerAttr(result.lowerBound));
     summary.append("states", builder.getI64IntegerAttr(result.statesExplored));
-    summary.append("time_ms", builder.getI64IntegerAttr(result.timeMs));
+    // Work, not time: the same graph and options give the same summary.
+    summary.append("work", builder.getI64IntegerAttr(result.work));
+    summary.append("stopped_by", builder.getStringAttr(::serenity::getSearchStopName(result.stoppedBy)));
     function->setAttr("serenity.schedule",
                       summary.getDictionary(&getContext()));
 
@@ -256,7 +273,8 @@ struct SerenitySchedulePass
       remark << "proven optimal";
     else
       remark << "not proven optimal (lower bound " << result.lowerBound
-             << " bytes)";
+             << " bytes; stopped by "
+             << ::serenity::getSearchStopName(result.stoppedBy) << ")";
   }
 };
 

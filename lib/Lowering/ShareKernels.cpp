@@ -214,7 +214,8 @@ struct SerenityShareKernelsPass
          llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (function.isExternal() || !function.getBody().hasOneBlock() ||
           mlir::serenity::isUnoptimized(function) ||
-          (onlyStateful && !function->hasAttr("serenity.persistent_bytes")))
+          (onlyStateful && !function->hasAttr("serenity.persistent_bytes")) ||
+          (onlyTiled && !function->hasAttr("serenity.tiled")))
         continue;
       invariant.clear();
       llvm::MapVector<StringRef, SmallVector<Candidate>> groups;

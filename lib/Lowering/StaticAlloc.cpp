@@ -329,6 +329,9 @@ struct SerenityStaticAllocPass
     if (!(timeLimit >= 0))
       return std::string(
           "serenity-static-alloc: time-limit must be non-negative (seconds)");
+    if (workLimit < 0)
+      return std::string(
+          "serenity-static-alloc: work-limit must be non-negative");
     return std::nullopt;
   }
 
@@ -524,6 +527,7 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
   }
   ::serenity::AllocOptions options;
   options.algorithm = algo;
+  options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit;
   ::serenity::AllocResult result = ::serenity::allocate(buffers, options);
   if (result.status != ::serenity::AllocResult::Status::Placed) {
@@ -658,6 +662,8 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
                          {"arena_bytes", result.arenaSize},
                          {"lower_bound", result.lowerBound},
                          {"proven_optimal", result.provenOptimal},
+                         {"stopped_by", ::serenity::getSearchStopName(
+                                            result.stop)},
                          {"algorithm", ::serenity::allocAlgorithmName(algo)},
                          {"io", stringifyEnum(io.getValue())},
                          {"io_bytes", ioBytes},

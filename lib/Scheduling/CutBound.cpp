@@ -2,11 +2,17 @@
 
 #include "CutBound.h"
 
+#include "Serenity/Support/WorkClock.h"
+
 #include <algorithm>
 #include <limits>
 
 namespace serenity {
 namespace detail {
+
+/// Arcs a max-flow phase scans per unit of work: about as long as an
+/// exact-search expansion (docs/Scheduling.md, work limits).
+constexpr int64_t kArcsPerWork = 256;
 
 void MaxFlow::reset(int count) {
   vertices = count;
@@ -76,6 +82,8 @@ int64_t MaxFlow::run(int source, int sink, int64_t infinity, int64_t limit) {
   limit = std::min(limit, infinity);
   int64_t flow = 0;
   while (flow < limit && levelGraph(source, sink)) {
+    // A phase scans the arcs about twice (level graph, blocking flow).
+    WorkClock::tick(1 + static_cast<int64_t>(arcs.size()) / kArcsPerWork);
     next.assign(first.begin(), first.end() - 1);
     while (int64_t pushed = push(source, sink, infinity - flow)) {
       flow += pushed;
@@ -179,11 +187,11 @@ int64_t CutBounder::bound(int v, const std::vector<signed char> &side,
 }
 
 std::vector<int64_t> cutBounds(const SchedulingProblem &problem,
-                               std::chrono::steady_clock::time_point deadline) {
+                               WorkClock::Point deadline) {
   std::vector<int64_t> bounds(problem.numNodes, -1);
   CutBounder bounder(problem);
   for (int v : problem.byBound) {
-    if (std::chrono::steady_clock::now() >= deadline)
+    if (WorkClock::now() >= deadline)
       break;
     bounds[v] = bounder.bound(v);
   }

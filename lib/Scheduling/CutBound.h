@@ -24,7 +24,7 @@
 
 #include "SchedulingProblem.h"
 
-#include <chrono>
+#include "Serenity/Support/WorkClock.h"
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -116,7 +116,7 @@ private:
 /// -1 for the nodes not computed before `deadline` (the nodes are taken by
 /// decreasing nodeBound). Needs the problem built with bounds.
 std::vector<int64_t> cutBounds(const SchedulingProblem &problem,
-                               std::chrono::steady_clock::time_point deadline);
+                               WorkClock::Point deadline);
 
 } // namespace detail
 } // namespace serenity

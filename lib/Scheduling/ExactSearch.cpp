@@ -66,9 +66,10 @@ namespace serenity {
 namespace detail {
 
 ExactSearch::ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
-                         Clock::time_point deadline)
+                         WorkClock::Point deadline)
     : problem(problem), words(std::max(1, (problem.numNodes + 63) / 64)),
-      stateLimit(std::max<int64_t>(stateLimit, 1)), deadline(deadline),
+      stateLimit(std::max<int64_t>(stateLimit, 1)),
+      expansionWork(1 + problem.numNodes / 32), deadline(deadline),
       states(words), scheduled(problem.numNodes, 0), scratchBits(words, 0),
       extraBytes(problem.numNodes, 0), unscheduledPositions(problem.numNodes) {
   for (int b = 0, e = static_cast<int>(problem.bytes.size()); b < e; ++b) {
@@ -226,7 +227,11 @@ int ExactSearch::findOrInsert(const uint64_t *bits, bool &inserted) {
 bool ExactSearch::outOfBudget() {
   if (created >= stateLimit)
     limitHit = true;
-  if (!limitHit && (++ticks & 63) == 0 && Clock::now() >= deadline)
+  // An expansion's cost grows with the graph (its candidates, signature
+  // words, bounds): on the scale suite about linearly (docs/Scheduling.md,
+  // work limits).
+  WorkClock::tick(expansionWork);
+  if (!limitHit && WorkClock::now() >= deadline)
     limitHit = true;
   return limitHit;
 }
@@ -640,6 +645,7 @@ SearchResult ExactSearch::bestFirst(int64_t budget, int64_t floor) {
       result.outcome = SearchOutcome::Limit;
       result.lowerBound = std::min(proven, budget);
       result.states = created;
+      result.stateLimited = created >= stateLimit;
       return result;
     }
     int64_t bound = load(top.state, top.key);
@@ -728,6 +734,8 @@ SearchResult ExactSearch::finishDepthFirst(SearchOutcome outcome) {
                           ? std::max(dfs.tau + 1, dfs.rootValue)
                           : problem.staticBound;
   result.states = created;
+  result.stateLimited =
+      outcome == SearchOutcome::Limit && created >= stateLimit;
   dfs.done = outcome != SearchOutcome::Limit || limitHit;
   return result;
 }

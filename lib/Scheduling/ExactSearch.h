@@ -13,7 +13,7 @@
 #include "SchedulingProblem.h"
 
 #include <algorithm>
-#include <chrono>
+#include "Serenity/Support/WorkClock.h"
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -21,8 +21,6 @@
 
 namespace serenity {
 namespace detail {
-
-using Clock = std::chrono::steady_clock;
 
 /// How a bounded search ended.
 enum class SearchOutcome {
@@ -42,6 +40,9 @@ struct SearchResult {
   /// Proven lower bound on the peak of every order (capped at the budget).
   int64_t lowerBound = 0;
   int64_t states = 0;
+  /// Whether the search stopped at its state limit (memory), not at its
+  /// work deadline.
+  bool stateLimited = false;
 };
 
 /// Scheduled-set signatures of `words` words each, numbered in insertion
@@ -103,7 +104,7 @@ private:
 class ExactSearch {
 public:
   ExactSearch(const SchedulingProblem &problem, int64_t stateLimit,
-              Clock::time_point deadline);
+              WorkClock::Point deadline);
 
   /// Best-first search (A* on the peak with the admissible node bounds) for
   /// the least-peak order with peak < `budget`. Found: the order is optimal
@@ -150,7 +151,7 @@ public:
   const BoundChecks &boundChecks() const { return *checkedBounds; }
 
   /// Moves the time limit of later searches.
-  void setDeadline(Clock::time_point newDeadline) { deadline = newDeadline; }
+  void setDeadline(WorkClock::Point newDeadline) { deadline = newDeadline; }
 
 private:
   struct Expansion {
@@ -251,9 +252,10 @@ private:
   const SchedulingProblem &problem;
   const int words;
   const int64_t stateLimit;
-  Clock::time_point deadline;
+  /// Work units an expansion counts.
+  const int64_t expansionWork;
+  WorkClock::Point deadline;
   int64_t created = 0;
-  unsigned ticks = 0;
   bool limitHit = false;
 
   // State records, one entry per state, numbered as in `states`.

@@ -31,6 +31,10 @@
 namespace serenity {
 namespace detail {
 
+/// Reinsertion moves relaxed per unit of work: about as long as an
+/// exact-search expansion (docs/Scheduling.md, work limits).
+constexpr int64_t kReinsertionMovesPerWork = 64;
+
 namespace {
 
 /// Index of the sets of moved nodes (at most kMaxMovedSets): open
@@ -211,6 +215,9 @@ int64_t reinsertOptimally(const SchedulingProblem &problem,
     last[state] = static_cast<signed char>(label);
   };
   const size_t endSet = setIndex.find((uint64_t(1) << k) - 1);
+  // The table below has (m + 1) x numSets states of up to k + 1 moves.
+  WorkClock::tick(1 + (int64_t(m) + 1) * numSets * (k + 1) /
+                          kReinsertionMovesPerWork);
   for (int j = 0; j <= m; ++j) {
     if (j > 0)
       scheduled[kept[j - 1]] = 1;
@@ -415,7 +422,7 @@ void Neighbourhood::pick(const std::vector<int> &order, std::mt19937_64 &random,
 LocalSearchStats improveOrder(const SchedulingProblem &problem,
                               std::vector<int> &order, int64_t &peak,
                               int64_t floor,
-                              std::chrono::steady_clock::time_point deadline,
+                              WorkClock::Point deadline,
                               uint64_t seed) {
   LocalSearchStats stats;
   const int n = problem.numNodes;
@@ -440,7 +447,7 @@ LocalSearchStats improveOrder(const SchedulingProblem &problem,
   ReinsertionScratch scratch;
   current.analyze(order);
   for (int stale = 0; stale < kStale && peak > floor &&
-                      std::chrono::steady_clock::now() < deadline;
+                      WorkClock::now() < deadline;
        ++stale) {
     ++stats.rounds;
     current.pick(order, random, moved);

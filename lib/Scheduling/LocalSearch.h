@@ -11,7 +11,7 @@
 
 #include "SchedulingProblem.h"
 
-#include <chrono>
+#include "Serenity/Support/WorkClock.h"
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -70,7 +70,7 @@ struct LocalSearchStats {
 LocalSearchStats improveOrder(const SchedulingProblem &problem,
                               std::vector<int> &order, int64_t &peak,
                               int64_t floor,
-                              std::chrono::steady_clock::time_point deadline,
+                              WorkClock::Point deadline,
                               uint64_t seed = 1);
 
 } // namespace detail

@@ -31,7 +31,6 @@
 
 namespace serenity {
 
-using detail::Clock;
 using detail::ExactSearch;
 using detail::SchedulingProblem;
 using detail::SearchOutcome;
@@ -82,16 +81,12 @@ std::vector<int> induce(const std::vector<int> &order,
 /// dead sets, one table per direction (a set of the reversed graph is what
 /// its orders run first).
 struct Decisions {
-  Decisions(int numNodes, int64_t capacity, const std::atomic<bool> &parallel)
+  Decisions(int numNodes, int64_t capacity, bool parallel)
       : forward(numNodes, capacity), backward(numNodes, capacity),
-        parallel(&parallel) {}
+        parallel(parallel) {}
   detail::DeadStates forward, backward;
-  /// Whether the two directions run on two threads (read at every turn:
-  /// off while the other thread runs the local search).
-  const std::atomic<bool> *parallel;
-  /// When given and set, a decision of both directions stops after its
-  /// current turn (Limit).
-  const std::atomic<bool> *cancel = nullptr;
+  /// Whether the two directions run on two threads.
+  bool parallel;
 };
 
 /// Depth-first decision whether some order of `forward` has peak <= tau,
@@ -117,7 +112,7 @@ struct Decisions {
 /// 0.14 and 0.62 million backwards (docs/Scheduling.md).
 SearchResult depthFirstAt(const SchedulingProblem &forward,
                           const SchedulingProblem *backward, int64_t tau,
-                          Clock::time_point deadline, int64_t stateLimit,
+                          WorkClock::Point deadline, int64_t stateLimit,
                           Decisions &memory, bool values) {
   if (!backward) {
     ExactSearch search(forward, stateLimit, deadline);
@@ -131,20 +126,29 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
   behind.startDepthFirst(tau, &memory.backward, values);
   SearchResult result, other;
   for (int64_t pause = kSliceStates;; pause += kSliceStates) {
+    // Both turns start from the same point of the work clock and their
+    // work adds up after them, on one thread or two (WorkClock::Fork): the
+    // deadline each sees does not depend on the other's speed.
     std::thread helper;
+    WorkClock::Fork fork;
     if (ahead.isPaused()) {
-      auto turn = [&ahead, &result, pause] {
+      auto turn = [&ahead, &result, &fork, pause] {
+        fork.enter();
         result = ahead.resumeDepthFirst(pause);
+        fork.leave();
       };
-      if (*memory.parallel && behind.isPaused())
+      if (memory.parallel && behind.isPaused()) {
         helper = std::thread(turn);
-      else
+      } else {
         turn();
+        fork.enter();
+      }
     }
     if (behind.isPaused())
       other = behind.resumeDepthFirst(pause);
     if (helper.joinable())
       helper.join();
+    fork.join();
     if (result.outcome != SearchOutcome::Limit)
       break;
     if (other.outcome != SearchOutcome::Limit) {
@@ -152,11 +156,11 @@ SearchResult depthFirstAt(const SchedulingProblem &forward,
       std::reverse(result.order.begin(), result.order.end());
       break;
     }
-    if ((!ahead.isPaused() && !behind.isPaused()) ||
-        (memory.cancel && *memory.cancel))
+    if (!ahead.isPaused() && !behind.isPaused())
       break;
   }
   result.states += other.states;
+  result.stateLimited = result.stateLimited || other.stateLimited;
   return result;
 }
 
@@ -173,7 +177,7 @@ constexpr int kShavingNodes = 1000;
 /// (one valid at tau). Sets `shavingOutcome` to the shaving's outcome
 /// (Timeout also when the segment is too large to shave).
 SearchResult searchAt(const Segment &segment, int64_t tau,
-                      Clock::time_point deadline, int64_t stateLimit,
+                      WorkClock::Point deadline, int64_t stateLimit,
                       std::vector<std::pair<int, int>> &known,
                       Decisions &memory, int shavingShare,
                       const detail::Shaving *done,
@@ -186,7 +190,7 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
   if (done) {
     shaving = *done;
   } else if (segment.problem.numNodes <= kShavingNodes) {
-    const Clock::time_point start = Clock::now();
+    const WorkClock::Point start = WorkClock::now();
     shaving = detail::shave(segment.problem, tau,
                             start + (deadline - start) / shavingShare, known);
   }
@@ -250,23 +254,29 @@ SearchResult searchAt(const Segment &segment, int64_t tau,
                       memory, false);
 }
 
-/// Improves `segment` by exact search until `deadline`; returns the states
-/// created. Orders with peak <= floor are as good as optimal for the whole
-/// graph, so the search stops at the first one.
-int64_t improveSegment(Segment &segment, int64_t floor,
-                       Clock::time_point deadline, int64_t stateLimit,
-                       bool parallel) {
-  const SchedulingProblem &problem = segment.problem;
+/// What the exact searches of a schedule spent.
+struct Effort {
   int64_t states = 0;
-  Clock::time_point now = Clock::now();
+  /// Whether some search stopped at its state limit.
+  bool stateLimited = false;
+  void add(const SearchResult &result) {
+    states += result.states;
+    stateLimited = stateLimited || result.stateLimited;
+  }
+};
+
+/// Improves `segment` by exact search until `deadline` (a point on the work
+/// clock), adding what its searches spent to `effort`. Orders with peak <=
+/// floor are as good as optimal for the whole graph, so the search stops at
+/// the first one.
+void improveSegment(Segment &segment, int64_t floor, WorkClock::Point deadline,
+                    int64_t stateLimit, bool parallel, Effort &effort) {
+  const SchedulingProblem &problem = segment.problem;
+  WorkClock::Point now = WorkClock::now();
   // Sets found without a completion within some tau, shared by the
   // depth-first searches below (a quarter of the state budget per
   // direction).
-  std::atomic<bool> twoThreads(parallel);
-  Decisions memory(problem.numNodes, stateLimit / 4, twoThreads);
-  // The decisions' memory: another one for the decision that runs beside
-  // the local search (below).
-  Decisions *active = &memory;
+  Decisions memory(problem.numNodes, stateLimit / 4, parallel);
   const SchedulingProblem *backward =
       segment.reversible ? &segment.backward : nullptr;
   // Every peak is a multiple of the buffer sizes' gcd.
@@ -282,18 +292,18 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     SearchResult below =
         depthFirstAt(problem, backward, segment.peak - unit,
                      now + (deadline - now) / 4, stateLimit, memory, true);
-    states += below.states;
+    effort.add(below);
     if (below.outcome == SearchOutcome::Exhausted) {
       segment.lowerBound = segment.peak;
-      return states;
+      return;
     }
     if (below.outcome == SearchOutcome::Found) {
       segment.order = std::move(below.order);
       segment.peak = below.peak;
       if (segment.peak <= floor)
-        return states;
+        return;
     }
-    now = Clock::now();
+    now = WorkClock::now();
   }
   // The best-first search: an eighth of the time (see docs/Scheduling.md for
   // a quarter and a sixteenth), half when half is at most 200 ms (the many
@@ -315,22 +325,24 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // as fast with 2^12 and more, twice as slow with 2^10).
   constexpr int64_t kBestFirstLevels = 64;
   constexpr int64_t kBestFirstStates = int64_t(1) << 14;
-  const Clock::duration total = deadline - now;
-  const bool half = total / 2 <= std::chrono::milliseconds(200);
+  const int64_t total = deadline - now;
+  const bool half = total / 2 <= 200 * kScheduleWorkPerMs;
   if (half || (segment.peak - segment.lowerBound) / unit <= kBestFirstLevels) {
-    ExactSearch search(
-        problem, half ? stateLimit : std::min(stateLimit, kBestFirstStates),
-        now + total / (half ? 2 : 8));
+    const int64_t limit =
+        half ? stateLimit : std::min(stateLimit, kBestFirstStates);
+    ExactSearch search(problem, limit, now + total / (half ? 2 : 8));
     SearchResult best = search.bestFirst(segment.peak, floor);
-    states += best.states;
+    // Its own cap is a share of the work, not the memory limit.
+    best.stateLimited = best.stateLimited && limit == stateLimit;
+    effort.add(best);
     segment.lowerBound = std::max(segment.lowerBound, best.lowerBound);
     if (best.outcome == SearchOutcome::Found) {
       segment.order = std::move(best.order);
       segment.peak = best.peak;
-      return states;
+      return;
     }
     if (best.outcome == SearchOutcome::Exhausted)
-      return states;
+      return;
   }
 
   // Then re-insertion of the nodes a step at the peak depends on (a
@@ -347,7 +359,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   constexpr int kLocalSearchNodes = 1000;
   const bool localSearch = problem.numNodes <= kLocalSearchNodes;
   uint64_t descents = 0;
-  auto descend = [&](Clock::time_point until) {
+  auto descend = [&](WorkClock::Point until) {
     detail::improveOrder(problem, segment.order, segment.peak,
                          std::max(floor, segment.lowerBound), until,
                          ++descents);
@@ -441,7 +453,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       knownTau = tau;
     }
   };
-  auto decide = [&](int64_t tau, Clock::time_point stepDeadline, bool upward) {
+  auto decide = [&](int64_t tau, WorkClock::Point stepDeadline, bool upward) {
     // Above a tau where shaving ended open it cannot refute either (its
     // cuts only weaken as tau grows): an upward step there shaves as a
     // binary one does. Below it, where shaving may refute, a binary step
@@ -459,7 +471,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       dependences = known;
     detail::Shaving::Outcome outcome = detail::Shaving::Timeout;
     SearchResult result = searchAt(
-        segment, tau * unit, stepDeadline, stateLimit, dependences, *active,
+        segment, tau * unit, stepDeadline, stateLimit, dependences, memory,
         shavingShare, tau <= openTau ? &open : nullptr, outcome);
     if (outcome == detail::Shaving::Open)
       leastOpenTau = std::min(leastOpenTau, tau);
@@ -478,27 +490,24 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   std::optional<SearchResult> pending;
   int64_t pendingTau = -1;
   if (localSearch) {
-    // The local search, and the upward track's first steps: at taus far
+    // The local search, then the upward track's first steps: at taus far
     // below the peak, shaving alone refutes them (on the 60-node fan-in-6
     // DAGs each takes 20-60 ms, the local search 0.2-0.4 s); the first tau
     // not refuted keeps its shaving for the search that decides it in the
-    // loop below. They touch neither the order nor the peak, so with
-    // two threads they run side by side, with the same results.
-    now = Clock::now();
-    const Clock::time_point until = now + (deadline - now) / 4;
+    // loop below. (They once ran beside the local search on a second
+    // thread, with a speculative decision cancelled by the local search's
+    // end: the point where each started on the work clock then depended on
+    // the threads' speeds. The decisions' two directions still run on two
+    // threads, from the same point: depthFirstAt.)
+    now = WorkClock::now();
+    const WorkClock::Point until = now + (deadline - now) / 4;
     // A local search that reaches this is done: no shaving or decision is
     // needed (the 100-node fan-in-6 DAG of seed 4 at 10 s: its local search
-    // reached the floor in 50 ms, and the decision beside it ran for 5 s).
+    // reached the floor in 50 ms).
     const int64_t enough = std::max(floor, segment.lowerBound);
-    // With two threads: the local search's peak once it has ended, -1
-    // before.
-    std::atomic<int64_t> searchedPeak(-1);
     auto shaveUpwards = [&] {
       for (; low <= high; stride *= 2) {
-        if (const int64_t searched = searchedPeak;
-            searched >= 0 && searched <= enough)
-          break;
-        const Clock::time_point stepStart = Clock::now();
+        const WorkClock::Point stepStart = WorkClock::now();
         const int64_t tau = std::min(high, low + stride - 1);
         detail::Shaving shaving = detail::shave(
             problem, tau * unit, stepStart + (deadline - stepStart) / 4, known);
@@ -513,74 +522,24 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         low = tau + 1;
       }
     };
-    // The decision at the first tau shaving did not refute, when the local
-    // search's peak is above it (else the loop below starts lower): with
-    // two threads it starts as soon as that shaving ends, beside the local
-    // search (its two directions then take turns on one thread until the
-    // local search ends), on a copy of the decisions' memory; it is
-    // cancelled when the local search ends at or below its tau (or at the
-    // floor: `enough`), and its result and memory are kept only when the
-    // local search ends above.
-    // So the outcome is the one without threads (local search, shaving,
-    // then this decision), only sooner: on the 60-node fan-in-6 DAGs the
-    // local search takes 0.2-0.4 s, shaving refutes the lower taus in
-    // 0.1-0.3 s (docs/Scheduling.md).
-    auto decideOpen = [&] {
-      const Clock::time_point start = Clock::now();
-      pendingTau = openTau;
-      pending = decide(openTau, start + (deadline - start) / 2, true);
-    };
-    if (parallel) {
-      twoThreads = false;
-      // The tau of the decision beside the local search (-1 before it
-      // starts).
-      std::atomic<bool> cancel(false);
-      std::atomic<int64_t> speculativeTau(-1);
-      std::thread helper([&] {
-        descend(until);
-        twoThreads = true;
-        searchedPeak = segment.peak;
-        const int64_t tau = speculativeTau;
-        if (segment.peak <= enough || (tau >= 0 && segment.peak <= tau * unit))
-          cancel = true;
-      });
+    descend(until);
+    if (segment.peak > enough) {
       shaveUpwards();
-      std::optional<Decisions> beside;
-      if (openTau >= 0) {
-        speculativeTau = openTau;
-        if (const int64_t searched = searchedPeak;
-            searched < 0 || (searched > openTau * unit && searched > enough)) {
-          beside.emplace(memory);
-          beside->cancel = &cancel;
-          active = &*beside;
-          decideOpen();
-          active = &memory;
-        }
-      }
-      helper.join();
-      if (pending && segment.peak > pendingTau * unit) {
-        memory.forward = std::move(beside->forward);
-        memory.backward = std::move(beside->backward);
-      } else if (pending) {
-        // As if it had not run: the open shaving stays for the loop.
-        pending.reset();
-        openTau = pendingTau;
-      }
-    } else {
-      descend(until);
-      if (segment.peak > enough) {
-        shaveUpwards();
-        if (openTau >= 0 && segment.peak > openTau * unit)
-          decideOpen();
+      // The decision at the first tau shaving did not refute, when the
+      // local search's peak is above it (else the loop below starts lower).
+      if (openTau >= 0 && segment.peak > openTau * unit) {
+        const WorkClock::Point start = WorkClock::now();
+        pendingTau = openTau;
+        pending = decide(openTau, start + (deadline - start) / 2, true);
       }
     }
     high = std::min(high, down(segment.peak - 1));
     segment.lowerBound = std::max(segment.lowerBound, low * unit);
     if (segment.peak <= std::max(floor, segment.lowerBound))
-      return states;
+      return;
   }
   while (pending || (low <= high && segment.peak > floor)) {
-    now = Clock::now();
+    now = WorkClock::now();
     if (!pending && now >= deadline)
       break;
     int64_t searchLow = std::max(low, std::min(down(floor), high)),
@@ -602,7 +561,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
     int64_t tau =
         probeHigh ? high : searchLow + (searchHigh - searchLow + 1) / 2;
     probeHigh = false;
-    Clock::time_point stepDeadline = now + (deadline - now) / steps;
+    WorkClock::Point stepDeadline = now + (deadline - now) / steps;
     if (up) {
       tau = std::min(high, searchLow + stride - 1);
       stepDeadline = now + (deadline - now) / 2;
@@ -624,7 +583,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
       step = depthFirstAt(problem, backward, tau * unit, stepDeadline,
                           stateLimit, memory, true);
     }
-    states += step.states;
+    effort.add(step);
     switch (step.outcome) {
     case SearchOutcome::Found:
       // (The local search may have found a lower peak beside it.)
@@ -667,7 +626,7 @@ int64_t improveSegment(Segment &segment, int64_t floor,
         // upward track's); another descent of the local search, with other
         // random choices, may still lower the peak.
         if (localSearch && !downward) {
-          descend(Clock::now() + (deadline - Clock::now()) / 4);
+          descend(WorkClock::now() + (deadline - WorkClock::now()) / 4);
           high = std::min(high, down(segment.peak - 1));
         }
       }
@@ -685,9 +644,9 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   // Time left after timeouts gave up the values above the lower bound: the
   // least of them once more, with all of it.
   if (low * unit < segment.peak && segment.peak > floor &&
-      Clock::now() < deadline) {
+      WorkClock::now() < deadline) {
     SearchResult last = decide(low, deadline, false);
-    states += last.states;
+    effort.add(last);
     if (last.outcome == SearchOutcome::Found) {
       segment.order = std::move(last.order);
       segment.peak = last.peak;
@@ -705,12 +664,11 @@ int64_t improveSegment(Segment &segment, int64_t floor,
   constexpr int kStaleDescents = 4;
   for (int stale = 0; localSearch && stale < kStaleDescents &&
                       segment.peak > std::max(floor, segment.lowerBound) &&
-                      Clock::now() < deadline;) {
+                      WorkClock::now() < deadline;) {
     const int64_t before = segment.peak;
     descend(deadline);
     stale = segment.peak < before ? 0 : stale + 1;
   }
-  return states;
 }
 
 /// `order` of the original graph as orders of the graph whose node k
@@ -743,12 +701,9 @@ contractOrder(const std::vector<int> &order,
 void scheduleExact(const SchedulingProblem &problem,
                    const ScheduleOptions &options,
                    const std::vector<std::vector<int>> &heuristics,
-                   Clock::time_point start, ScheduleResult &result) {
+                   ScheduleResult &result, Effort &effort) {
   const int numNodes = problem.numNodes;
-  // Clamped (to about 35 years) so that the deadline cannot overflow.
-  const Clock::time_point deadline =
-      start + std::chrono::milliseconds(std::clamp<int64_t>(
-                  options.timeLimitMs, 0, int64_t(1) << 40));
+  const WorkClock::Point deadline = WorkClock::after(options.workLimit);
   const int64_t words = std::max(1, (numNodes + 63) / 64);
   // Signature, peak, live bytes, dead value, parent/node/depth, hash slots,
   // queue entry.
@@ -820,13 +775,13 @@ void scheduleExact(const SchedulingProblem &problem,
     Segment &segment = segments[pending[i]];
     if (segment.peak <= floor)
       continue;
-    Clock::time_point now = Clock::now();
+    WorkClock::Point now = WorkClock::now();
     if (now >= deadline)
       break;
     size_t left = 0;
     for (size_t j = i; j < pending.size(); ++j)
       left += segments[pending[j]].peak > floor;
-    Clock::time_point share = now + (deadline - now) / left;
+    WorkClock::Point share = now + (deadline - now) / left;
     // The minimum-cut bounds first, within an eighth of the segment's share:
     // they may prove the heuristic order optimal or the floor reached.
     segment.problem.strengthenBounds(now + (share - now) / 8);
@@ -844,7 +799,7 @@ void scheduleExact(const SchedulingProblem &problem,
                          segment.backward.build(segment.backwardGraph, error);
     if (segment.reversible) {
       segment.backward.symmetricClasses = segment.problem.symmetricClasses;
-      now = Clock::now();
+      now = WorkClock::now();
       segment.backward.strengthenBounds(now + (share - now) / 8);
       segment.backward.raiseStepBounds(segment.problem.stepBound);
       segment.problem.raiseStepBounds(segment.backward.stepBound);
@@ -854,8 +809,8 @@ void scheduleExact(const SchedulingProblem &problem,
     floor = std::max(floor, segment.lowerBound);
     if (segment.peak <= floor)
       continue;
-    result.statesExplored +=
-        improveSegment(segment, floor, share, stateLimit, options.parallel);
+    improveSegment(segment, floor, share, stateLimit, options.parallel,
+                   effort);
     floor = std::max(floor, segment.lowerBound);
   }
 
@@ -872,8 +827,12 @@ void scheduleExact(const SchedulingProblem &problem,
 
 ScheduleResult schedule(const MemoryGraph &graph,
                         const ScheduleOptions &options) {
-  const Clock::time_point start = Clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  // The search's clock counts its work from here; the wall-clock safety
+  // net is armed only when asked for (timeLimitMs > 0).
+  WorkClock::Scope clock(options.timeLimitMs);
   ScheduleResult result;
+  Effort effort;
   SchedulingProblem problem;
   const bool isDP = options.algorithm == ScheduleAlgorithm::DP;
   // The dp computes its bounds on the contracted graph.
@@ -959,8 +918,7 @@ ScheduleResult schedule(const MemoryGraph &graph,
         if (contracted.isTopologicalOrder(mapped))
           heuristics.push_back(std::move(mapped));
     ScheduleResult search;
-    scheduleExact(reduced, options, heuristics, start, search);
-    result.statesExplored = search.statesExplored;
+    scheduleExact(reduced, options, heuristics, search, effort);
     result.lowerBound = search.lowerBound;
     std::vector<int> expanded;
     for (int node : search.order)
@@ -989,8 +947,14 @@ ScheduleResult schedule(const MemoryGraph &graph,
   result.peak = peakMemory(graph, result.order);
   result.lowerBound = std::max(result.lowerBound, problem.staticBound);
   result.provenOptimal = result.peak == result.lowerBound;
+  result.statesExplored = effort.states;
+  result.work = WorkClock::wallExpired() ? -1 : WorkClock::now();
+  if (!result.provenOptimal && isDP)
+    result.stoppedBy = WorkClock::wallExpired() ? SearchStop::Time
+                       : effort.stateLimited    ? SearchStop::States
+                                                : SearchStop::Work;
   result.timeMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      Clock::now() - start)
+                      std::chrono::steady_clock::now() - start)
                       .count();
   return result;
 }

@@ -209,7 +209,7 @@ void SchedulingProblem::sortByBound() {
 }
 
 void SchedulingProblem::strengthenBounds(
-    std::chrono::steady_clock::time_point deadline) {
+    WorkClock::Point deadline) {
   raiseStepBounds(cutBounds(*this, deadline));
 }
 

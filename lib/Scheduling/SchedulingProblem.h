@@ -20,7 +20,7 @@
 #include "Serenity/Analysis/MemoryGraph.h"
 
 #include <algorithm>
-#include <chrono>
+#include "Serenity/Support/WorkClock.h"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -185,7 +185,7 @@ struct SchedulingProblem {
 
   /// Raises stepBound to the minimum-cut bounds (CutBound.h) of the nodes
   /// computed before `deadline`; needs the problem built with bounds.
-  void strengthenBounds(std::chrono::steady_clock::time_point deadline);
+  void strengthenBounds(WorkClock::Point deadline);
   /// Raises stepBound[v] to bounds[v] where that is larger (bounds valid for
   /// every order the caller searches).
   void raiseStepBounds(const std::vector<int64_t> &bounds);

@@ -32,9 +32,9 @@ public:
         before[a][b] = a != b && problem.isAncestor(a, b);
   }
 
-  Shaving::Outcome refute(std::chrono::steady_clock::time_point deadline) {
+  Shaving::Outcome refute(WorkClock::Point deadline) {
     for (int v = 0; v < n; ++v) {
-      if (std::chrono::steady_clock::now() >= deadline)
+      if (WorkClock::now() >= deadline)
         return Shaving::Timeout;
       if (!cut(v))
         return Shaving::Refuted;
@@ -45,7 +45,7 @@ public:
         for (int b = a + 1; b < n; ++b) {
           if (before[a][b] || before[b][a])
             continue;
-          if (std::chrono::steady_clock::now() >= deadline)
+          if (WorkClock::now() >= deadline)
             return Shaving::Timeout;
           bool ab = possible(a, b), ba = possible(b, a);
           if (!ab && !ba)
@@ -239,7 +239,7 @@ public:
 } // namespace
 
 Shaving shave(const SchedulingProblem &problem, int64_t tau,
-              std::chrono::steady_clock::time_point deadline,
+              WorkClock::Point deadline,
               const std::vector<std::pair<int, int>> &known, bool witnesses) {
   Shaver shaver(problem, tau);
   shaver.witnesses = witnesses;
@@ -257,7 +257,7 @@ Shaving shave(const SchedulingProblem &problem, int64_t tau,
 }
 
 std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
-                               std::chrono::steady_clock::time_point deadline) {
+                               WorkClock::Point deadline) {
   switch (shave(problem, tau, deadline).outcome) {
   case Shaving::Refuted:
     return true;
@@ -278,7 +278,7 @@ int64_t peakUnit(const SchedulingProblem &problem) {
 
 int64_t shavingBound(const SchedulingProblem &problem, int64_t low,
                      int64_t high,
-                     std::chrono::steady_clock::time_point deadline) {
+                     WorkClock::Point deadline) {
   const int64_t unit = peakUnit(problem);
   if (unit <= 0 || high < low)
     return low;

@@ -21,7 +21,7 @@
 
 #include "SchedulingProblem.h"
 
-#include <chrono>
+#include "Serenity/Support/WorkClock.h"
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -60,14 +60,14 @@ struct Shaving {
 /// flow when that set is admissible and within tau): the same conclusions,
 /// fewer flows; without, every cut the screens leave is a flow (for tests).
 Shaving shave(const SchedulingProblem &problem, int64_t tau,
-              std::chrono::steady_clock::time_point deadline,
+              WorkClock::Point deadline,
               const std::vector<std::pair<int, int>> &known = {},
               bool witnesses = true);
 
 /// True when no order of `problem` has peak <= tau, false when the test
 /// cannot tell, nullopt when `deadline` passed first (shave's outcome).
 std::optional<bool> refutePeak(const SchedulingProblem &problem, int64_t tau,
-                               std::chrono::steady_clock::time_point deadline);
+                               WorkClock::Point deadline);
 
 /// The greatest common divisor of the problem's buffer sizes: every peak is
 /// a multiple of it (0 without buffers).
@@ -79,7 +79,7 @@ int64_t peakUnit(const SchedulingProblem &problem);
 /// divisor of the buffer sizes (peaks are sums of them), until `deadline`.
 int64_t shavingBound(const SchedulingProblem &problem, int64_t low,
                      int64_t high,
-                     std::chrono::steady_clock::time_point deadline);
+                     WorkClock::Point deadline);
 
 } // namespace detail
 } // namespace serenity

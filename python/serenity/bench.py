@@ -290,7 +290,7 @@ COLUMNS = [
     Column("dp", lambda c: c.schedule("dp")["peak_bytes"], available=_has_schedule),
     Column("proven", lambda c: c.schedule("dp")["optimal"], fmt=lambda v: "yes" if v else "no",
            available=_has_schedule),
-    Column("dp time (ms)", lambda c: c.schedule("dp")["time_ms"], available=_has_schedule),
+    Column("dp work", lambda c: c.schedule("dp")["work"], available=_has_schedule),
     Column("reduction vs program order", _ratio, fmt=_fmt_ratio, available=_has_schedule,
            summary=_summary_geomean),
 ]
@@ -357,7 +357,7 @@ SCHEDULE_COLUMNS = [
     Column("proven", lambda c: c.schedule("dp")["optimal"], fmt=lambda v: "yes" if v else "no",
            available=_has_schedule),
     Column("dp lower bound", lambda c: c.schedule("dp")["lower_bound_bytes"], available=_has_schedule),
-    Column("dp time (ms)", lambda c: c.schedule("dp")["time_ms"], available=_has_schedule),
+    Column("dp work", lambda c: c.schedule("dp")["work"], available=_has_schedule),
     Column("reduction vs program order", _reduction(_written_peak, _dp_peak), fmt=_fmt_ratio,
            available=_has_schedule, summary=_summary_geomean),
 ]
@@ -568,11 +568,13 @@ GROUPS = {
     "paper": "DARTS and RandWire only, the paper's kind of network",
 }
 
-DEFAULT_DP_TIME_LIMIT_MS = 2000
+# Work budget of each dp search (serenity-schedule work-limit; about 2 s on
+# the reference machine: kScheduleWorkPerMs = 3000 units per ms).
+DEFAULT_DP_WORK_LIMIT = 6000000
 # Wall-clock limit of one rewrite + schedule run of serenity-opt.
 DEFAULT_REWRITE_TIMEOUT_S = 60
-# Suites whose dp runs with the pass's own default time limit (0: not passed).
-SUITE_DP_TIME_LIMIT_MS = {"schedule": 0, "rewrite": 0}
+# Suites whose dp runs with the pass's own default work limit (0: not passed).
+SUITE_DP_WORK_LIMIT = {"schedule": 0, "rewrite": 0}
 
 
 def register_suite(name, cases):
@@ -680,10 +682,10 @@ def add_subparser(subparsers):
     p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
     p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
                    help="extra serenity-schedule option for every algorithm, or only for ALG (repeatable)")
-    p.add_argument("--dp-time-limit-ms", type=int, default=None,
-                   help="time limit of each dp search when serenity-schedule has time-limit-ms; 0 = the pass's "
+    p.add_argument("--dp-work-limit", type=int, default=None,
+                   help="work budget of each dp search (serenity-schedule work-limit); 0 = the pass's "
                         "default (default: 0 for the suites schedule and rewrite, else %d, which keeps the "
-                        "default suite under a minute)" % DEFAULT_DP_TIME_LIMIT_MS)
+                        "default suite under a minute)" % DEFAULT_DP_WORK_LIMIT)
     p.add_argument("--rewrite-timeout-s", type=float, default=DEFAULT_REWRITE_TIMEOUT_S,
                    help="wall-clock limit of each serenity-rewrite + schedule run; longer runs are reported as "
                         "'timeout' (default %(default)s)")
@@ -691,9 +693,9 @@ def add_subparser(subparsers):
     p.set_defaults(func=run_bench)
 
 
-def schedule_options(tool, items, dp_time_limit_ms):
+def schedule_options(tool, items, dp_work_limit):
     """Parses ``[ALG:]KEY=VALUE`` items into {algorithm or "*": {key: value}}
-    and adds the dp time limit when the pass has that option."""
+    and adds the dp work limit when the pass has that option."""
     options = {}
     for item in items:
         if "=" not in item:
@@ -701,8 +703,8 @@ def schedule_options(tool, items, dp_time_limit_ms):
         key, value = item.split("=", 1)
         algorithm, _, key = key.rpartition(":")
         options.setdefault(algorithm or "*", {})[key] = value
-    if dp_time_limit_ms and "time-limit-ms" in tool.pass_options("serenity-schedule"):
-        options.setdefault("dp", {}).setdefault("time-limit-ms", str(dp_time_limit_ms))
+    if dp_work_limit and "work-limit" in tool.pass_options("serenity-schedule"):
+        options.setdefault("dp", {}).setdefault("work-limit", str(dp_work_limit))
     return options
 
 
@@ -719,15 +721,15 @@ def run_bench(args):
         from .scale import run_scale
         start = time.time()
         extra = [item for item in args.schedule_option]
-        if args.dp_time_limit_ms:
-            extra.append("time-limit-ms=%d" % args.dp_time_limit_ms)
+        if args.dp_work_limit:
+            extra.append("work-limit=%d" % args.dp_work_limit)
         rows = run_scale(tool.path, extra, args.seeds, args.classes, args.verbose)
         print("\nsuite scale: %d classes in %.1f s (%s)" % (len(rows), time.time() - start, tool.path),
               file=sys.stderr)
         return 0
-    limit = args.dp_time_limit_ms
+    limit = args.dp_work_limit
     if limit is None:
-        limit = SUITE_DP_TIME_LIMIT_MS.get(args.suite, DEFAULT_DP_TIME_LIMIT_MS)
+        limit = SUITE_DP_WORK_LIMIT.get(args.suite, DEFAULT_DP_WORK_LIMIT)
     options = schedule_options(tool, args.schedule_option, limit)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)

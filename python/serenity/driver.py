@@ -6,7 +6,7 @@ Reports (contracts in ../shared/DESIGN.md):
   prints ``{"functions": [{"function", "peak_bytes", "peak_step", "steps":
   [{"step", "op", "loc", "live_bytes", "new_bytes"}], "buffers": [...]}]}``;
 * schedule: ``--serenity-schedule=algorithm=A`` sets ``serenity.schedule =
-  {algorithm, peak_bytes, optimal, lower_bound_bytes, states, time_ms}`` on each
+  {algorithm, peak_bytes, optimal, lower_bound_bytes, states, work, stopped_by}`` on each
   function, read back from the output IR;
 * allocation: ``--serenity-static-alloc=report=FILE`` writes ``{"function",
   "arena_bytes", "lower_bound", "buffers": [{"name", "offset", "size",

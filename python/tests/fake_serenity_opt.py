@@ -14,7 +14,7 @@ HELP = """OVERVIEW: fake serenity-opt
       --serenity-memory-report   -   Print the per-step activation memory of every function
       --serenity-schedule        -   Reorder ops to minimize peak memory
         --algorithm=<string>     - Scheduling algorithm
-        --time-limit-ms=<long>   - Time limit of the dp search
+        --work-limit=<long>      - Work budget of the dp search
       --serenity-static-alloc    -   Place buffers in one arena
 """
 
@@ -55,7 +55,7 @@ def main(argv):
             if algorithm:
                 attrs = (' attributes {serenity.peak_bytes = %d : i64, serenity.schedule = {algorithm = "%s", '
                          'lower_bound_bytes = 900 : i64, optimal = %s, peak_bytes = %d : i64, states = 42 : i64, '
-                         'time_ms = 7 : i64}}' % (peak, algorithm, "true" if algorithm == "dp" else "false", peak))
+                         'stopped_by = "none", work = 7 : i64}}' % (peak, algorithm, "true" if algorithm == "dp" else "false", peak))
             f.write("module {\n  func.func @main(%%arg0: tensor<4xf32>) -> tensor<4xf32>%s {\n"
                     "    return %%arg0 : tensor<4xf32>\n  }\n}\n" % attrs)
     if alloc_report:

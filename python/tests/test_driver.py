@@ -94,7 +94,7 @@ def test_parse_schedule_attrs_from_printed_ir():
     ir = ('module {\n'
           '  func.func @a(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {serenity.peak_bytes = 5 : i64, '
           'serenity.schedule = {algorithm = "dp", lower_bound_bytes = 96 : i64, optimal = true, '
-          'peak_bytes = 128 : i64, states = 1234 : i64, time_ms = 0 : i64}} {\n'
+          'peak_bytes = 128 : i64, states = 1234 : i64, stopped_by = "none", work = 0 : i64}} {\n'
           '    return %arg0 : tensor<4xf32>\n  }\n'
           '  func.func @b(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    return %arg0 : tensor<4xf32>\n  }\n'
           '  func.func private @c() attributes {serenity.schedule = {algorithm = "kahn", optimal = false, '
@@ -102,7 +102,7 @@ def test_parse_schedule_attrs_from_printed_ir():
     attrs = parse_schedule_attrs(ir)
     assert attrs == {
         "a": {"algorithm": "dp", "lower_bound_bytes": 96, "optimal": True, "peak_bytes": 128,
-              "states": 1234, "time_ms": 0},
+              "states": 1234, "stopped_by": "none", "work": 0},
         "c": {"algorithm": "kahn", "optimal": False, "peak_bytes": 7},
     }
 
@@ -119,12 +119,12 @@ def test_parse_allocation_report_forms():
 def test_schedule_and_allocate_through_fake_tool(fake_tool, tmp_path):
     tool = SerenityOpt(fake_tool)
     assert tool.has_pass("serenity-schedule") and not tool.has_pass("serenity-sched")
-    assert tool.pass_options("serenity-schedule") == {"algorithm", "time-limit-ms"}
+    assert tool.pass_options("serenity-schedule") == {"algorithm", "work-limit"}
     assert tool.pass_options("serenity-static-alloc") == set()
     assert tool.pass_options("serenity-missing") == set()
     src = tmp_path / "in.mlir"
     src.write_text("")
-    r = tool.schedule(str(src), "dp", {"time-limit-ms": 5})
+    r = tool.schedule(str(src), "dp", {"work-limit": 5})
     assert r.schedules["main"]["peak_bytes"] == 1000 and r.schedules["main"]["optimal"] is True
     assert r.memory[0].peak_bytes == 1000
     ir, [alloc] = tool.allocate(str(src))

@@ -114,7 +114,7 @@ def test_bench_schedule_columns_with_fake_tool(fake_tool, tmp_path):
     columns, rows, summary = bench.run_suite(cases, SerenityOpt(fake_tool))
     names = [c.name for c in columns]
     assert names == ["network", "ops", "activation bytes total", "peak as written", "kahn", "greedy", "dp",
-                     "proven", "dp time (ms)", "reduction vs program order"]
+                     "proven", "dp work", "reduction vs program order"]
     assert rows[0][4:] == [1500, 1200, 1000, True, 7, 2.0]
     assert summary[-1] == "geomean 2.00x"
     table = bench.markdown_table(columns, rows, summary)
@@ -135,15 +135,15 @@ def test_bench_cli_writes_csv(serenity_opt, tmp_path):
         assert len(list(csv.reader(f))) == 1 + len(available_smoke_cases())
 
 
-def test_bench_passes_dp_time_limit_only_to_dp(fake_tool, tmp_path, monkeypatch):
+def test_bench_passes_dp_work_limit_only_to_dp(fake_tool, tmp_path, monkeypatch):
     log = tmp_path / "log.txt"
     monkeypatch.setenv("FAKE_SERENITY_LOG", str(log))
     tool = SerenityOpt(fake_tool)
     options = bench.schedule_options(tool, ["kahn:foo=1", "bar=2"], 1500)
-    assert options == {"kahn": {"foo": "1"}, "*": {"bar": "2"}, "dp": {"time-limit-ms": "1500"}}
+    assert options == {"kahn": {"foo": "1"}, "*": {"bar": "2"}, "dp": {"work-limit": "1500"}}
     bench.run_suite(bench.SUITES["smoke"][:1], tool, schedule_options=options)
     calls = [line for line in log.read_text().splitlines() if line]
-    assert "--serenity-schedule=algorithm=dp bar=2 time-limit-ms=1500" in calls
+    assert "--serenity-schedule=algorithm=dp bar=2 work-limit=1500" in calls
     assert "--serenity-schedule=algorithm=kahn bar=2 foo=1" in calls
     assert "--serenity-schedule=algorithm=greedy bar=2" in calls
 

@@ -14,8 +14,8 @@
 // RUN: serenity-opt %s --serenity-schedule="accumulate-in-place=true" 2>/dev/null | FileCheck %s --check-prefix=ACC
 //
 // Idempotent under the in-place options too (ties keep the order as written).
-// RUN: serenity-opt %s --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | sed -e 's/time_ms = [0-9]*/time_ms = T/' -e 's/states = [0-9]*/states = S/' > %t.once
-// RUN: serenity-opt %s --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | serenity-opt --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | sed -e 's/time_ms = [0-9]*/time_ms = T/' -e 's/states = [0-9]*/states = S/' > %t.twice
+// RUN: serenity-opt %s --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | sed -e 's/work = [0-9]*/work = W/' -e 's/states = [0-9]*/states = S/' > %t.once
+// RUN: serenity-opt %s --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | serenity-opt --serenity-schedule="concat=inplace accumulate-in-place=true" 2>/dev/null | sed -e 's/work = [0-9]*/work = W/' -e 's/states = [0-9]*/states = S/' > %t.twice
 // RUN: diff %t.once %t.twice
 //
 // RUN: not serenity-opt %s --serenity-schedule=concat=bogus 2>&1 | FileCheck %s --check-prefix=BAD

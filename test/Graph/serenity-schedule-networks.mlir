@@ -18,7 +18,7 @@
 // before the search (docs/Scheduling.md, "Symmetry"); without that the dp
 // stopped unproven after millions of states.
 // RUN: %python -m serenity gen tiled-chain --seed 0 --channels 4 --resolution 20 \
-// RUN:   | serenity-opt --serenity-schedule="time-limit-ms=600000 max-states=200000" --serenity-annotate-lifetimes 2>/dev/null \
+// RUN:   | serenity-opt --serenity-schedule="work-limit=600000000 max-states=200000" --serenity-annotate-lifetimes 2>/dev/null \
 // RUN:   | FileCheck %s
 //
 // Every other algorithm agrees with the memory model as well.

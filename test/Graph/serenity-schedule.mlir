@@ -3,13 +3,13 @@
 // RUN: serenity-opt %s --serenity-schedule=algorithm=kahn 2>/dev/null | FileCheck %s --check-prefixes=CHECK,KAHN
 // RUN: serenity-opt %s --serenity-schedule="algorithm=greedy" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,GREEDY
 // RUN: serenity-opt %s --serenity-schedule="algorithm=hill-valley" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,HV
-// RUN: serenity-opt %s --serenity-schedule="algorithm=dp time-limit-ms=100 max-states=1000" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
+// RUN: serenity-opt %s --serenity-schedule="algorithm=dp work-limit=100000 max-states=1000" 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
 // RUN: serenity-opt %s --serenity-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 //
 // Idempotence: scheduling the scheduled IR again changes nothing but the
 // measured time and the number of search states.
-// RUN: serenity-opt %s --serenity-schedule 2>/dev/null | sed -e 's/time_ms = [0-9]*/time_ms = T/' -e 's/states = [0-9]*/states = S/' > %t.once
-// RUN: serenity-opt %s --serenity-schedule 2>/dev/null | serenity-opt --serenity-schedule 2>/dev/null | sed -e 's/time_ms = [0-9]*/time_ms = T/' -e 's/states = [0-9]*/states = S/' > %t.twice
+// RUN: serenity-opt %s --serenity-schedule 2>/dev/null | sed -e 's/work = [0-9]*/work = W/' -e 's/states = [0-9]*/states = S/' > %t.once
+// RUN: serenity-opt %s --serenity-schedule 2>/dev/null | serenity-opt --serenity-schedule 2>/dev/null | sed -e 's/work = [0-9]*/work = W/' -e 's/states = [0-9]*/states = S/' > %t.twice
 // RUN: diff %t.once %t.twice
 // RUN: serenity-opt %s --serenity-schedule 2>/dev/null | serenity-opt --serenity-schedule 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
 //
@@ -17,11 +17,12 @@
 // RUN: not serenity-opt %s --serenity-schedule=algorithm=fastest 2>&1 | FileCheck %s --check-prefix=BADALG
 // RUN: not serenity-opt %s --serenity-schedule=time-limit-ms=-1 2>&1 | FileCheck %s --check-prefix=BADLIMIT
 // RUN: not serenity-opt %s --serenity-schedule=max-states=-5 2>&1 | FileCheck %s --check-prefix=BADLIMIT
+// RUN: not serenity-opt %s --serenity-schedule=work-limit=-1 2>&1 | FileCheck %s --check-prefix=BADLIMIT
 // RUN: not serenity-opt %s --serenity-schedule=memory-limit-mb=0 2>&1 | FileCheck %s --check-prefix=BADMEMORY
 // RUN: serenity-opt %s --serenity-schedule=memory-limit-mb=1 2>/dev/null | FileCheck %s --check-prefixes=CHECK,DP
 
 // BADALG: for the --algorithm option: invalid value 'fastest' (expected one of: dp, kahn, greedy, hill-valley, program-order)
-// BADLIMIT: error: serenity-schedule: time-limit-ms and max-states must not be negative
+// BADLIMIT: error: serenity-schedule: work-limit, time-limit-ms and max-states must not be negative
 // BADMEMORY: error: serenity-schedule: memory-limit-mb must be between 1 and 2^30 (got 0)
 
 // Bytes: tensor<1x8x8x4xf32> = 1024, 1x8x8x16 = 4096, 1x8x8x2 = 512.
@@ -47,7 +48,7 @@
 // The static bound (5120: x and b1 while b1 runs) is below the optimum, so
 // only the dp proves optimality; the heuristics report the bound.
 // CHECK-LABEL: func.func @diamond_concat
-// DP-SAME: serenity.schedule = {algorithm = "dp", lower_bound_bytes = 5632 : i64, optimal = true, peak_bytes = 5632 : i64, states = {{[0-9]+}} : i64, time_ms = {{[0-9]+}} : i64}
+// DP-SAME: serenity.schedule = {algorithm = "dp", lower_bound_bytes = 5632 : i64, optimal = true, peak_bytes = 5632 : i64, states = {{[0-9]+}} : i64, stopped_by = "none", work = {{[0-9]+}} : i64}
 // PROG-SAME: serenity.schedule = {algorithm = "program-order", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 9216 : i64, states = 0 : i64
 // KAHN-SAME: serenity.schedule = {algorithm = "kahn", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 9216 : i64, states = 0 : i64
 // GREEDY-SAME: serenity.schedule = {algorithm = "greedy", lower_bound_bytes = 5120 : i64, optimal = false, peak_bytes = 5632 : i64, states = 0 : i64

@@ -3,6 +3,7 @@
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=arena=heap 2>&1 | FileCheck %s --check-prefix=ARENA
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN --implicit-check-not="current operation"
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=time-limit=-1 2>&1 | FileCheck %s --check-prefix=TIME --implicit-check-not="current operation"
+// RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=work-limit=-1 2>&1 | FileCheck %s --check-prefix=WORK --implicit-check-not="current operation"
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=io=heap 2>&1 | FileCheck %s --check-prefix=IO
 // RUN: not serenity-opt %s -split-input-file --serenity-static-alloc=report=/nonexistent/dir/r.json 2>&1 | FileCheck %s --check-prefix=REPORT
 
@@ -10,6 +11,7 @@
 // ARENA: for the --arena option: invalid value 'heap' (expected one of: global, argument)
 // ALIGN: error: serenity-static-alloc: alignment must be a positive power of two, got 48
 // TIME: error: serenity-static-alloc: time-limit must be non-negative (seconds)
+// WORK: error: serenity-static-alloc: work-limit must be non-negative
 // IO: for the --io option: invalid value 'heap' (expected one of: caller, arena)
 // REPORT: error: serenity-static-alloc: cannot write report '/nonexistent/dir/r.json'
 

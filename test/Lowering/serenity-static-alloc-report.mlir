@@ -2,6 +2,8 @@
 // RUN: FileCheck %s < %t.json
 // RUN: serenity-opt %s --allow-unregistered-dialect --serenity-static-alloc="report=%t.greedy.json algorithm=greedy-size alignment=1" -o /dev/null
 // RUN: FileCheck %s --check-prefix=GREEDY < %t.greedy.json
+// RUN: serenity-opt %s --allow-unregistered-dialect --serenity-static-alloc="report=%t.nowork.json work-limit=0 alignment=1" -o /dev/null
+// RUN: FileCheck %s --check-prefix=NOWORK < %t.nowork.json
 
 // TFLite Micro's TestGreedyMedium as IR: sizes 10, 20, 30, 40, 50 bytes
 // (alignment 1) live like its buffers; greedy-size reproduces TFLM's 90,
@@ -16,11 +18,20 @@
 // CHECK: "function": "medium",
 // CHECK: "lower_bound": 80,
 // CHECK: "proven_optimal": true
+// CHECK: "stopped_by": "none"
 
 // GREEDY: "algorithm": "greedy-size",
 // GREEDY: "arena_bytes": 90,
 // GREEDY: "lower_bound": 80,
 // GREEDY: "proven_optimal": false
+// GREEDY: "stopped_by": "none"
+
+// Exact with no work budget keeps the better heuristic (90), not proven, and
+// the report says which limit stopped the search.
+// NOWORK: "algorithm": "exact",
+// NOWORK: "arena_bytes": 90,
+// NOWORK: "proven_optimal": false
+// NOWORK: "stopped_by": "work-limit"
 func.func @medium(%in: memref<50xi8>) {
   %b0 = memref.alloc() : memref<10xi8>
   %b4 = memref.alloc() : memref<50xi8>

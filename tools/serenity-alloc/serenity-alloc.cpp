@@ -50,10 +50,17 @@ cl::opt<AllocAlgorithm> algorithm(
                clEnumValN(AllocAlgorithm::Exact, "exact",
                           "branch and bound (MiniMalloc style)")),
     cl::init(AllocAlgorithm::Exact), cl::cat(category));
-cl::opt<double> timeLimit("time-limit",
-                          cl::desc("Time limit of the exact search in seconds"),
-                          cl::value_desc("S"), cl::init(60.0),
-                          cl::cat(category));
+cl::opt<int64_t> workLimit(
+    "work-limit",
+    cl::desc("Work budget of the exact search (solver steps; the result "
+             "depends only on the input and the options)"),
+    cl::value_desc("N"), cl::init(serenity::AllocOptions::kDefaultWorkLimit),
+    cl::cat(category));
+cl::opt<double> timeLimit(
+    "time-limit",
+    cl::desc("Wall-clock safety net of the exact search in seconds (0: off; "
+             "a result it cuts short depends on the machine)"),
+    cl::value_desc("S"), cl::init(0.0), cl::cat(category));
 cl::opt<bool> check("check",
                     cl::desc("Validate the offsets already in the input"),
                     cl::cat(category));
@@ -74,8 +81,10 @@ int main(int argc, char **argv) {
       "  Input: CSV with header id,lower,upper,size[,alignment][,offset];\n"
       "  buffer id is live on [lower, upper).\n");
 
-  if (timeLimit < 0)
+  if (!(timeLimit >= 0))
     return fail("--time-limit must be non-negative");
+  if (workLimit < 0)
+    return fail("--work-limit must be non-negative");
   if (capacity.getNumOccurrences() && capacity < 0)
     return fail("--capacity must be non-negative");
   std::optional<int64_t> cap;
@@ -112,6 +121,7 @@ int main(int argc, char **argv) {
   options.algorithm = algorithm;
   options.capacity = cap;
   options.minimize = minimize;
+  options.workLimit = workLimit;
   options.timeLimitSeconds = timeLimit;
   auto start = std::chrono::steady_clock::now();
   serenity::AllocResult result = serenity::allocate(csv->buffers, options);
@@ -138,12 +148,16 @@ int main(int argc, char **argv) {
          << ": buffers " << csv->buffers.size() << ", arena "
          << result.arenaSize << ", lower bound " << result.lowerBound
          << ", proven optimal " << (result.provenOptimal ? "yes" : "no")
-         << (result.stalled
+         << (result.stop == serenity::SearchStop::None
+                 ? ""
+             : result.stalled
                  ? " (search stalled: it could not visit as many nodes as "
-                   "there are buffers)"
-             : result.timedOut ? " (time limit reached)"
-                               : "")
-         << ", nodes " << result.nodes << ", time " << format("%.3f", seconds)
-         << " s\n";
+                   "there are buffers; stopped by "
+                 : " (stopped by ")
+         << (result.stop == serenity::SearchStop::None
+                 ? ""
+                 : std::string(serenity::getSearchStopName(result.stop)) + ")")
+         << ", nodes " << result.nodes << ", work " << result.work << ", time "
+         << format("%.3f", seconds) << " s\n";
   return 0;
 }

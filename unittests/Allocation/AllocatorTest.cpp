@@ -12,11 +12,13 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace serenity;
 
@@ -39,8 +41,9 @@ AllocResult run(const std::vector<AllocBuffer> &buffers, AllocAlgorithm a,
   options.algorithm = a;
   options.capacity = capacity;
   options.minimize = minimize;
-  // Generous: correctness must not depend on machine speed.
-  options.timeLimitSeconds = 600;
+  // Generous (about two minutes of search): these cases must be solved,
+  // not stopped.
+  options.workLimit = 12 * AllocOptions::kDefaultWorkLimit;
   return allocate(buffers, options);
 }
 
@@ -288,19 +291,40 @@ TEST(AllocExact, HeuristicOverCapacityIsNotProvenInfeasible) {
   EXPECT_EQ(r.status, AllocResult::Status::NotFound);
 }
 
-TEST(AllocExact, ZeroTimeLimitKeepsHeuristicUnproven) {
+TEST(AllocExact, ZeroWorkLimitKeepsHeuristicUnproven) {
   // The lower bound is 80 but greedy and best fit both need 90; with no
-  // time the exact algorithm returns the heuristic answer, flagged.
+  // work budget the exact algorithm returns the heuristic answer, flagged.
   auto bufs =
       make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
   AllocOptions options;
-  options.timeLimitSeconds = 0;
+  options.workLimit = 0;
   AllocResult r = allocate(bufs, options);
   EXPECT_EQ(r.status, AllocResult::Status::Placed);
   EXPECT_EQ(r.arenaSize, 90);
   EXPECT_FALSE(r.provenOptimal);
-  EXPECT_TRUE(r.timedOut);
+  EXPECT_EQ(r.stop, SearchStop::Work);
   EXPECT_FALSE(validatePlacement(bufs, r.offsets));
+  // The default budget proves 80; so does the (off by default) time limit.
+  AllocResult proven = allocate(bufs, AllocOptions());
+  EXPECT_EQ(proven.arenaSize, 80);
+  EXPECT_TRUE(proven.provenOptimal);
+  EXPECT_EQ(proven.stop, SearchStop::None);
+  EXPECT_EQ(AllocOptions().timeLimitSeconds, 0);
+}
+
+TEST(AllocExact, CapacityNotReachedNamesTheBudget) {
+  // 80 fits, but a budget of one step cannot find it: NotFound (not
+  // Infeasible), and the message says which limit stopped the search.
+  auto bufs =
+      make({{0, 2, 10}, {1, 3, 20}, {2, 4, 30}, {3, 5, 40}, {0, 2, 50}});
+  AllocOptions options;
+  options.capacity = 80;
+  options.workLimit = 1;
+  AllocResult r = allocate(bufs, options);
+  EXPECT_EQ(r.status, AllocResult::Status::NotFound);
+  EXPECT_EQ(r.stop, SearchStop::Work);
+  EXPECT_NE(r.message.find("stopped by work-limit"), std::string::npos)
+      << r.message;
 }
 
 TEST(AllocExact, AlignmentRespected) {
@@ -414,14 +438,12 @@ INSTANTIATE_TEST_SUITE_P(AllocBench, MiniMallocChallenging,
 
 } // namespace
 
-// Thousands of buffers live until the end (the sinks of a random DAG, all
-// read by one final concat) interleaved with short-lived ones: a placement
-// touches thousands of buffers and sections, so one search node costs
-// milliseconds. The exact search read the clock only every 256 nodes and
-// ran ~25 s past a 1 s limit on 3000 such buffers; it must stop near its
-// limit (the bound below leaves a wide margin for slow machines) and still
-// return a valid placement, flagged not proven.
-TEST(AllocExact, TimeLimitHoldsWhenNodesAreExpensive) {
+// Thousands of long-lived buffers (like the sinks of a random DAG, all read
+// late) interleaved with short-lived ones: a placement touches thousands of
+// buffers and sections, so one search node costs milliseconds (the exact
+// search once read the clock only every 256 nodes and ran ~25 s past a 1 s
+// limit on 3000 such buffers).
+static std::vector<AllocBuffer> expensiveNodes() {
   std::mt19937 rng(5);
   std::vector<AllocBuffer> buffers;
   const int steps = 6000;
@@ -429,12 +451,24 @@ TEST(AllocExact, TimeLimitHoldsWhenNodesAreExpensive) {
     AllocBuffer b;
     b.id = "b" + std::to_string(i);
     b.lower = i;
-    b.upper = (i % 2 == 0) ? steps + 1 : i + 1 + static_cast<int>(rng() % 4);
+    // Long-lived buffers end at random times: the heuristics then miss the
+    // lower bound and the search has something to do.
+    b.upper = (i % 2 == 0) ? i + 1 + static_cast<int>(rng() % (steps - i + 1))
+                           : i + 1 + static_cast<int>(rng() % 4);
     b.size = 64 * (1 + static_cast<int64_t>(rng() % 64));
     b.alignment = 64;
     buffers.push_back(b);
   }
+  return buffers;
+}
+
+// The wall-clock safety net (opt-in) still holds when set alone: with an
+// unlimited work budget the search stops near 0.5 s (the bound below leaves
+// a wide margin for slow machines), flagged as stopped by time-limit.
+TEST(AllocExact, TimeLimitHoldsWhenNodesAreExpensive) {
+  std::vector<AllocBuffer> buffers = expensiveNodes();
   AllocOptions options;
+  options.workLimit = -1;
   options.timeLimitSeconds = 0.5;
   auto start = std::chrono::steady_clock::now();
   AllocResult result = allocate(buffers, options);
@@ -443,5 +477,97 @@ TEST(AllocExact, TimeLimitHoldsWhenNodesAreExpensive) {
           .count();
   EXPECT_LT(seconds, 20.0);
   ASSERT_EQ(result.status, AllocResult::Status::Placed);
+  EXPECT_FALSE(result.provenOptimal);
+  EXPECT_EQ(result.stop, SearchStop::Time);
   EXPECT_FALSE(validatePlacement(buffers, result.offsets).has_value());
+}
+
+// The work budget counts what a node costs (the buffers and sections a
+// placement touches), so on expensive nodes the default stops in about the
+// time it does on cheap ones; a small budget stops at once, by work-limit.
+TEST(AllocExact, WorkLimitHoldsWhenNodesAreExpensive) {
+  std::vector<AllocBuffer> buffers = expensiveNodes();
+  AllocOptions options;
+  options.workLimit = 20'000'000;
+  AllocResult result = allocate(buffers, options);
+  ASSERT_EQ(result.status, AllocResult::Status::Placed);
+  EXPECT_FALSE(result.provenOptimal);
+  EXPECT_EQ(result.stop, SearchStop::Work);
+  // The search checks the budget at every node, so it overshoots by at
+  // most one node's work.
+  EXPECT_LT(result.work, 2 * options.workLimit);
+  EXPECT_FALSE(validatePlacement(buffers, result.offsets).has_value());
+}
+
+/// A minimization the default budget cannot finish: 160 buffers with mixed
+/// sizes and alignments (like MiniMalloc's D and J, the optimum is not
+/// proven within the budget).
+static std::vector<AllocBuffer> hardMinimization() {
+  std::mt19937 rng(2024);
+  std::vector<AllocBuffer> buffers;
+  for (int i = 0; i < 160; ++i) {
+    int64_t lower = rng() % 400;
+    int64_t upper = lower + 1 + static_cast<int64_t>(rng() % 60);
+    int64_t size = 16 * (1 + static_cast<int64_t>(rng() % 200));
+    buffers.push_back({"b" + std::to_string(i), lower, upper, size,
+                       static_cast<int64_t>(i % 3 == 0 ? 64 : 16)});
+  }
+  return buffers;
+}
+
+/// A result as bytes to compare: what stopped it, the work, the nodes, the
+/// arena and every offset.
+static std::string fingerprint(const AllocResult &r) {
+  std::string s = std::string(getSearchStopName(r.stop)) + " " +
+                  std::to_string(r.work) + " " + std::to_string(r.nodes) +
+                  " " + std::to_string(r.arenaSize);
+  for (int64_t offset : r.offsets)
+    s += " " + std::to_string(offset);
+  return s;
+}
+
+// Issue 46: a search stopped by its budget returns the same bytes however
+// fast the machine runs it. The same instance is solved with a budget it
+// hits, once alone and once while busy threads (more than the cores) slow
+// this one down; without a time-limit no clock is read, so the offsets,
+// node and work counts are identical.
+TEST(AllocExact, WorkLimitIsDeterministicUnderLoad) {
+  std::vector<AllocBuffer> buffers = hardMinimization();
+  AllocOptions options;
+  options.workLimit = 30'000'000;
+  AllocResult alone = allocate(buffers, options);
+  ASSERT_EQ(alone.status, AllocResult::Status::Placed);
+  ASSERT_EQ(alone.stop, SearchStop::Work) << fingerprint(alone);
+  EXPECT_FALSE(alone.provenOptimal);
+
+  std::atomic<bool> done{false};
+  std::vector<std::thread> hogs;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < 2 * cores; ++i)
+    hogs.emplace_back([&done] {
+      volatile uint64_t spin = 0;
+      while (!done.load(std::memory_order_relaxed))
+        spin = spin + 1;
+    });
+  AllocResult loaded = allocate(buffers, options);
+  // And once more from inside another search's clock (the allocator starts
+  // its own, so the outer count does not shift its limits).
+  AllocResult nested;
+  {
+    WorkClock::Scope outer;
+    WorkClock::tick(12345);
+    nested = allocate(buffers, options);
+  }
+  done = true;
+  for (std::thread &t : hogs)
+    t.join();
+  EXPECT_EQ(fingerprint(loaded), fingerprint(alone));
+  EXPECT_EQ(fingerprint(nested), fingerprint(alone));
+  EXPECT_FALSE(validatePlacement(buffers, alone.offsets).has_value());
+
+  // A larger budget does at least as well (the probes' shares are fixed
+  // points of the budget, not of the time spent).
+  options.workLimit *= 4;
+  AllocResult more = allocate(buffers, options);
+  EXPECT_LE(more.arenaSize, alone.arenaSize);
 }

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <map>
 
-#include <chrono>
 #include <limits>
 #include <optional>
 
@@ -55,7 +54,7 @@ void checkGraph(const MemoryGraph &graph, bool exact, int index) {
       ASSERT_LE(cut, least[v]) << "graph " << index << " node " << v;
   }
   // The strengthened static bound stays a lower bound on the optimum.
-  problem.strengthenBounds(std::chrono::steady_clock::time_point::max());
+  problem.strengthenBounds(WorkClock::kEnd);
   ASSERT_LE(problem.staticBound, bruteForcePeak(graph)) << "graph " << index;
   for (int v = 0; v < problem.numNodes; ++v)
     ASSERT_GE(problem.stepBound[v], problem.nodeBound[v]);
@@ -113,7 +112,7 @@ bool checkShaving(const MemoryGraph &graph, int index) {
   std::string error;
   EXPECT_TRUE(problem.build(graph, error)) << error;
   int64_t optimum = bruteForcePeak(graph);
-  auto forever = std::chrono::steady_clock::time_point::max();
+  auto forever = WorkClock::kEnd;
   std::optional<bool> atOptimum = detail::refutePeak(problem, optimum, forever);
   EXPECT_TRUE(atOptimum.has_value());
   EXPECT_FALSE(atOptimum.value_or(false)) << "graph " << index;
@@ -189,7 +188,7 @@ TEST(Shaving, NeverRefutesTheOptimumWithInPlaceConcats) {
 /// leaving them out changed no conclusion on these graphs.)
 TEST(Shaving, WitnessesChangeNoConclusion) {
   std::mt19937 rng(47);
-  auto forever = std::chrono::steady_clock::time_point::max();
+  auto forever = WorkClock::kEnd;
   int64_t witnessed = 0, flowsWith = 0, flowsWithout = 0;
   for (int i = 0; i < 200; ++i) {
     MemoryGraph graph =
@@ -240,7 +239,7 @@ int64_t checkDeadStates(const MemoryGraph &graph, std::mt19937 &rng, int index,
   EXPECT_TRUE(problem.build(graph, error)) << error;
   const int64_t optimum = bruteForcePeak(graph);
   const int64_t unit = std::max<int64_t>(1, detail::peakUnit(problem));
-  auto forever = std::chrono::steady_clock::time_point::max();
+  auto forever = WorkClock::kEnd;
   std::vector<int64_t> taus;
   for (int64_t k = -3; k <= 3; ++k)
     taus.push_back(optimum + k * unit);

@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../lib/Scheduling/LocalSearch.h"
+#include "Serenity/Scheduling/Scheduler.h"
 
 #include "GraphGenerators.h"
 
 #include "gtest/gtest.h"
 
-#include <chrono>
 #include <limits>
 
 using namespace serenity;
@@ -150,8 +150,7 @@ TEST(LocalSearch, ImprovedOrdersAreValidAndNeverWorse) {
     const int64_t start = problem.peakOf(order);
     int64_t peak = start;
     detail::improveOrder(problem, order, peak, 0,
-                         std::chrono::steady_clock::now() +
-                             std::chrono::milliseconds(20),
+                         WorkClock::after(20 * kScheduleWorkPerMs),
                          index);
     ASSERT_TRUE(isTopological(problem, order)) << "graph " << index;
     ASSERT_EQ(peakMemory(graph, order), peak) << "graph " << index;

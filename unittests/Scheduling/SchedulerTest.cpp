@@ -12,8 +12,11 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <chrono>
 #include <iostream>
 #include <limits>
+#include <thread>
 
 using namespace serenity;
 using namespace serenity::testing;
@@ -35,10 +38,11 @@ void expectValid(const MemoryGraph &graph, const ScheduleResult &result) {
 }
 
 ScheduleResult run(const MemoryGraph &graph, ScheduleAlgorithm algorithm,
-                   int64_t timeLimitMs = 3000, int64_t maxStates = 2000000) {
+                   int64_t workLimit = 3000 * kScheduleWorkPerMs,
+                   int64_t maxStates = 2000000) {
   ScheduleOptions options;
   options.algorithm = algorithm;
-  options.timeLimitMs = timeLimitMs;
+  options.workLimit = workLimit;
   options.maxStates = maxStates;
   return schedule(graph, options);
 }
@@ -275,7 +279,7 @@ TEST_P(RandomInPlaceGraphs, DpEqualsBruteForce) {
     }
     // Soft budgeting (the depth-first searches) under tiny state limits.
     for (int64_t states : {2, 8, 32}) {
-      ScheduleResult limited = run(g, ScheduleAlgorithm::DP, 3000, states);
+      ScheduleResult limited = run(g, ScheduleAlgorithm::DP, 3000 * kScheduleWorkPerMs, states);
       expectValid(g, limited);
       EXPECT_GE(limited.peak, optimum);
       EXPECT_LE(limited.lowerBound, optimum);
@@ -293,7 +297,7 @@ INSTANTIATE_TEST_SUITE_P(Scheduler, RandomInPlaceGraphs, ::testing::Bool(),
                          });
 
 TEST(Scheduler, TinyLimitsFallBackToHeuristics) {
-  // With no time and one state the dp cannot search: it must still return a
+  // With no work and one state the dp cannot search: it must still return a
   // valid order no worse than each heuristic, and claim optimality only when
   // the bound proves it.
   int notProven = 0;
@@ -302,9 +306,10 @@ TEST(Scheduler, TinyLimitsFallBackToHeuristics) {
     MemoryGraph g = randomGraph(rng, 9);
     SCOPED_TRACE("seed " + std::to_string(seed));
     int64_t optimum = bruteForcePeak(g);
-    for (auto [timeMs, states] : {std::pair<int64_t, int64_t>{0, 2000000},
-                                  std::pair<int64_t, int64_t>{3000, 1}}) {
-      ScheduleResult dp = run(g, ScheduleAlgorithm::DP, timeMs, states);
+    for (auto [work, states] :
+         {std::pair<int64_t, int64_t>{0, 2000000},
+          std::pair<int64_t, int64_t>{3000 * kScheduleWorkPerMs, 1}}) {
+      ScheduleResult dp = run(g, ScheduleAlgorithm::DP, work, states);
       expectValid(g, dp);
       EXPECT_GE(dp.peak, optimum);
       EXPECT_LE(dp.lowerBound, optimum);
@@ -332,15 +337,14 @@ TEST(Scheduler, SmallStateLimitsStaySound) {
     // which the brute-force tests check.
     MemoryGraph g = randomGraph(rng, 18, seed % 2);
     SCOPED_TRACE("seed " + std::to_string(seed));
-    ScheduleResult reference = run(g, ScheduleAlgorithm::DP, 60000);
+    ScheduleResult reference = run(g, ScheduleAlgorithm::DP, 60000 * kScheduleWorkPerMs);
     ASSERT_TRUE(reference.provenOptimal);
     int64_t optimum = reference.peak;
     for (int64_t states : {2, 4, 8, 16, 32, 64}) {
-      ScheduleResult dp = run(g, ScheduleAlgorithm::DP, 3000, states);
+      ScheduleResult dp = run(g, ScheduleAlgorithm::DP, 3000 * kScheduleWorkPerMs, states);
       expectValid(g, dp);
       // The two search directions on one thread: the same result.
       ScheduleOptions serial;
-      serial.timeLimitMs = 3000;
       serial.maxStates = states;
       serial.parallel = false;
       ScheduleResult alone = schedule(g, serial);
@@ -527,6 +531,72 @@ TEST(Scheduler, SmallRandWireEqualsBruteForce) {
     expectValid(g, dp);
     EXPECT_EQ(dp.peak, bruteForcePeak(g));
   }
+}
+
+TEST(Scheduler, WorkLimitGivesTheSameResultUnderLoad) {
+  // The dp's limits count work, not time: with a budget that stops the
+  // search, the same graph gives the same order, bound, states and work
+  // whether the machine is idle or every core is busy, on one thread or
+  // two.
+  int stopped = 0;
+  for (unsigned seed : {10u, 19u, 24u}) {
+    MemoryGraph g = randWireStage(seed, 48);
+    SCOPED_TRACE("stage " + std::to_string(seed));
+    ScheduleOptions options;
+    options.workLimit = 50000;
+    ScheduleResult idle = schedule(g, options);
+    expectValid(g, idle);
+    std::atomic<bool> done(false);
+    std::vector<std::thread> load;
+    for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency());
+         ++i)
+      load.emplace_back([&done] {
+        volatile uint64_t spin = 0;
+        while (!done)
+          spin = spin + 1;
+      });
+    ScheduleResult busy = schedule(g, options);
+    options.parallel = false;
+    ScheduleResult serial = schedule(g, options);
+    done = true;
+    for (std::thread &t : load)
+      t.join();
+    for (const ScheduleResult *other : {&busy, &serial}) {
+      EXPECT_EQ(other->order, idle.order);
+      EXPECT_EQ(other->lowerBound, idle.lowerBound);
+      EXPECT_EQ(other->statesExplored, idle.statesExplored);
+      EXPECT_EQ(other->work, idle.work);
+      EXPECT_EQ(other->stoppedBy, idle.stoppedBy);
+    }
+    // A search checks the budget at every expansion; the decisions' two
+    // directions, each from the point where their turn began, may together
+    // run past it by one turn (8192 states).
+    EXPECT_LE(idle.work, options.workLimit + 2 * 8192 * 3);
+    stopped += idle.stoppedBy == SearchStop::Work;
+  }
+  // The budget must bite on some of them.
+  EXPECT_GT(stopped, 0);
+}
+
+TEST(WorkClock, WallSafetyNetIsOptIn) {
+  {
+    // Off by default: time passing changes nothing.
+    WorkClock::Scope clock;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    WorkClock::tick(4096);
+    EXPECT_EQ(WorkClock::now(), 4096);
+    EXPECT_FALSE(WorkClock::wallExpired());
+  }
+  {
+    // On: once passed, the clock jumps past every limit.
+    WorkClock::Scope clock(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    WorkClock::tick(4096);
+    EXPECT_TRUE(WorkClock::wallExpired());
+    EXPECT_GE(WorkClock::now(), WorkClock::after(int64_t(1) << 40));
+  }
+  // Scopes restore the clock they replaced.
+  EXPECT_FALSE(WorkClock::wallExpired());
 }
 
 } // namespace

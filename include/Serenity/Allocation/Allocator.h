@@ -12,7 +12,8 @@
 //    run ordered by size and by lifetime; the better result is kept.
 //  - exact: branch and bound after MiniMalloc (Moffitt, ASPLOS 2024):
 //    canonical placements, section lower bounds, cut-line decomposition and
-//    dominance pruning, with a time limit.
+//    dominance pruning, stopped by a work budget (WorkClock units), so
+//    its result depends only on the input and the options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #define SERENITY_ALLOCATION_ALLOCATOR_H
 
 #include "Serenity/Support/EnumTable.h"
+#include "Serenity/Support/WorkClock.h"
 
 #include <cstdint>
 #include <optional>
@@ -66,9 +68,25 @@ struct AllocOptions {
   /// instead of stopping at the first placement within `capacity`. Without a
   /// capacity `exact` always minimizes.
   bool minimize = false;
-  /// Wall-clock limit of the exact search in seconds; on expiry the best
-  /// placement found so far is returned, flagged not proven optimal.
-  double timeLimitSeconds = 60.0;
+  /// The default `workLimit`, calibrated to end about where the old
+  /// wall-clock default (10 s) did: on the loaded 2-core machine of
+  /// docs/Allocation.md (#Work limit) the search does 5.2e8-6.6e8 units a
+  /// second on the hardest inputs that use all of it (MiniMalloc's D and J
+  /// minimized: `serenity-alloc ../shared/bench/minimalloc/J.1048576.csv
+  /// --work-limit 5000000000` took 9.4 s), 2.5e8-5.5e8 on 3000 long-lived
+  /// buffers (test/Tools/serenity-alloc/Inputs/random-dag-3k.csv).
+  static constexpr int64_t kDefaultWorkLimit = 5'000'000'000;
+  /// Work budget of the exact search in WorkClock units (one unit is one
+  /// elementary step of the solver: a search node, a buffer or section a
+  /// placement updates, a list entry built); negative means unlimited. When
+  /// it runs out the best placement found so far is returned, flagged not
+  /// proven optimal, with `AllocResult::stop == SearchStop::Work`.
+  int64_t workLimit = kDefaultWorkLimit;
+  /// Opt-in wall-clock safety net of the exact search in seconds (0, the
+  /// default, is off). A search it cuts short returns its best placement,
+  /// not proven, with `AllocResult::stop == SearchStop::Time`; such a
+  /// result depends on the machine's speed.
+  double timeLimitSeconds = 0;
 };
 
 /// Outcome of `allocate`.
@@ -79,7 +97,7 @@ struct AllocResult {
     /// Proven: no placement fits the capacity.
     Infeasible,
     /// No placement within the capacity was found, but infeasibility is not
-    /// proven (heuristic algorithm, or the time limit expired).
+    /// proven (heuristic algorithm, or the search was stopped).
     NotFound,
   };
   Status status = Status::NotFound;
@@ -92,13 +110,18 @@ struct AllocResult {
   /// The arena is the smallest possible (equals the lower bound, or the exact
   /// search proved that no smaller arena fits).
   bool provenOptimal = false;
-  /// The exact search stopped at the time limit.
-  bool timedOut = false;
-  /// ... or earlier (ExactProbe::stalled): too slow or too large to place
-  /// every buffer once.
+  /// What stopped the exact search before it finished: None, Work (the
+  /// work-limit ran out), States (the overlap lists would be too large, see
+  /// ExactProbe::stalled) or Time (the time-limit safety net).
+  SearchStop stop = SearchStop::None;
+  /// The search was stopped early (ExactProbe::stalled): too slow or too
+  /// large to place every buffer once.
   bool stalled = false;
   /// Search nodes the exact solver visited.
   int64_t nodes = 0;
+  /// Work units the exact solver used (WorkClock); after a time-limit stop,
+  /// those counted up to the end of the last probe that ended before it.
+  int64_t work = 0;
   /// Human-readable explanation when not Placed.
   std::string message;
 };
@@ -132,25 +155,24 @@ validateBuffers(const std::vector<AllocBuffer> &buffers);
 namespace detail {
 /// Result of one capacity probe of the exact solver.
 struct ExactProbe {
-  enum class Outcome { Found, Infeasible, TimedOut };
-  Outcome outcome = Outcome::TimedOut;
+  enum class Outcome { Found, Infeasible, Stopped };
+  Outcome outcome = Outcome::Stopped;
   std::vector<int64_t> offsets;
   int64_t nodes = 0;
-  /// TimedOut early: a quarter of the way to the deadline having visited
-  /// fewer search nodes than there are buffers (with nodes that expensive,
-  /// thousands of long-lived buffers, later probes cannot do better), or at
-  /// once when the overlap and section lists would exceed 2^25 entries.
+  /// Stopped early: a quarter of the way (in work) to the deadline having
+  /// visited fewer search nodes than there are buffers (with nodes that
+  /// expensive, thousands of long-lived buffers, later probes cannot do
+  /// better), or at once when the overlap and section lists would exceed
+  /// 2^25 entries (`listsTooLarge`).
   bool stalled = false;
+  bool listsTooLarge = false;
 };
 
 /// Searches for a placement of `buffers` (sizes > 0, lower < upper) with
-/// every buffer ending at or below `capacity`, stopping at `deadlineSeconds`
-/// (seconds since the steady clock's epoch).
+/// every buffer ending at or below `capacity`, counting its work on this
+/// thread's WorkClock and stopping once the clock reaches `deadline`.
 ExactProbe solveExact(const std::vector<AllocBuffer> &buffers, int64_t capacity,
-                      double deadlineSeconds);
-
-/// Seconds on the steady clock, the time base of `solveExact` deadlines.
-double steadyNowSeconds();
+                      WorkClock::Point deadline);
 } // namespace detail
 
 } // namespace serenity

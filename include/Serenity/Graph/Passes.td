@@ -263,12 +263,17 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
     ```mlir
     func.func @f(...) attributes {serenity.schedule = {algorithm = "dp",
         lower_bound_bytes = 80 : i64, optimal = true, peak_bytes = 80 : i64,
-        states = 12 : i64, time_ms = 0 : i64}}
+        states = 12 : i64, stopped_by = "none", work = 40 : i64}}
     ```
 
     and a remark reports the peak before and after. Ties keep the current
-    order, so running the pass on its own output changes nothing (only
-    `time_ms` may differ). A function outside the model (several blocks,
+    order, so running the pass on its own output changes nothing. The dp
+    stops at `work-limit` (counted work: states expanded, max-flow arcs
+    scanned, reinsertion moves), never at a wall-clock deadline unless
+    `time-limit-ms` asks for one, so the same function and options give
+    the same order and summary on any machine; `stopped_by` says what ended
+    a search that did not prove its order optimal (`work-limit`,
+    `state-limit`, `time-limit`; `none` when proven). A function outside the model (several blocks,
     dynamic shapes) gets the model's error and is left unchanged.
 
     `concat=inplace` and `accumulate-in-place` schedule under those memory
@@ -282,8 +287,15 @@ def SerenitySchedulePass : Pass<"serenity-schedule", "func::FuncOp"> {
     Option<"algorithm", "algorithm", "::serenity::ScheduleAlgorithm",
            /*default=*/"::serenity::ScheduleAlgorithm::DP",
            "Scheduling algorithm: dp, greedy, hill-valley, kahn or program-order">,
-    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"3000",
-           "Time limit of the dp search per function, in milliseconds">,
+    Option<"workLimit", "work-limit", "int64_t",
+           /*default=*/"9000000",
+           "Work budget of the dp search per function, in units of about one "
+           "search state expansion (deterministic; the default takes about "
+           "3 s on the reference machine)">,
+    Option<"timeLimitMs", "time-limit-ms", "int64_t", /*default=*/"0",
+           "Opt-in wall-clock safety net of the dp search per function, in "
+           "milliseconds (0: off); a result it cuts short depends on the "
+           "machine's load">,
     Option<"maxStates", "max-states", "int64_t", /*default=*/"2000000",
            "Most search states the dp may create per search">,
     Option<"memoryLimitMb", "memory-limit-mb", "int64_t", /*default=*/"256",

@@ -460,7 +460,8 @@ def SerenityStaticAllocPass
     `bufferization.dealloc`) stay as they are, with a remark. Sets
     `serenity.arena_bytes` and `serenity.arena_lower_bound` (max live bytes)
     on the function; `report=FILE` writes
-    `{"function", "arena_bytes", "lower_bound", "proven_optimal", "buffers":
+    `{"function", "arena_bytes", "lower_bound", "proven_optimal",
+    "stopped_by" (none, work-limit, state-limit or time-limit), "buffers":
     [ {"name", "offset", "size", "first", "last"} ] }` (inclusive steps in
     the rewritten function; with state from serenity-persistent-state also
     `"persistent_bytes"` and `"persistent_buffers"`, counted in
@@ -493,8 +494,16 @@ def SerenityStaticAllocPass
            "lowering keeps them in registers">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File to write the JSON allocation report to">,
-    Option<"timeLimit", "time-limit", "double", /*default=*/"10.0",
-           "Time limit of the exact search per function, in seconds">,
+    Option<"workLimit", "work-limit", "int64_t",
+           /*default=*/"::serenity::AllocOptions::kDefaultWorkLimit",
+           "Work budget of the exact search per function, in solver steps "
+           "(the default ends in about 10 s on the reference machine of "
+           "docs/Allocation.md); on expiry the best arena found is used, "
+           "reported not proven (stopped_by: work-limit)">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"0.0",
+           "Wall-clock safety net of the exact search per function, in "
+           "seconds (0: off); a result it cuts short depends on the "
+           "machine (stopped_by: time-limit)">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
@@ -564,6 +573,10 @@ def SerenityShareKernelsPass
            "Only in functions that keep state between runs "
            "(serenity.persistent_bytes: a recurrent model, whose time loop "
            "is unrolled)">,
+    Option<"onlyTiled", "only-tiled", "bool", /*default=*/"false",
+           "Only in functions that serenity-tile tiled (serenity.tiled): "
+           "its tiles repeat a region's kernels with the same weights on "
+           "other offsets, one kernel per tile shape">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::LLVM::LLVMDialect",

@@ -12,6 +12,8 @@
 #include "Serenity/Analysis/MemoryGraph.h"
 #include "Serenity/Support/EnumTable.h"
 
+#include "Serenity/Support/WorkClock.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,12 +54,24 @@ inline const char *getScheduleAlgorithmName(ScheduleAlgorithm algorithm) {
   return stringifyEnum(algorithm);
 }
 
+/// Work units the dp does per millisecond on the reference machine (2-core
+/// x86-64 CI kind), measured on the scale suite (docs/Scheduling.md, work
+/// limits): converts the former wall-clock defaults into work budgets.
+constexpr int64_t kScheduleWorkPerMs = 3000;
+
 /// Limits and choices for `schedule`.
 struct ScheduleOptions {
   ScheduleAlgorithm algorithm = ScheduleAlgorithm::DP;
-  /// Wall-clock budget of the dp search in milliseconds (heuristics always
-  /// run to completion; they are O(n^2) at worst).
-  int64_t timeLimitMs = 3000;
+  /// Work budget of the dp search, in units of about one exact-search
+  /// state expansion (WorkClock; heuristics always run to completion, they
+  /// are O(n^2) at worst). The result depends only on the graph and the
+  /// options. The default takes about 3 s on the reference machine
+  /// (kScheduleWorkPerMs).
+  int64_t workLimit = 3000 * kScheduleWorkPerMs;
+  /// Opt-in wall-clock safety net in milliseconds (0: off). A search it
+  /// cuts short depends on the machine's speed and is reported as stopped
+  /// by the time limit.
+  int64_t timeLimitMs = 0;
   /// Most search states the dp may store at once; also capped so that the
   /// state tables stay under `memoryLimitBytes`.
   int64_t maxStates = 2000000;
@@ -81,7 +95,11 @@ struct ScheduleResult {
   int64_t lowerBound = 0;
   /// Search states created by the dp (0 for the heuristics).
   int64_t statesExplored = 0;
-  /// Wall-clock time spent in `schedule`.
+  /// Work units the dp spent (WorkClock); -1 when the time limit stopped it.
+  int64_t work = 0;
+  /// What ended the dp's search before it proved its order optimal.
+  SearchStop stoppedBy = SearchStop::None;
+  /// Wall-clock time spent in `schedule` (for benchmarks; never in the IR).
   int64_t timeMs = 0;
   /// Set when the graph cannot be scheduled (a dependence cycle, or a buffer
   /// used before any order can define it).

@@ -128,19 +128,23 @@ public:
     State saved;
   };
 
-  /// A piece of work run on another thread from this thread's current
-  /// point: construct it on the parent, call enter() first on the child,
-  /// then after joining, join() on the parent adds the child's work (and a
-  /// passed safety net).
+  /// A piece of work run from this thread's current point beside the
+  /// parent's own: construct it on the parent; the thread that runs the
+  /// piece calls enter() before it and leave() after it; the parent then
+  /// runs its own work from the same point (when it ran the piece itself,
+  /// it calls enter() again first) and, after joining, join() adds the
+  /// piece's work (and a passed safety net). So the limits each side sees
+  /// do not depend on whether the piece ran on one thread or two.
   class Fork {
   public:
     Fork() : start(state()) {}
-    /// On the child thread, before its work.
+    /// Before the piece, on the thread that runs it; sets this thread's
+    /// clock to the fork's point.
     void enter() {
       state() = start;
       childStart = start.now;
     }
-    /// On the child thread, after its work.
+    /// After the piece, on the thread that ran it.
     void leave() {
       const State &s = state();
       childWork = s.now - childStart;
