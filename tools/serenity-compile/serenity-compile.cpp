@@ -902,11 +902,6 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   for (StringRef key : {"serenity.schedule", "serenity.arena_lower_bound"})
     if (Attribute attr = function->getAttr(key))
       json[key.drop_front(strlen("serenity."))] = toJSON(attr);
-  // The schedule's search time (time_ms) is the one wall-clock value of the
-  // attributes: left out, so that the same model gives the same report on
-  // an idle and a loaded machine (issue 46).
-  if (llvm::json::Object *schedule = json.getObject("schedule"))
-    schedule->erase("time_ms");
   if (auto buffer = llvm::MemoryBuffer::getFile(allocReport)) {
     if (auto parsed = llvm::json::parse((*buffer)->getBuffer()))
       json["allocation"] = std::move(*parsed);
