@@ -40,8 +40,10 @@ mlir::serenity::rankWithinBudgets(ArrayRef<FrontierPoint> points,
       ranked.push_back(p);
   llvm::stable_sort(ranked,
                     [](const FrontierPoint &a, const FrontierPoint &b) {
-                      return std::tie(a.instructions, a.ram, a.flash) <
-                             std::tie(b.instructions, b.ram, b.flash);
+                      return std::tie(a.instructions, a.ram, a.flash,
+                                      a.options) <
+                             std::tie(b.instructions, b.ram, b.flash,
+                                      b.options);
                     });
   if (!ranked.empty())
     return ranked;

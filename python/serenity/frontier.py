@@ -37,9 +37,11 @@ Measured points (the two builds per tiling choice, and the default) enter
 with their measurements. A budget question takes the fastest point within
 both budgets, builds it, measures it on QEMU, and ranks again with that
 measurement in place of the prediction, until the best point is a measured
-one (at most 8 builds, and no build that would end after 10 s once a
-measured point fits, ``--time-limit``): it prints the choice's prediction
-vs measurement.
+one (at most 8 builds): it prints the choice's prediction vs measurement.
+The decision depends on the model, the budgets and the measurements alone,
+not on how busy the machine is. ``--time-limit S`` opts in to a wall-clock
+limit: no build that would end after S seconds once a measured point fits;
+a decision it cut short is flagged not proven.
 The ranking gives each predicted point the benefit of the doubt (a few words
 of stack, the code difference of the two builds, 1 % of the instructions:
 the spreads seen between predictions and measurements), so that a point that
@@ -328,12 +330,15 @@ def _fits(p, ram_budget=None, flash_budget=None):
 
 def choose(points, ram_budget=None, flash_budget=None):
     """Index of the fastest point within both budgets (fewest instructions,
-    then least RAM, then least flash); raises BudgetError, saying the least
-    RAM reachable within the flash budget and the least flash reachable
-    within the RAM budget, when none fits."""
+    then least RAM, then least flash, then the options' text); raises
+    BudgetError, saying the least RAM reachable within the flash budget and
+    the least flash reachable within the RAM budget, when none fits."""
     feasible = [i for i, p in enumerate(points) if _fits(p, ram_budget, flash_budget)]
     if feasible:
-        return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"]))
+        # The options' text last, as serenity-compile ranks (Frontier.cpp):
+        # the choice does not depend on the points' order.
+        return min(feasible, key=lambda i: (points[i]["instructions"], points[i]["ram"], points[i]["flash"],
+                                            points[i].get("options", "")))
     def bound(budget):
         return "any amount" if budget is None else "%d bytes" % budget
 
@@ -530,21 +535,23 @@ def _labels(options):
 
 
 def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_budget=None, tries=8,
-           time_limit=10.0):
+           time_limit=None):
     """The fastest point within both budgets, as measured. The points are
     ranked by their values (predicted ones with the smaller stack, see
     `candidates`); the best is built and measured, its measurement replaces
     its prediction, and the ranking is made again, until the best point is a
     measured one that fits (then no unmeasured point is predicted faster) or
-    `tries` builds were made, or the next build would end after `time_limit`
-    seconds at the builds' mean time while a measured point fits (then the
-    best measured point that fits, with "proven": False). After two builds
+    `tries` builds were made, or, with a `time_limit` (seconds; None or 0:
+    none, the default, so that the decision does not depend on the machine's
+    load), the next build would end after it at the builds' mean time while
+    a measured point fits (then the best measured point that fits, with
+    "proven": False). After two builds
     of one tiling choice broke a budget its other points are ranked without
     the benefit of the doubt in that resource (the build's stack or code was
     not the smaller one). Returns the point with "measurement" (and
     "prediction" when it was predicted), "builds" and "proven"."""
     builds, misses = 0, {}
-    started = time.time()
+    started = time.monotonic()
     while True:
         view = [dict(p, ram=p.get("ram_low", p["ram"]), flash=p.get("flash_low", p["flash"]),
                      instructions=p.get("instructions_low", p["instructions"]))
@@ -556,8 +563,8 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
         if point is not None and not point.get("predicted"):
             best, proven = point, True
             break
-        elapsed = time.time() - started
-        late = builds and elapsed + elapsed / builds > time_limit and any(
+        elapsed = time.monotonic() - started
+        late = time_limit and builds and elapsed + elapsed / builds > time_limit and any(
             not p.get("predicted") and _fits(p, ram_budget, flash_budget) for p in points)
         if point is None or builds == tries or late:
             # The fastest measured point within the budgets; proven when no
@@ -630,6 +637,8 @@ def run(args):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise ValueError("--%s must be a positive number of bytes" % name.replace("_", "-"))
+    if args.time_limit is not None and args.time_limit < 0:
+        raise ValueError("--time-limit must be a non-negative number of seconds (0: no limit)")
     if not deploy.has_cortex_m_tools():
         raise RuntimeError("arm-none-eabi-gcc and qemu-system-arm are needed (scripts/setup.sh)")
     compiler = deploy.find_compiler()
@@ -697,9 +706,10 @@ def add_subparser(subparsers):
     p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],
                    help="only these tiling choices (repeatable)")
-    p.add_argument("--time-limit", type=float, default=10.0,
-                   help="seconds the decision may spend building and measuring candidates once one fits "
-                        "(default 10)")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="opt-in wall-clock limit: seconds the decision may spend building and measuring "
+                        "candidates once one fits; a decision cut short is flagged NOT PROVEN (default: "
+                        "none, the decision is bounded by 8 builds and does not depend on the machine's load)")
     p.add_argument("--plot", help="PNG file for the frontier plot")
     p.add_argument("--export", help="JSON file of the candidate points for serenity-pipeline's frontier=FILE")
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "serenity", "frontier.json"),

@@ -33,6 +33,9 @@ def test_choose_is_the_fastest_within_both_budgets():
     assert frontier.choose(points, ram_budget=60) == 3
     # Ties on instructions: the least RAM, then the least flash.
     assert frontier.choose([point(9, 9, 5), point(8, 9, 5), point(8, 7, 5)]) == 2
+    # Then the options' text, as serenity-compile ranks: not the list's order.
+    tied = [dict(point(8, 7, 5), options="b"), dict(point(8, 7, 5), options="a")]
+    assert frontier.choose(tied) == 1 and frontier.choose(tied[::-1]) == 0
 
 
 def test_impossible_budgets_say_what_is_reachable():
@@ -56,6 +59,45 @@ def test_bad_options_are_refused(tmp_path, capsys):
     assert "QEMU" in capsys.readouterr().err
     assert main(["frontier", STR_WW, "--ram-budget", "0", "--cache", ""]) == 1
     assert "--ram-budget must be a positive" in capsys.readouterr().err
+    assert main(["frontier", STR_WW, "--time-limit", "-1", "--cache", ""]) == 1
+    assert "--time-limit must be a non-negative" in capsys.readouterr().err
+
+
+def _slow_decision(monkeypatch, time_limit):
+    """decide() on three predicted points, each predicted faster than its
+    measurement and than the next point, while every build takes 60 s of a
+    fake clock: the decision builds all three unless a time limit cuts it."""
+    clock = [0.0]
+    monkeypatch.setattr(frontier.time, "monotonic", lambda: clock[0])
+    measured = {"a": 300, "b": 400, "c": 500}
+
+    def measure(model, target, options, cache, compiler, work):
+        clock[0] += 60.0
+        return {"arena": 10, "state": 0, "stack": 0, "ram": 10, "flash": 10,
+                "instructions": measured[options]}
+    monkeypatch.setattr(frontier, "measure", measure)
+    points = [dict(point(10, 10, instructions), options=options, tile="t", predicted=True)
+              for options, instructions in (("a", 100), ("b", 200), ("c", 250))]
+    points.append(dict(point(10, 10, 1000), options="default", tile="t"))
+    measured["default"] = 1000
+    return frontier.decide("m", "cortex-m4", points, None, None, None, ram_budget=10,
+                           time_limit=time_limit)
+
+
+def test_decision_does_not_depend_on_the_clock_by_default(monkeypatch):
+    # Whatever the clock says, the three predicted points are measured and
+    # the fastest measured one is proven.
+    chosen = _slow_decision(monkeypatch, None)
+    assert (chosen["options"], chosen["builds"], chosen["proven"]) == ("a", 3, True)
+    assert _slow_decision(monkeypatch, 0) == chosen
+
+
+def test_opt_in_time_limit_cuts_the_decision_short_and_says_so(monkeypatch):
+    # 60 s per build against a 100 s limit: the second build would end after
+    # 120 s, so only one is made, and the answer is the best measured point,
+    # not proven (b and c are still predicted faster than "default").
+    chosen = _slow_decision(monkeypatch, 100.0)
+    assert (chosen["options"], chosen["builds"], chosen["proven"]) == ("a", 1, False)
 
 
 def test_widen_items_pair_kernels_and_group_shared_filters():
@@ -152,10 +194,9 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
         if not within:
             continue
         _, fresh = frontier.explore(model, "cortex-m4", cache, compiler, work, tiles)
-        # No time limit: what is checked is the choice, not how fast the
-        # machine builds.
-        chosen = frontier.decide(model, "cortex-m4", fresh, cache, compiler, work, ram, flash,
-                                 time_limit=float("inf"))
+        # No time limit by default: what is checked is the choice, not how
+        # fast the machine builds.
+        chosen = frontier.decide(model, "cortex-m4", fresh, cache, compiler, work, ram, flash)
         m = chosen["measurement"]
         assert m["ram"] <= ram and (flash is None or m["flash"] <= flash)
         assert m["instructions"] == min(p["instructions"] for p in within), (ram, flash, chosen["options"])
@@ -169,7 +210,7 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
     # serenity-compile builds the same configuration from the cache.
     from serenity.__main__ import main
     ram, flash = next(pair for pair in checked if pair[1] is not None)
-    args = ["frontier", model, "--target", "cortex-m4", "--cache", cache_path, "--time-limit", "1e9"] + sum(
+    args = ["frontier", model, "--target", "cortex-m4", "--cache", cache_path] + sum(
         (["--tile", t] for t in tiles), [])
     assert main(args + ["--ram-budget", str(ram), "--flash-budget", str(flash)]) == 0
     out = capsys.readouterr().out

@@ -16,6 +16,11 @@
 // function gives the header its signature, then the LLVM lowering; LLVM's
 // O2 pipeline and code generator make the object.
 //
+// --timing prints the wall time of each stage (and of each pass in the two
+// MLIR pass pipelines) to stderr when the tool ends, as mlir-opt's
+// --mlir-timing does. The clock is only read, never consulted: the outputs
+// are the same with and without it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
@@ -30,6 +35,7 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -125,6 +131,11 @@ static cl::opt<long long> flashBudget(
     "flash-budget", cl::init(-1), cl::cat(compileCategory),
     cl::desc("Flash budget in bytes (.text + .rodata + .data of the network "
              "object), see --ram-budget"));
+static cl::opt<bool> timing(
+    "timing", cl::cat(compileCategory),
+    cl::desc("Print the wall time of each stage (import, serenity-pipeline "
+             "with each of its passes, LLVM lowering, LLVM O2, code "
+             "generation, object reading, header and report) to stderr"));
 static cl::opt<std::string> frontierFile(
     "frontier", cl::init(""), cl::cat(compileCategory),
     cl::desc("Measurements of `python3 -m serenity frontier` (default "
@@ -206,7 +217,16 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
            (error.empty() ? "" : ": " + error));
       return {};
     }
-    path = std::string(imported);
+    // Parsed under its name in the output directory, not its path: the
+    // locations reach the report (allocation.register_buffers), which must
+    // not depend on where -o points.
+    auto text = llvm::MemoryBuffer::getFile(imported);
+    if (!text) {
+      fail("cannot read " + imported + ": " + text.getError().message());
+      return {};
+    }
+    return parseSourceString<ModuleOp>((*text)->getBuffer(), &context,
+                                       llvm::sys::path::filename(imported));
   }
   return parseSourceFile<ModuleOp>(path, &context);
 }
@@ -597,7 +617,7 @@ LogicalResult writeFile(StringRef path, StringRef contents) {
 
 /// LLVM's O2 pipeline and code generation of `module` into an object file.
 LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
-                         StringRef path) {
+                         StringRef path, TimingScope &timer) {
   std::string error;
   llvm::Triple triple(spec.triple);
   const llvm::Target *target =
@@ -635,7 +655,10 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   llvm::ModulePassManager optimize =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-  optimize.run(module, modules);
+  {
+    TimingScope stage = timer.nest("LLVM O2");
+    optimize.run(module, modules);
+  }
 
   std::error_code fileError;
   llvm::ToolOutputFile out(path, fileError, llvm::sys::fs::OF_None);
@@ -645,7 +668,10 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
   if (machine->addPassesToEmitFile(codegen, out.os(), nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
     return fail("the target cannot emit object files"), failure();
-  codegen.run(module);
+  {
+    TimingScope stage = timer.nest("code generation");
+    codegen.run(module);
+  }
   out.keep();
   return success();
 }
@@ -759,7 +785,7 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
 /// outputDir: the object, the header and the report. 0 on success (facts
 /// filled), the exit status otherwise.
 int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
-          BuildFacts &built) {
+          BuildFacts &built, TimingScope &timer) {
   const std::optional<TargetSpec> spec = targetSpec;
   const std::optional<mlir::serenity::IOPlacement> io = ioPlacement;
   if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
@@ -775,7 +801,9 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
 
+  TimingScope stage = timer.nest("import");
   OwningOpRef<ModuleOp> module = loadModel(context, outputDir);
+  stage.stop();
   if (!module)
     return 1;
   auto function = module->lookupSymbol<func::FuncOp>(functionName);
@@ -816,9 +844,13 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   auto report = [](const Twine &message) { return fail(message), failure(); };
   {
     PassManager pm(&context);
+    stage = timer.nest("serenity-pipeline (graph passes, lowering to memref)");
+    if (timing)
+      pm.enableTiming(stage);
     if (failed(mlir::serenity::buildSerenityPipeline(pm, *options, report)) ||
         failed(pm.run(*module)))
       return 1;
+    stage.stop();
   }
   function = module->lookupSymbol<func::FuncOp>(name);
   auto arenaAttr = function->getAttrOfType<IntegerAttr>("serenity.arena_bytes");
@@ -885,29 +917,38 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   llvm::sys::path::append(objectPath, name + ".o");
   {
     PassManager pm(&context);
+    stage = timer.nest("LLVM dialect lowering");
+    if (timing)
+      pm.enableTiming(stage);
     if (failed(mlir::serenity::buildSerenityLLVMLowering(
             pm, target, report, options->outlineMinOps)) ||
         failed(pm.run(*module)))
       return 1;
+    stage.stop();
   }
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
   llvm::InitializeAllAsmPrinters();
   llvm::LLVMContext llvmContext;
+  stage = timer.nest("translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, name);
+  stage.stop();
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
-  if (failed(emitObject(*llvmModule, *spec, objectPath)))
+  if (failed(emitObject(*llvmModule, *spec, objectPath, timer)))
     return 1;
 
   // What the link must provide, read from the object: the code generator
   // turns intrinsics such as llvm.exp.f32 into library calls (expf), which
   // the LLVM module does not declare.
+  stage = timer.nest("object reading");
   FailureOr<ObjectFacts> facts = readObject(objectPath);
+  stage.stop();
   if (failed(facts))
     return 1;
+  stage = timer.nest("header and report");
   const SmallVector<std::string> *externals = &facts->undefined;
   json["flash"] = llvm::json::Object{{"bytes", facts->flash()},
                                      {"text", facts->text},
@@ -979,6 +1020,12 @@ int main(int argc, char **argv) {
   if (!isCIdentifier(name))
     return fail("--name '" + name + "' is not a C identifier");
 
+  // Declared before the root scope: the scope stops first, then the manager
+  // prints its report as it is destroyed, on every return below.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(timing);
+  TimingScope timer = timingManager.getRootScope();
+
   // --ram-budget / --flash-budget: the configuration (pipeline options) from
   // the frontier (python3 -m serenity frontier): the fastest measured or
   // predicted point within the budgets; a predicted one whose build breaks a
@@ -987,7 +1034,7 @@ int main(int argc, char **argv) {
                         flashBudget.getNumOccurrences() != 0;
   if (!budgeted) {
     BuildFacts facts;
-    return build(*spec, *io, facts);
+    return build(*spec, *io, facts, timer);
   }
   if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
       (flashBudget.getNumOccurrences() && flashBudget <= 0))
@@ -1013,12 +1060,14 @@ int main(int argc, char **argv) {
   const int64_t ram = ramBudget.getNumOccurrences() ? ramBudget : -1;
   const int64_t flash = flashBudget.getNumOccurrences() ? flashBudget : -1;
   std::string error;
+  TimingScope stage = timer.nest("frontier ranking");
   auto known = readFrontier(inputFile, targetName, executable, cache, error);
   if (failed(known))
     return fail(error);
   auto ranked = mlir::serenity::rankWithinBudgets(*known, ram, flash, error);
   if (failed(ranked))
     return fail(error);
+  stage.stop();
   const size_t predicted = llvm::count_if(
       *known, [](const FrontierPoint &p) { return p.predicted; });
   constexpr size_t kMaxBuilds = 8;
@@ -1027,7 +1076,7 @@ int main(int argc, char **argv) {
       break;
     pipelineOptions = p.options;
     BuildFacts facts;
-    if (int status = build(*spec, *io, facts))
+    if (int status = build(*spec, *io, facts, timer))
       return status;
     // The RAM of this build: its arena and state, the stack measured (or,
     // predicted, the larger of the measured builds').

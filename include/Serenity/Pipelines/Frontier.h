@@ -39,7 +39,9 @@ struct FrontierPoint {
 bool readFrontierPoint(const llvm::json::Object &object, FrontierPoint &point);
 
 /// The points within the budgets (-1: no budget), fastest first (fewest
-/// instructions, then least RAM, then least flash). When none fits:
+/// instructions, then least RAM, then least flash, then the options' text,
+/// so that the order of `points` does not matter: a cache file's object
+/// keys come in hash order). When none fits:
 /// failure, and `error` says the least RAM reachable within the flash
 /// budget and the least flash reachable within the RAM budget.
 FailureOr<SmallVector<FrontierPoint>>
