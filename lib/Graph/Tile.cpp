@@ -39,6 +39,8 @@ namespace {
 /// Unit attribute on the ops serenity-tile created (one tile's copy of a
 /// region op).
 constexpr llvm::StringLiteral kTileAttr = "serenity.tile";
+/// Unit attribute on a function serenity-tile tiled.
+constexpr llvm::StringLiteral kTiledFunctionAttr = "serenity.tiled";
 
 /// What the search minimizes (see improves / preferredTo).
 struct Score {
@@ -243,6 +245,16 @@ struct SerenityTilePass
       for (auto &[loc, text] : bestRemarks)
         mlir::emitRemark(loc) << text;
     }
+    // Marks a tiled function: its tiles repeat a region's kernels, which
+    // serenity-share-kernels (only-tiled) turns into calls of one function
+    // per tile shape.
+    if (function.getBody()
+            .walk([](Operation *op) {
+              return op->hasAttr(kTileAttr) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+            })
+            .wasInterrupted())
+      function->setAttr(kTiledFunctionAttr, UnitAttr::get(&getContext()));
     if (timedOut) {
       InFlightDiagnostic remark = mlir::emitRemark(function.getLoc());
       if (::serenity::WorkClock::wallExpired())

@@ -692,6 +692,10 @@ using mlir::serenity::FrontierPoint;
 /// What a build of the model gave (for the budget check).
 struct BuildFacts {
   int64_t arena = 0, state = 0, flash = 0;
+  /// Whether serenity-tile tiled the network (serenity.tiled).
+  bool tiled = false;
+  /// What the build wrote: "(arena N bytes, flash N bytes: ...)".
+  std::string wrote;
 };
 
 /// The configurations of `model` on `target` known to the frontier cache for
@@ -785,11 +789,11 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
 /// outputDir: the object, the header and the report. 0 on success (facts
 /// filled), the exit status otherwise.
 int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
-          BuildFacts &built, TimingScope &timer) {
+          BuildFacts &built, TimingScope &timer, StringRef dir) {
   const std::optional<TargetSpec> spec = targetSpec;
   const std::optional<mlir::serenity::IOPlacement> io = ioPlacement;
-  if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + error.message());
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create " + dir + ": " + error.message());
 
   // The pipeline is built from typed pass constructors: only the dialects
   // are registered.
@@ -802,7 +806,7 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   MLIRContext context(registry);
 
   TimingScope stage = timer.nest("import");
-  OwningOpRef<ModuleOp> module = loadModel(context, outputDir);
+  OwningOpRef<ModuleOp> module = loadModel(context, dir);
   stage.stop();
   if (!module)
     return 1;
@@ -832,7 +836,7 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
       return fail("--pipeline may not set " + fixed +
                   " (serenity-compile sets arena=argument, io from --io and "
                   "the target)");
-  SmallString<256> allocReport(outputDir);
+  SmallString<256> allocReport(dir);
   llvm::sys::path::append(allocReport, name + ".alloc.json");
   const mlir::serenity::PipelineTarget target = spec->pipelineTarget;
   options->arena = mlir::serenity::ArenaStorage::Argument;
@@ -853,6 +857,7 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
     stage.stop();
   }
   function = module->lookupSymbol<func::FuncOp>(name);
+  built.tiled = function->hasAttr("serenity.tiled");
   auto arenaAttr = function->getAttrOfType<IntegerAttr>("serenity.arena_bytes");
   // State kept between runs (serenity-persistent-state): NAME_state and
   // NAME_reset in the object.
@@ -910,8 +915,7 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   }
   llvm::sys::fs::remove(allocReport);
 
-  SmallString<256> headerPath(outputDir), jsonPath(outputDir),
-      objectPath(outputDir);
+  SmallString<256> headerPath(dir), jsonPath(dir), objectPath(dir);
   llvm::sys::path::append(headerPath, name + ".h");
   llvm::sys::path::append(jsonPath, name + ".json");
   llvm::sys::path::append(objectPath, name + ".o");
@@ -974,14 +978,12 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
              << "\n";
   if (failed(writeFile(jsonPath, jsonText)))
     return 1;
-  llvm::outs() << "serenity-compile: wrote " << objectPath << ", " << headerPath
-               << ", " << jsonPath << " (arena " << arenaAttr.getInt()
-               << " bytes, "
-               << (stateBytes ? "state " + std::to_string(stateBytes) +
-                                    " bytes, "
-                              : std::string())
-               << "flash " << facts->flash() << " bytes: text "
-               << facts->text << ", rodata " << facts->rodata << ")\n";
+  built.wrote = llvm::formatv(
+      "(arena {0} bytes, {1}flash {2} bytes: text {3}, rodata {4})",
+      arenaAttr.getInt(),
+      stateBytes ? "state " + std::to_string(stateBytes) + " bytes, "
+                 : std::string(),
+      facts->flash(), facts->text, facts->rodata);
   built.arena = arenaAttr.getInt();
   built.state = stateBytes;
   built.flash = static_cast<int64_t>(facts->flash());
@@ -989,6 +991,96 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
 }
 
 } // namespace
+
+/// Prints what a build wrote into the output directory.
+void announce(const BuildFacts &facts) {
+  SmallString<256> base(outputDir);
+  llvm::sys::path::append(base, name);
+  llvm::outs() << "serenity-compile: wrote " << base << ".o, " << base
+               << ".h, " << base << ".json " << facts.wrote << "\n";
+  llvm::outs().flush();
+}
+
+/// Whether the user chose the tiling (any tile option in --pipeline):
+/// then the build is what they asked for.
+bool tilingAsked() {
+  return StringRef(pipelineOptions).contains("tile");
+}
+
+/// The default build, with the code that fused tiling costs weighed against
+/// the RAM it saves: when serenity-tile tiled the network, the network is
+/// also built untiled (tile=none, in a directory beside), and the untiled
+/// build is kept when the tiled one needs more bytes of flash than it saves
+/// bytes of RAM (arena and state; issue 46: the default never trades more
+/// flash than it saves RAM). `--pipeline tile=...` keeps what it asks for.
+/// The report records the trade ("tiling": ram_saved, flash_cost, kept).
+int buildWithinTilingTrade(const TargetSpec &spec,
+                           mlir::serenity::IOPlacement io, TimingScope &timer) {
+  BuildFacts tiled;
+  if (int status = build(spec, io, tiled, timer, outputDir))
+    return status;
+  if (!tiled.tiled || tilingAsked()) {
+    announce(tiled);
+    return 0;
+  }
+  SmallString<256> beside(outputDir);
+  llvm::sys::path::append(beside, "." + name + ".untiled");
+  const std::string asked = pipelineOptions;
+  pipelineOptions = (Twine(asked) + (asked.empty() ? "" : " ") + "tile=none").str();
+  BuildFacts untiled;
+  const int status = build(spec, io, untiled, timer, beside);
+  pipelineOptions = asked;
+  auto cleanUp = [&] { llvm::sys::fs::remove_directories(beside); };
+  if (status) {
+    cleanUp();
+    return status;
+  }
+  const int64_t ramSaved =
+      (untiled.arena + untiled.state) - (tiled.arena + tiled.state);
+  const int64_t flashCost = tiled.flash - untiled.flash;
+  const bool keep = flashCost <= ramSaved;
+  if (!keep) {
+    // The untiled build's files replace the tiled one's.
+    std::error_code error;
+    for (llvm::sys::fs::directory_iterator it(beside, error), end;
+         !error && it != end; it.increment(error)) {
+      SmallString<256> target(outputDir);
+      llvm::sys::path::append(target, llvm::sys::path::filename(it->path()));
+      if (std::error_code moved = llvm::sys::fs::rename(it->path(), target)) {
+        cleanUp();
+        return fail("cannot move " + it->path() + " to " + target + ": " +
+                    moved.message());
+      }
+    }
+  }
+  cleanUp();
+  // The trade, in the report of the build kept.
+  SmallString<256> jsonPath(outputDir);
+  llvm::sys::path::append(jsonPath, name + ".json");
+  if (auto buffer = llvm::MemoryBuffer::getFile(jsonPath)) {
+    if (auto parsed = llvm::json::parse((*buffer)->getBuffer())) {
+      if (llvm::json::Object *object = parsed->getAsObject()) {
+        (*object)["tiling"] = llvm::json::Object{
+            {"ram_saved", ramSaved}, {"flash_cost", flashCost},
+            {"kept", keep}};
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        stream << llvm::formatv("{0:2}", *parsed) << "\n";
+        if (failed(writeFile(jsonPath, text)))
+          return 1;
+      }
+    } else {
+      llvm::consumeError(parsed.takeError());
+    }
+  }
+  llvm::outs() << "serenity-compile: fused tiling saves " << ramSaved
+               << " bytes of RAM for " << flashCost << " bytes of flash: "
+               << (keep ? "kept"
+                        : "built untiled (--pipeline tile=both keeps it)")
+               << "\n";
+  announce(keep ? tiled : untiled);
+  return 0;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -1032,10 +1124,8 @@ int main(int argc, char **argv) {
   // budget gives way to the next.
   const bool budgeted = ramBudget.getNumOccurrences() != 0 ||
                         flashBudget.getNumOccurrences() != 0;
-  if (!budgeted) {
-    BuildFacts facts;
-    return build(*spec, *io, facts, timer);
-  }
+  if (!budgeted)
+    return buildWithinTilingTrade(*spec, *io, timer);
   if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
       (flashBudget.getNumOccurrences() && flashBudget <= 0))
     return fail("--ram-budget and --flash-budget must be positive numbers "
@@ -1076,8 +1166,9 @@ int main(int argc, char **argv) {
       break;
     pipelineOptions = p.options;
     BuildFacts facts;
-    if (int status = build(*spec, *io, facts, timer))
+    if (int status = build(*spec, *io, facts, timer, outputDir))
       return status;
+    announce(facts);
     // The RAM of this build: its arena and state, the stack measured (or,
     // predicted, the larger of the measured builds').
     const int64_t builtRam = facts.arena + facts.state + p.stack;
