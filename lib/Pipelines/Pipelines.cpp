@@ -373,10 +373,18 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // In-place concatenation: the tensor.empty each concat operand's producer
   // writes into becomes a slice of the concat's destination, so bufferization
   // writes it in place (the self-copies left fold away after cse, below).
-  if (concatMode != ConcatMode::Copy)
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  // Their insert_slice chains (in-place concats, fused tiles) first become
+  // one buffer each that every operand is materialized in: one-shot
+  // analysis of a k-operand chain grows like k^3-k^4, of this form linearly.
   // The buffers ask for the arena's alignment (bufferization's default, 64,
   // would override a smaller one in serenity-static-alloc).
+  if (concatMode != ConcatMode::Copy) {
+    SerenityConcatBuffersPassOptions concatBuffers;
+    concatBuffers.alignment = alignment;
+    pm.addNestedPass<func::FuncOp>(
+        createSerenityConcatBuffersPass(concatBuffers));
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  }
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
