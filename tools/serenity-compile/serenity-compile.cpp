@@ -1008,7 +1008,8 @@ bool tilingAsked() {
 }
 
 /// The default build, with the code that fused tiling costs weighed against
-/// the RAM it saves: when serenity-tile tiled the network, the network is
+/// the RAM it saves: on a microcontroller, when serenity-tile tiled the
+/// network, the network is
 /// also built untiled (tile=none, in a directory beside), and the untiled
 /// build is kept when the tiled one needs more bytes of flash than it saves
 /// bytes of RAM (arena and state; issue 46: the default never trades more
@@ -1019,7 +1020,7 @@ int buildWithinTilingTrade(const TargetSpec &spec,
   BuildFacts tiled;
   if (int status = build(spec, io, tiled, timer, outputDir))
     return status;
-  if (!tiled.tiled || tilingAsked()) {
+  if (!tiled.tiled || tilingAsked() || targetName == "host") {
     announce(tiled);
     return 0;
   }
