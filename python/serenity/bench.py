@@ -689,6 +689,9 @@ def add_subparser(subparsers):
     p.add_argument("--rewrite-timeout-s", type=float, default=DEFAULT_REWRITE_TIMEOUT_S,
                    help="wall-clock limit of each serenity-rewrite + schedule run; longer runs are reported as "
                         "'timeout' (default %(default)s)")
+    p.add_argument("--previous-opt", metavar="PATH",
+                   help="stress suite: also run each graph through this serenity-opt (the previous release's), "
+                        "in the same run, for the table's 'previous release' column")
     add_tool_argument(p)
     p.set_defaults(func=run_bench)
 
@@ -711,12 +714,12 @@ def schedule_options(tool, items, dp_work_limit):
 def run_bench(args):
     tool = SerenityOpt(args.serenity_opt)
     if args.suite == "stress":
-        from .stress import run_stress
+        from .stress import run_stress, within_budget
         start = time.time()
-        rows = run_stress(tool.path, args.classes, args.verbose)
+        rows = run_stress(tool.path, args.classes, args.verbose, previous=args.previous_opt)
         print("\nsuite stress: %d graphs in %.1f s (%s)" % (len(rows), time.time() - start, tool.path),
               file=sys.stderr)
-        return 0
+        return 0 if all(within_budget(r) for r in rows) else 1
     if args.suite == "scale":
         from .scale import run_scale
         start = time.time()

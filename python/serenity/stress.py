@@ -24,6 +24,10 @@ GRAPHS = [
     ("random DAG, 10k ops", "random-dag", {"nodes": 6000}),
     ("DARTS stack, 200 cells", "darts-stack", {"cells": 200}),
 ]
+# Wall-time budget of each graph on the 2-core reference machine (issue 46:
+# <= 30 s for 1k and 3k ops, <= 60 s for 10k; the 8k-op DARTS stack as 10k).
+BUDGET_S = {"random DAG, 1k ops": 30.0, "random DAG, 3k ops": 30.0,
+            "random DAG, 10k ops": 60.0, "DARTS stack, 200 cells": 60.0}
 
 _TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(?:[0-9.]+ \(\s*[0-9.]+%\)\s+)?(\S.*)$")
 
@@ -84,26 +88,46 @@ def run_graph(tool_path, label, network, params, workdir, timeout_s=900):
     return {"graph": label, "ops": count_ops(text), "wall_s": wall, "rss_mib": rss, "passes": passes}
 
 
+def _seconds(value):
+    return "timeout" if value is None else "%.1f" % value
+
+
+def within_budget(r):
+    """Whether the run finished within its graph's budget (True without one)."""
+    budget = BUDGET_S.get(r["graph"])
+    return budget is None or (r["wall_s"] is not None and r["wall_s"] <= budget)
+
+
 def format_row(r, min_s=1.0):
+    budget = BUDGET_S.get(r["graph"])
+    previous = r.get("previous_s", "")
+    cells = [r["graph"], str(r["ops"]), _seconds(r["wall_s"]),
+             "" if budget is None else "%.0f (%s)" % (budget, "yes" if within_budget(r) else "NO"),
+             "" if previous == "" else _seconds(previous)]
     if r["wall_s"] is None:
-        return "| %s | %d | timeout | | |" % (r["graph"], r["ops"])
+        return "| " + " | ".join(cells) + " | | |"
     slow = ", ".join("%s %.1f" % (name, s) for name, s in r["passes"] if s >= min_s)
-    return "| %s | %d | %.1f | %.0f | %s |" % (r["graph"], r["ops"], r["wall_s"], r["rss_mib"], slow)
+    return "| " + " | ".join(cells) + " | %.0f | %s |" % (r["rss_mib"], slow)
 
 
-HEADER = "| graph | TOSA ops | serenity-pipeline s | peak RSS MiB | passes >= 1 s (wall s) |"
+HEADER = ("| graph | TOSA ops | serenity-pipeline s | budget s (within) | previous release s "
+          "| peak RSS MiB | passes >= 1 s (wall s) |")
 
 
-def run_stress(tool_path, only=None, verbose=False, out=sys.stdout, log=sys.stderr):
-    """Prints the table; returns the rows."""
+def run_stress(tool_path, only=None, verbose=False, out=sys.stdout, log=sys.stderr, previous=None):
+    """Prints the table; returns the rows. With ``previous`` (the serenity-opt
+    of the previous release), each graph also runs through it, in the same
+    run, for the "previous release" column."""
     print(HEADER, file=out)
-    print("|---|---:|---:|---:|---|", file=out)
+    print("|---|---:|---:|---:|---:|---:|---|", file=out)
     rows = []
     with tempfile.TemporaryDirectory(prefix="serenity-stress-") as tmp:
         for label, network, params in GRAPHS:
             if only and not any(o in label for o in only):
                 continue
             row = run_graph(tool_path, label, network, params, tmp)
+            if previous:
+                row["previous_s"] = run_graph(previous, label, network, params, tmp)["wall_s"]
             rows.append(row)
             print(format_row(row), file=out)
             out.flush()

@@ -229,6 +229,12 @@ def test_stress_suite_row_on_a_small_graph(serenity_opt, tmp_path):
     assert "SerenityOutlineKernelsPass" in names
     assert row["wall_s"] > 0 and row["rss_mib"] > 10 and row["ops"] > 12
     assert format_row(row, min_s=0.0).startswith("| tiny | %d | " % row["ops"])
+    from serenity.stress import within_budget
+    slow = {"graph": "random DAG, 1k ops", "ops": 1008, "wall_s": 31.0, "rss_mib": 200.0, "passes": [],
+            "previous_s": 242.7}
+    assert not within_budget(slow)
+    assert format_row(slow) == "| random DAG, 1k ops | 1008 | 31.0 | 30 (NO) | 242.7 | 200 |  |"
+    assert within_budget(dict(slow, wall_s=29.0)) and within_budget(row)
     report = """===---===
   ... Execution time report ...
 ===---===
