@@ -282,10 +282,11 @@ struct SerenityPipelineOptions
       llvm::cl::desc("After allocation, kernels that occur at least this "
                      "many times with the same weights become calls of one "
                      "function (serenity-share-kernels): less flash, a few "
-                     "more instructions. -1 (auto): 4 copies, in functions "
-                     "that keep state between runs only (a recurrent model, "
+                     "more instructions. -1 (auto): 4 copies in functions "
+                     "that keep state between runs (a recurrent model, "
                      "unrolled over time: the code of one step instead of "
-                     "one per step); 0: off"),
+                     "one per step) and 2 in functions serenity-tile tiled "
+                     "(one kernel per tile shape); 0: off"),
       llvm::cl::init(-1)};
   Option<int64_t> outlineMinOps{
       *this, "outline-min-ops",
