@@ -178,15 +178,11 @@ struct SerenityRewritePass
           continue;
       }
       if (timedOut) {
-        InFlightDiagnostic remark = mlir::emitRemark(function.getLoc());
-        if (::serenity::WorkClock::wallExpired())
-          remark << "serenity-rewrite: stopped by time-limit-ms="
-                 << static_cast<int64_t>(timeLimitMs);
-        else
-          remark << "serenity-rewrite: stopped by work-limit="
-                 << static_cast<int64_t>(workLimit);
-        remark << "; kept the rewrites applied so far (scheduled peak "
-               << *peak << " bytes), remaining candidates not evaluated";
+        mlir::emitRemark(function.getLoc())
+            << "serenity-rewrite: stopped by "
+            << ::serenity::describeStop(workLimit, timeLimitMs)
+            << "; kept the rewrites applied so far (scheduled peak " << *peak
+            << " bytes), remaining candidates not evaluated";
         break;
       }
       // Rewrites that pay off only together (each alone moves the peak

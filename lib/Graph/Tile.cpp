@@ -256,15 +256,10 @@ struct SerenityTilePass
             .wasInterrupted())
       function->setAttr(kTiledFunctionAttr, UnitAttr::get(&getContext()));
     if (timedOut) {
-      InFlightDiagnostic remark = mlir::emitRemark(function.getLoc());
-      if (::serenity::WorkClock::wallExpired())
-        remark << "serenity-tile: stopped by time-limit-ms="
-               << static_cast<int64_t>(timeLimitMs);
-      else
-        remark << "serenity-tile: stopped by work-limit="
-               << static_cast<int64_t>(workLimit);
-      remark << "; kept the regions tiled so far (peak " << bestPeak
-             << " bytes)";
+      mlir::emitRemark(function.getLoc())
+          << "serenity-tile: stopped by "
+          << ::serenity::describeStop(workLimit, timeLimitMs)
+          << "; kept the regions tiled so far (peak " << bestPeak << " bytes)";
     }
   }
 

@@ -11,9 +11,10 @@
 // (WorkClock::Fork), so its result does not depend on the threads' speeds.
 //
 // A wall-clock limit remains as an explicit, opt-in safety net: when one is
-// set (WorkClock::WallLimit) and passed, the clock jumps to WorkClock::kEnd,
+// set (WorkClock::Scope) and passed, the clock jumps to WorkClock::kEnd,
 // past every limit, and the search stops at its next check; the result it
 // returns is then flagged as cut short by time (wallExpired()).
+// (WorkClock::Scope sets both: a search's clock and its safety net.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 
 namespace serenity {
 
@@ -167,6 +169,15 @@ public:
   };
 
 };
+
+/// The option a remark names for a search stopped before it finished:
+/// "time-limit-ms=T" when this thread's wall-clock safety net stopped it,
+/// else "work-limit=W".
+inline std::string describeStop(int64_t workLimit, int64_t timeLimitMs) {
+  return WorkClock::wallExpired()
+             ? "time-limit-ms=" + std::to_string(timeLimitMs)
+             : "work-limit=" + std::to_string(workLimit);
+}
 
 } // namespace serenity
 
