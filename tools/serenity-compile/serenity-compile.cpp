@@ -1016,12 +1016,14 @@ bool tilingAsked() {
 /// flash than it saves RAM). `--pipeline tile=...` keeps what it asks for.
 /// The report records the trade ("tiling": ram_saved, flash_cost, kept).
 int buildWithinTilingTrade(const TargetSpec &spec,
-                           mlir::serenity::IOPlacement io, TimingScope &timer) {
+                           mlir::serenity::IOPlacement io, TimingScope &timer,
+                           BuildFacts &kept) {
   BuildFacts tiled;
   if (int status = build(spec, io, tiled, timer, outputDir))
     return status;
   if (!tiled.tiled || tilingAsked() || targetName == "host") {
     announce(tiled);
+    kept = tiled;
     return 0;
   }
   SmallString<256> beside(outputDir);
@@ -1079,7 +1081,8 @@ int buildWithinTilingTrade(const TargetSpec &spec,
                << (keep ? "kept"
                         : "built untiled (--pipeline tile=both keeps it)")
                << "\n";
-  announce(keep ? tiled : untiled);
+  kept = keep ? tiled : untiled;
+  announce(kept);
   return 0;
 }
 
@@ -1125,8 +1128,10 @@ int main(int argc, char **argv) {
   // budget gives way to the next.
   const bool budgeted = ramBudget.getNumOccurrences() != 0 ||
                         flashBudget.getNumOccurrences() != 0;
-  if (!budgeted)
-    return buildWithinTilingTrade(*spec, *io, timer);
+  if (!budgeted) {
+    BuildFacts facts;
+    return buildWithinTilingTrade(*spec, *io, timer, facts);
+  }
   if ((ramBudget.getNumOccurrences() && ramBudget <= 0) ||
       (flashBudget.getNumOccurrences() && flashBudget <= 0))
     return fail("--ram-budget and --flash-budget must be positive numbers "
@@ -1166,10 +1171,10 @@ int main(int argc, char **argv) {
     if (index == kMaxBuilds)
       break;
     pipelineOptions = p.options;
+    // The defaults as the frontier measured them: with the tiling trade.
     BuildFacts facts;
-    if (int status = build(*spec, *io, facts, timer, outputDir))
+    if (int status = buildWithinTilingTrade(*spec, *io, timer, facts))
       return status;
-    announce(facts);
     // The RAM of this build: its arena and state, the stack measured (or,
     // predicted, the larger of the measured builds').
     const int64_t builtRam = facts.arena + facts.state + p.stack;
