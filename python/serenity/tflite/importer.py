@@ -42,7 +42,8 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
     """Imports subgraph 0 of a decoded model; run() returns the module text."""
 
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
-                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None):
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None,
+                 fold_pads: bool = True):
         if rounding not in ROUNDING_MODES:
             raise TFLiteError(f"unknown rounding mode '{rounding}' (use double, single or armnn)")
         self.model = model
@@ -61,6 +62,15 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         self.op: Optional[Operator] = None
         self.outputs = list(self.sg.outputs) if outputs is None else list(outputs)
         self.only_op = only_op
+        # PAD outputs folded into the padding of the convolutions that read them
+        # (tensor index -> [top, bottom, left, right]); see ShapeOps.foldable_pad.
+        self.pad_folds: Dict[int, List[int]] = {}
+        self.fold_pads = fold_pads
+        self.consumers: Dict[int, List[Operator]] = {}
+        for o in self.sg.operators:
+            for i in o.inputs:
+                if i >= 0:
+                    self.consumers.setdefault(i, []).append(o)
 
     # ----------------------------------------------------------------- helpers
     def error(self, msg: str) -> TFLiteError:
@@ -240,6 +250,18 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         top, bottom = self.same_padding(in_shape[1], kh, sh, dh, out_shape[1])
         left, right = self.same_padding(in_shape[2], kw, sw, dw, out_shape[2])
         return [top, bottom, left, right]
+
+    def window_input(self, op: Operator, kh, kw, sh, sw, dh, dw, padding):
+        """(input value, [top, bottom, left, right]) of a CONV_2D / DEPTHWISE_CONV_2D:
+        the padding its options ask for on the input tensor's shape, plus the rows and
+        columns of an explicit PAD folded into it (the PAD's input is read instead)."""
+        idx = op.inputs[0]
+        shape = self.tensor(idx).shape
+        pad = self.pads(padding, shape, kh, kw, sh, sw, dh, dw, self.tensor(op.outputs[0]).shape)
+        fold = self.pad_folds.get(idx)
+        if fold:
+            pad = [p + f for p, f in zip(pad, fold)]
+        return self.value(idx), pad
 
     def fit_stride(self, x: Value, pad, keff, stride):
         """TOSA requires (in - 1 + pads - (k_eff - 1)) to divide by the stride.
@@ -503,14 +525,13 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         o = options(self.model, op)
         padding, sw, sh, act = o.i8(0), o.i32(1, 1), o.i32(2, 1), o.i8(3)
         dw, dh = o.i32(4, 1), o.i32(5, 1)
-        x = self.value(op.inputs[0])
         wt = self.tensor(op.inputs[1])
         out = self.tensor(op.outputs[0])
         w = self.weights(wt)
-        if len(x.shape) != 4 or w.ndim != 4:
+        if len(self.tensor(op.inputs[0]).shape) != 4 or w.ndim != 4:
             raise self.error("CONV_2D expects 4-D input and filter")
         oc, kh, kw, _ = w.shape
-        pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
+        x, pad = self.window_input(op, kh, kw, sh, sw, dh, dw, padding)
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
         return self.conv_like("conv2d", x, self.tensor(op.inputs[0]), w, wt, bias, out, pad,
                               (sh, sw), (dh, dw), act,
@@ -520,17 +541,16 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         o = options(self.model, op)
         padding, sw, sh = o.i8(0), o.i32(1, 1), o.i32(2, 1)
         act, dw, dh = o.i8(4), o.i32(5, 1), o.i32(6, 1)
-        x = self.value(op.inputs[0])
         wt = self.tensor(op.inputs[1])
         out = self.tensor(op.outputs[0])
         w = self.weights(wt)
-        if len(x.shape) != 4 or w.ndim != 4 or w.shape[0] != 1:
+        if len(self.tensor(op.inputs[0]).shape) != 4 or w.ndim != 4 or w.shape[0] != 1:
             raise self.error("DEPTHWISE_CONV_2D expects 4-D input and a [1, KH, KW, C*M] filter")
         _, kh, kw, cm = w.shape
+        x, pad = self.window_input(op, kh, kw, sh, sw, dh, dw, padding)
         c = x.shape[3]
         if cm % c:
             raise self.error(f"filter has {cm} channels, not a multiple of the input's {c}")
-        pad = self.pads(padding, x.shape, kh, kw, sh, sw, dh, dw, out.shape)
         bias = op.inputs[2] if len(op.inputs) > 2 else -1
         if c == 1:
             # One input channel with a depth multiplier (micro_speech's first layer):
@@ -811,7 +831,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
                 raise self.error(f"computed {len(outs)} outputs, the file lists {len(op.outputs)}")
             for idx, v in zip(op.outputs, outs):
                 t = self.tensor(idx)
-                if list(v.shape) != list(t.shape):
+                if list(v.shape) != list(t.shape) and idx not in self.pad_folds:
                     raise self.error(f"computed shape {v.shape} differs from the file's {t.shape} "
                                      f"(tensor {idx} '{t.name}')")
                 self.values[idx] = v
@@ -855,12 +875,14 @@ def check_operators(sg: SubGraph) -> None:
 
 
 def import_model(model: Model, float_mode: bool = False, rounding: str = "double",
-                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None) -> str:
+                 outputs: Optional[List[int]] = None, only_op: Optional[int] = None,
+                 fold_pads: bool = True) -> str:
     """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input.
 
     For op-by-op debugging and checks: ``outputs`` returns these tensor indices
     instead of the subgraph's outputs (the graph is cut after the last operator
     needed); ``only_op`` imports operator ``only_op`` alone, its activation
-    inputs becoming the function arguments.
+    inputs becoming the function arguments. ``fold_pads=False`` keeps every PAD
+    as a ``tosa.pad`` (to compare with the folded import).
     """
-    return Importer(model, float_mode, rounding, outputs, only_op).run()
+    return Importer(model, float_mode, rounding, outputs, only_op, fold_pads).run()

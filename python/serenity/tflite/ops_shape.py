@@ -187,6 +187,11 @@ class ShapeOps:
             value = 0
         if pads.max(initial=0) == 0:
             return x
+        fold = self.foldable_pad(op, x, pads, value)
+        if fold:
+            # No padded copy: the convolutions reading it pad their input themselves.
+            self.pad_folds[op.outputs[0]] = fold
+            return x
         comment = f"{op.name} #{op.index}"
         dims, lo, hi = self._pad_groups(x.shape, pads)
         if len(dims) > 3:
@@ -198,6 +203,36 @@ class ShapeOps:
                       [(self.b.shape(flat), f"!tosa.shape<{len(flat)}>"),
                        (pad_const, f"tensor<1x{x.elem}>")], comment=comment)
         return self.reshape(y, shape)
+
+    def foldable_pad(self, op: Operator, x, pads, value):
+        """[top, bottom, left, right] when this PAD can become the padding of the ops reading
+        it, else None. TOSA's conv2d / depthwise_conv2d pad with their input zero point (0.0
+        for float), so a PAD of the spatial axes of an NHWC tensor with exactly that value,
+        read only as the input of CONV_2D / DEPTHWISE_CONV_2D and not returned, adds the same
+        terms to every sum as the convolution's own padding: it is folded into it."""
+        out_idx = op.outputs[0]
+        if not self.fold_pads or len(x.shape) != 4 or out_idx in self.outputs or out_idx in self.sg.outputs:
+            return None
+        if pads[0] or pads[1] or pads[6] or pads[7]:
+            return None
+        readers = self.consumers.get(out_idx, [])
+        if not readers or any(r.name not in ("CONV_2D", "DEPTHWISE_CONV_2D") or r.inputs[0] != out_idx
+                              or out_idx in r.inputs[1:] for r in readers):
+            return None
+        if x.elem == "f32":
+            if float(value) != 0.0:
+                return None
+        else:
+            in_t, out_t = self.tensor(op.inputs[0]), self.tensor(out_idx)
+            if in_t.quant is None or out_t.quant is None:
+                return None
+            si, zi = self.qparams(in_t)
+            so, zo = self.qparams(out_t)
+            if si.size != 1 or so.size != 1 or float(si[0]) != float(so[0]) or int(zi[0]) != int(zo[0]):
+                return None
+            if int(value) != int(zo[0]):
+                return None
+        return [int(p) for p in pads[2:6]]
 
     @staticmethod
     def _pad_groups(shape, pads):
