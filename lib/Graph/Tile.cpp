@@ -254,7 +254,19 @@ struct SerenityTilePass
                                             : WalkResult::advance();
             })
             .wasInterrupted())
-      function->setAttr(kTiledFunctionAttr, UnitAttr::get(&getContext()));
+    {
+      // With the MACs it computes, tiled and as it was (the halo's
+      // recomputation), for reports (serenity-compile's "tiling").
+      Builder builder(&getContext());
+      function->setAttr(
+          kTiledFunctionAttr,
+          builder.getDictionaryAttr(
+              {builder.getNamedAttr("macs",
+                                    builder.getI64IntegerAttr(bestScore.macs)),
+               builder.getNamedAttr(
+                   "untiled_macs",
+                   builder.getI64IntegerAttr(initial->macs))}));
+    }
     if (timedOut) {
       mlir::emitRemark(function.getLoc())
           << "serenity-tile: stopped by "

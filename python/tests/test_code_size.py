@@ -4,8 +4,9 @@ A small vendor-style image classifier (1.27M MACs, 8.7 KB of weights: three
 3x3 convolutions with 2x2 max pools, a mean, two FCs, softmax) is the case
 where tiling once multiplied the code by nine on a Cortex-M4 (80 KB of text
 tiled against 9 KB untiled, for 11 KB of arena). serenity-compile's default
-must never trade more bytes of flash than it saves bytes of RAM, and the
-tiles of a tiled function must share one kernel per tile shape.
+never trades more than --flash-per-ram-byte (4) bytes of flash per byte of
+RAM it saves (1: never more flash than RAM, issue 46's rule), and the tiles of
+a tiled function must share one kernel per tile shape.
 """
 
 import json
@@ -54,8 +55,8 @@ def serenity_compile():
     return path
 
 
-def compile_model(tool, model, out, pipeline=""):
-    args = [tool, model, "--target", "cortex-m4", "-o", out]
+def compile_model(tool, model, out, pipeline="", extra=()):
+    args = [tool, model, "--target", "cortex-m4", "-o", out, *extra]
     if pipeline:
         args += ["--pipeline", pipeline]
     proc = subprocess.run(args, capture_output=True, text=True)
@@ -64,11 +65,14 @@ def compile_model(tool, model, out, pipeline=""):
         return proc.stdout, json.load(f)
 
 
-def test_default_never_trades_more_flash_than_it_saves_ram(serenity_compile, tmp_path):
+@pytest.mark.parametrize("rate", [None, 1, 8])
+def test_default_trades_flash_for_ram_at_its_rate(serenity_compile, tmp_path, rate):
     model = str(tmp_path / "classifier.tflite")
     with open(model, "wb") as f:
         f.write(small_image_classifier())
-    out, default = compile_model(serenity_compile, model, str(tmp_path / "default"))
+    extra = () if rate is None else ("--flash-per-ram-byte=%d" % rate,)
+    rate = 4 if rate is None else rate
+    out, default = compile_model(serenity_compile, model, str(tmp_path / "default"), extra=extra)
     _, tiled = compile_model(serenity_compile, model, str(tmp_path / "tiled"), "tile=both")
     _, untiled = compile_model(serenity_compile, model, str(tmp_path / "untiled"), "tile=none")
     _, copies = compile_model(serenity_compile, model, str(tmp_path / "copies"),
@@ -78,12 +82,18 @@ def test_default_never_trades_more_flash_than_it_saves_ram(serenity_compile, tmp
     # Tiling does save RAM here, at a cost in code.
     assert ram_saved > 0 and flash_cost > 0
     # The report records the trade, as measured by the two builds.
-    assert default["tiling"] == {"ram_saved": ram_saved, "flash_cost": flash_cost,
-                                 "kept": flash_cost <= ram_saved}
-    # The default is whichever build does not trade more flash than it saves
-    # RAM, byte for byte.
-    chosen = tiled if flash_cost <= ram_saved else untiled
-    chosen_dir = "tiled" if flash_cost <= ram_saved else "untiled"
+    keep = flash_cost <= rate * ram_saved
+    trade = {k: default["tiling"][k] for k in ("ram_saved", "flash_cost", "flash_per_ram_byte", "kept")}
+    assert trade == {"ram_saved": ram_saved, "flash_cost": flash_cost, "flash_per_ram_byte": rate,
+                     "kept": keep}
+    # The MACs of the tiled build when it is kept (halo recomputation).
+    assert ("macs" in default["tiling"]) == keep
+    if keep:
+        assert default["tiling"]["macs"] == tiled["tiling"]["macs"]
+    # The default is whichever build does not trade more flash per byte of
+    # RAM than the rate, byte for byte.
+    chosen = tiled if keep else untiled
+    chosen_dir = "tiled" if keep else "untiled"
     for name in ("net.o", "net.h"):
         with open(tmp_path / "default" / name, "rb") as a, open(tmp_path / chosen_dir / name, "rb") as b:
             assert a.read() == b.read(), name

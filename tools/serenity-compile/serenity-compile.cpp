@@ -131,6 +131,13 @@ static cl::opt<long long> flashBudget(
     "flash-budget", cl::init(-1), cl::cat(compileCategory),
     cl::desc("Flash budget in bytes (.text + .rodata + .data of the network "
              "object), see --ram-budget"));
+static cl::opt<unsigned> flashPerRamByte(
+    "flash-per-ram-byte", cl::init(4), cl::cat(compileCategory),
+    cl::desc("Microcontroller targets: fused tiling is kept when its extra "
+             "flash is at most this many bytes per byte of RAM it saves, else "
+             "the network is built untiled (default 4: Cortex-M parts carry "
+             "4-8x more flash than RAM; 1 never trades more flash than RAM, 0 "
+             "keeps tiling only when it costs no flash)"));
 static cl::opt<bool> timing(
     "timing", cl::cat(compileCategory),
     cl::desc("Print the wall time of each stage (import, serenity-pipeline "
@@ -858,6 +865,7 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
   }
   function = module->lookupSymbol<func::FuncOp>(name);
   built.tiled = function->hasAttr("serenity.tiled");
+  auto tiledAttr = function->getAttrOfType<DictionaryAttr>("serenity.tiled");
   auto arenaAttr = function->getAttrOfType<IntegerAttr>("serenity.arena_bytes");
   // State kept between runs (serenity-persistent-state): NAME_state and
   // NAME_reset in the object.
@@ -904,6 +912,9 @@ int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
     outputArray.push_back(describeOperand(operand));
   json["inputs"] = std::move(inputArray);
   json["outputs"] = std::move(outputArray);
+  // The MACs fused tiling computes and the untiled network's.
+  if (tiledAttr)
+    json["tiling"] = toJSON(tiledAttr);
   for (StringRef key : {"serenity.schedule", "serenity.arena_lower_bound"})
     if (Attribute attr = function->getAttr(key))
       json[key.drop_front(strlen("serenity."))] = toJSON(attr);
@@ -1011,10 +1022,10 @@ bool tilingAsked() {
 /// the RAM it saves: on a microcontroller, when serenity-tile tiled the
 /// network, the network is
 /// also built untiled (tile=none, in a directory beside), and the untiled
-/// build is kept when the tiled one needs more bytes of flash than it saves
-/// bytes of RAM (arena and state; issue 46: the default never trades more
-/// flash than it saves RAM). `--pipeline tile=...` keeps what it asks for.
-/// The report records the trade ("tiling": ram_saved, flash_cost, kept).
+/// build is kept when the tiled one needs more than --flash-per-ram-byte
+/// (4) bytes of flash per byte of RAM (arena and state) it saves.
+/// `--pipeline tile=...` keeps what it asks for. The report records the
+/// trade ("tiling": ram_saved, flash_cost, flash_per_ram_byte, kept).
 int buildWithinTilingTrade(const TargetSpec &spec,
                            mlir::serenity::IOPlacement io, TimingScope &timer,
                            BuildFacts &kept) {
@@ -1041,7 +1052,7 @@ int buildWithinTilingTrade(const TargetSpec &spec,
   const int64_t ramSaved =
       (untiled.arena + untiled.state) - (tiled.arena + tiled.state);
   const int64_t flashCost = tiled.flash - untiled.flash;
-  const bool keep = flashCost <= ramSaved;
+  const bool keep = flashCost <= static_cast<int64_t>(flashPerRamByte) * ramSaved;
   if (!keep) {
     // The untiled build's files replace the tiled one's.
     std::error_code error;
@@ -1063,9 +1074,17 @@ int buildWithinTilingTrade(const TargetSpec &spec,
   if (auto buffer = llvm::MemoryBuffer::getFile(jsonPath)) {
     if (auto parsed = llvm::json::parse((*buffer)->getBuffer())) {
       if (llvm::json::Object *object = parsed->getAsObject()) {
-        (*object)["tiling"] = llvm::json::Object{
-            {"ram_saved", ramSaved}, {"flash_cost", flashCost},
+        llvm::json::Object trade{
+            {"ram_saved", ramSaved},
+            {"flash_cost", flashCost},
+            {"flash_per_ram_byte", static_cast<int64_t>(flashPerRamByte)},
             {"kept", keep}};
+        // The tiled build's MACs (the untiled build kept has none extra).
+        if (keep)
+          if (llvm::json::Object *macs = object->getObject("tiling"))
+            for (auto &entry : *macs)
+              trade[entry.first] = entry.second;
+        (*object)["tiling"] = std::move(trade);
         std::string text;
         llvm::raw_string_ostream stream(text);
         stream << llvm::formatv("{0:2}", *parsed) << "\n";
