@@ -16,6 +16,7 @@
 #include "Serenity/Support/TensorCopy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace serenity {
@@ -110,6 +111,15 @@ private:
       }
       return leaveUnoptimized(function, reason);
     }
+
+    // Ops whose results nothing reads (an importer's reshape that a later
+    // one superseded) would count as readers of their operands: a tile
+    // region's inner value read by one must exist whole. Reverse order
+    // erases a dead chain in one pass.
+    for (Operation &op : llvm::make_early_inc_range(
+             llvm::reverse(function.getBody().front())))
+      if (isOpTriviallyDead(&op))
+        op.erase();
 
     auto returnOp =
         dyn_cast<func::ReturnOp>(function.getBody().front().getTerminator());

@@ -3,12 +3,14 @@
 An explicit PAD read only by convolutions becomes their padding (no padded copy,
 and nothing between the convolutions that fused tiling cannot cross). Each
 network here is imported twice, folded (the default) and with every PAD kept
-(``fold_pads=False``); both run through the reference lowering and through
+(``canonicalize=False``); both run through the reference lowering and through
 ``serenity-pipeline`` on the same inputs and must agree bit for bit. The folded
 import against TensorFlow Lite Micro itself: ``conv_pad_transpose_fc_tanh`` in
 test_tflite_ops.py and the zoo models (fomo_face_detection, id_model,
 yolo_face_detect, sscma_fomo_float) in test_tflite_tflm.py.
 """
+
+import re
 
 import numpy as np
 import pytest
@@ -88,6 +90,55 @@ def float_pad_then_conv():
     return g.m
 
 
+def conv1d_then_pool_on_the_other_axis():
+    """Keras Conv1D as TFLite writes it (HAR models): EXPAND_DIMS on axis 1, a 1xK
+    CONV_2D, RESHAPE back to [N, T, C]; then EXPAND_DIMS on axis 2 and a Kx1 MAX_POOL_2D.
+    Canonical: the reshape pairs cancel and the pool runs along W like the convolutions,
+    so nothing stands between them (no tosa.reshape before the pool)."""
+    g = Graph(46)
+    x = g.t([1, 16, 3], q=(0.05, 2))
+
+    def expand(v, axis, shape):
+        return g.unary("EXPAND_DIMS", v, (g.scale(v), _zp(g, v)),
+                       shape=shape, extra=(g.m.const(f"axis{g.count}", np.array([axis]), "int32"),))
+
+    def squeeze(v, shape):
+        return g.unary("RESHAPE", v, (g.scale(v), _zp(g, v)), shape=shape,
+                       extra=(g.m.const(f"shape{g.count}", np.array(shape), "int32"),))
+
+    a = expand(x, 1, [1, 1, 16, 3])
+    a = _conv_1xk(g, a, 8, (1, 3), (0.05, -3))
+    a = squeeze(a, [1, 14, 8])
+    a = expand(a, 1, [1, 1, 14, 8])
+    a = _conv_1xk(g, a, 8, (1, 3), (0.06, -1))
+    a = squeeze(a, [1, 12, 8])
+    p = expand(a, 2, [1, 12, 1, 8])
+    pooled = g.unary("MAX_POOL_2D", p, (0.06, -1), shape=[1, 6, 1, 8], options_type="Pool2DOptions",
+                     options={0: ("i8", 1), 1: ("i32", 1), 2: ("i32", 2), 3: ("i32", 1),
+                              4: ("i32", 2), 5: ("i8", 1)})
+    out = squeeze(pooled, [1, 48])
+    g.m.inputs, g.m.outputs = [x], [out]
+    return g.m
+
+
+def _conv_1xk(g, x, oc, k, q):
+    """A VALID CONV_2D with a [kh, kw] filter."""
+    n, h, w, c = g.shape(x)
+    scales = g.rs.uniform(0.004, 0.02, size=oc)
+    wt = g.m.const(f"w{g.count}", g.rs.randint(-127, 128, size=(oc, k[0], k[1], c)), "int8",
+                   scale=scales, zero_point=0, axis=0)
+    bt = g.m.const(f"b{g.count}", g.rs.randint(-800, 800, size=oc), "int32",
+                   scale=scales * g.scale(x), zero_point=0)
+    y = g.t([n, h - k[0] + 1, w - k[1] + 1, oc], q=q)
+    g.m.op("CONV_2D", [x, wt, bt], [y], "Conv2DOptions",
+           {0: ("i8", 1), 1: ("i32", 1), 2: ("i32", 1), 3: ("i8", 1)})
+    return y
+
+
+def _zp(g, v):
+    return int(g.m.tensors[v]["quant"][1][0])
+
+
 # name -> (builder, PADs folded)
 CASES = {
     "pad_then_strided_depthwise": (pad_then_strided_depthwise, True),
@@ -95,6 +146,10 @@ CASES = {
     "padv2_not_the_zero_point": (padv2_not_the_zero_point, False),
     "pad_also_read_by_add": (pad_also_read_by_add, False),
     "float_pad_then_conv": (float_pad_then_conv, True),
+}
+# name -> (builder, reshapes before the pool when canonical)
+LAYOUT_CASES = {
+    "conv1d_then_pool_on_the_other_axis": (conv1d_then_pool_on_the_other_axis, False),
 }
 
 
@@ -110,7 +165,7 @@ def _inputs(model, seed):
 def test_pad_folding_keeps_the_results(name):
     build, folds = CASES[name]
     model = load_model(build().finish())
-    folded, kept = import_model(model), import_model(model, fold_pads=False)
+    folded, kept = import_model(model), import_model(model, canonicalize=False)
     assert "tosa.pad" in kept
     assert ("tosa.pad" not in folded) == folds, folded
     floats = model.subgraphs[0].tensors[model.subgraphs[0].inputs[0]].type == 0
@@ -124,3 +179,34 @@ def test_pad_folding_keeps_the_results(name):
                 np.testing.assert_allclose(o, w, rtol=1e-5, atol=1e-6)
             else:
                 assert np.array_equal(w, o), f"batch {b}: {np.count_nonzero(w != o)} differ"
+
+
+def _live_reshapes(text):
+    """tosa.reshape ops whose result something reads (superseded ones are dead
+    until serenity-pipeline erases them)."""
+    names = re.findall(r'(%\w+) = "tosa.reshape"', text)
+    return sum(1 for n in names if len(re.findall(re.escape(n) + r'\b', text)) > 1)
+
+
+def _same_results(model, first, second):
+    sg = model.subgraphs[0]
+    floats = sg.tensors[sg.inputs[0]].type == 0
+    batches = [_inputs(model, seed) for seed in (0, 1, 2)]
+    want = check.run_mlir(second, batches, floats)
+    got = check.run_mlir(first, batches, floats) + check.run_pipeline(first, batches)
+    for b, outs in enumerate(got):
+        for w, o in zip(want[b % len(batches)], outs):
+            assert w.shape == o.shape
+            assert np.array_equal(w, o), f"batch {b}: {np.count_nonzero(w != o)} differ"
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
+def test_layout_canonicalization_keeps_the_results(name):
+    build, _ = LAYOUT_CASES[name]
+    model = load_model(build().finish())
+    canonical, literal = import_model(model), import_model(model, canonicalize=False)
+    pool_input = re.search(r'"tosa.max_pool2d"\((%\w+)\)', canonical).group(1)
+    # The pool reads the convolution chain's value itself, not a reshape of it.
+    assert not re.search(re.escape(pool_input) + r' = "tosa.reshape"', canonical), canonical
+    assert _live_reshapes(canonical) < _live_reshapes(literal)
+    _same_results(model, canonical, literal)

@@ -343,6 +343,10 @@ def SerenityPrepareInputPass
     dynamic TOSA ops; a not-selected function with such ops is an error too);
     with `strict=true` every function outside the model is.
 
+    Ops of an optimized function whose results nothing reads (trivially
+    dead: an importer's superseded reshape) are erased: as readers they
+    would keep their operands whole inside a tile region.
+
     A value returned more than once by an optimized function gets a
     `linalg.copy` per extra result, so that bufferization gives every result
     its own out-parameter buffer.

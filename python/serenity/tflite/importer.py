@@ -43,7 +43,7 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
 
     def __init__(self, model: Model, float_mode: bool = False, rounding: str = "double",
                  outputs: Optional[List[int]] = None, only_op: Optional[int] = None,
-                 fold_pads: bool = True):
+                 canonicalize: bool = True):
         if rounding not in ROUNDING_MODES:
             raise TFLiteError(f"unknown rounding mode '{rounding}' (use double, single or armnn)")
         self.model = model
@@ -65,7 +65,9 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         # PAD outputs folded into the padding of the convolutions that read them
         # (tensor index -> [top, bottom, left, right]); see ShapeOps.foldable_pad.
         self.pad_folds: Dict[int, List[int]] = {}
-        self.fold_pads = fold_pads
+        # Result name of each emitted tosa.reshape -> the value it reshapes.
+        self.reshape_sources: Dict[str, Value] = {}
+        self.canonicalize = canonicalize
         self.consumers: Dict[int, List[Operator]] = {}
         for o in self.sg.operators:
             for i in o.inputs:
@@ -232,12 +234,29 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         return res
 
     def reshape(self, x: Value, shape) -> Value:
+        """``x`` as ``shape``. A reshape of a reshape reshapes the first one's source
+        (SQUEEZE then EXPAND_DIMS back gives the source itself): no layout op is left
+        between the ops it connects, so fused tiling sees them as one chain."""
+        if self.canonicalize:
+            x = self.reshape_sources.get(x.name, x)
         if list(shape) == x.shape:
             return x
         res = Value("", shape, x.elem)
         sh = self.b.shape(shape)
         res.name = self.b.op("reshape", [x.name, sh], [x.type, f"!tosa.shape<{len(shape)}>"], res.type)
+        self.reshape_sources[res.name] = x
         return res
+
+    def row_view(self, x: Value):
+        """For a 1-D signal held as [N, H, 1, C] that is a reshape of [N, 1, H, C] (a
+        Conv1D's EXPAND_DIMS on the other axis): that source, else None. A window op
+        along H with width 1 computes the same on the source along W, where the
+        convolutions before it run."""
+        src = self.reshape_sources.get(x.name) if self.canonicalize else None
+        if (src is not None and len(x.shape) == 4 and x.shape[2] == 1 and x.shape[1] > 1
+                and list(src.shape) == [x.shape[0], 1, x.shape[1], x.shape[3]]):
+            return src
+        return None
 
     def same_padding(self, in_size, k, stride, dilation, out_size):
         eff = (k - 1) * dilation + 1
@@ -876,13 +895,14 @@ def check_operators(sg: SubGraph) -> None:
 
 def import_model(model: Model, float_mode: bool = False, rounding: str = "double",
                  outputs: Optional[List[int]] = None, only_op: Optional[int] = None,
-                 fold_pads: bool = True) -> str:
+                 canonicalize: bool = True) -> str:
     """Returns the MLIR text of the imported model; raises TFLiteError on unsupported input.
 
     For op-by-op debugging and checks: ``outputs`` returns these tensor indices
     instead of the subgraph's outputs (the graph is cut after the last operator
     needed); ``only_op`` imports operator ``only_op`` alone, its activation
-    inputs becoming the function arguments. ``fold_pads=False`` keeps every PAD
-    as a ``tosa.pad`` (to compare with the folded import).
+    inputs becoming the function arguments. ``canonicalize=False`` imports each
+    operator as it is (every PAD a ``tosa.pad``, every RESHAPE of a RESHAPE, pools
+    in the file's layout), to compare with the canonical import.
     """
-    return Importer(model, float_mode, rounding, outputs, only_op, fold_pads).run()
+    return Importer(model, float_mode, rounding, outputs, only_op, canonicalize).run()

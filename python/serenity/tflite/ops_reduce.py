@@ -185,12 +185,19 @@ class ReduceOps:
         pad = self.pads(padding, x.shape, fh, fw, sh, sw, 1, 1, out.shape)
         if pad[0] >= fh or pad[1] >= fh or pad[2] >= fw or pad[3] >= fw:
             raise self.error("MAX_POOL_2D: a window lies entirely in the padding")
+        shape = list(out.shape)
+        src = self.row_view(x) if fw == 1 and sw == 1 and pad[2] == pad[3] == 0 else None
+        if src is not None:
+            # The signal's own layout: the window along W (Conv1D models).
+            x, (fh, fw), (sh, sw) = src, (1, fh), (1, sh)
+            pad = [0, 0, pad[0], pad[1]]
+            shape = [shape[0], 1, shape[1], shape[3]]
         x, pad = self.fit_stride(x, pad, [fh, fw], [sh, sw])
-        y = self._rd_op("max_pool2d", [x], out.shape, x.elem,
+        y = self._rd_op("max_pool2d", [x], shape, x.elem,
                         f"kernel = array<i64: {fh}, {fw}>, "
                         f"pad = array<i64: {', '.join(map(str, pad))}>, "
                         f"stride = array<i64: {sh}, {sw}>", comment)
-        return self._rd_fused(y, act, out, "MAX_POOL_2D")
+        return self.reshape(self._rd_fused(y, act, out, "MAX_POOL_2D"), out.shape)
 
     # --------------------------------------------------------- MEAN and SUM
     def _rd_mean_or_sum(self, op: Operator, is_mean: bool):

@@ -211,7 +211,8 @@ class ShapeOps:
         read only as the input of CONV_2D / DEPTHWISE_CONV_2D and not returned, adds the same
         terms to every sum as the convolution's own padding: it is folded into it."""
         out_idx = op.outputs[0]
-        if not self.fold_pads or len(x.shape) != 4 or out_idx in self.outputs or out_idx in self.sg.outputs:
+        if (not self.canonicalize or len(x.shape) != 4 or out_idx in self.outputs
+                or out_idx in self.sg.outputs):
             return None
         if pads[0] or pads[1] or pads[6] or pads[7]:
             return None
