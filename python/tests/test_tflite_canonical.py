@@ -10,6 +10,7 @@ test_tflite_ops.py and the zoo models (fomo_face_detection, id_model,
 yolo_face_detect, sscma_fomo_float) in test_tflite_tflm.py.
 """
 
+import os
 import re
 
 import numpy as np
@@ -19,6 +20,8 @@ from serenity.tflite import check
 from serenity.tflite.importer import import_model
 from serenity.tflite.schema import load_model
 from serenity.tflite.testmodels.composite import Graph
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _pads(g, rows):
@@ -210,3 +213,18 @@ def test_layout_canonicalization_keeps_the_results(name):
     assert not re.search(re.escape(pool_input) + r' = "tosa.reshape"', canonical), canonical
     assert _live_reshapes(canonical) < _live_reshapes(literal)
     _same_results(model, canonical, literal)
+
+
+@pytest.mark.parametrize("name", ["svdf_int16_state_rank2_b2_wrap", "svdf_int16_state_rank1_b1",
+                                  "svdf_float_rank1_b1"])
+def test_svdf_time_weights_keep_no_product_tensor(name):
+    """SVDF's time weights: TFLite Micro sums state x weights per filter without
+    storing the products; so does the import (tosa.matmul, i16 x i16 in i48 whose low
+    32 bits are the int32 sum), where it once kept a [batch, filters, memory] i32/f32
+    product tensor (4x an int16 state). Equality with TFLite Micro: test_tflite_ops.py's
+    svdf group."""
+    from serenity.tflite.schema import load_file
+    path = os.path.join(ROOT, "test", "tflite-ops", "models", name + ".tflite")
+    text = import_model(load_file(path))
+    assert '"tosa.matmul"' in text
+    assert not re.search(r'"tosa.mul".*tensor<\d+x\d+x\d+x(i32|f32)>.*\n.*"tosa.reduce_sum"', text)

@@ -225,18 +225,32 @@ class SvdfOps:
         state = self._svdf_shift_append(state_idx, col, batch, n_filter, memory, comment)
 
         # (3) time: per filter, sum_m Wt[f, m] * (S[b, f, m] - zs).
-        if elem == "i8":
+        # int16 state: tosa.matmul accumulates i16 x i16 in i48, and its low 32 bits
+        # (tosa.cast) are TFLite Micro's int32 sum, wrapped or not; the zero point's
+        # part, zs * sum_m Wt[f, m], is a constant subtracted mod 2^32 (the same
+        # int32 result). The products are never materialized.
+        if elem == "i8" or (elem == "i16" and wt_t.data.dtype == np.int16):
             if batch == 1:
                 a = self.reshape(state, [n_filter, 1, memory])
             else:
-                a = self._sv_op("transpose", [state], [n_filter, batch, memory], "i8",
+                a = self._sv_op("transpose", [state], [n_filter, batch, memory], elem,
                                 "perms = array<i32: 1, 0, 2>", comment + ": filters first")
-            wt = Value(b.const(wt_t.data.astype(np.int8).reshape(n_filter, memory, 1), "i8"),
-                       [n_filter, memory, 1], "i8")
-            t = self._sv_op("matmul", [a, wt], [n_filter, batch, 1], "i32",
+            dtype = np.int8 if elem == "i8" else np.int16
+            wt = Value(b.const(wt_t.data.astype(dtype).reshape(n_filter, memory, 1), elem),
+                       [n_filter, memory, 1], elem)
+            acc = "i32" if elem == "i8" else "i48"
+            azp = zs if elem == "i8" else 0
+            t = self._sv_op("matmul", [a, wt], [n_filter, batch, 1], acc,
                             comment=comment + ": time weights x (state - zero point)",
-                            extra=[(b.scalar1(zs, "i8"), "tensor<1xi8>"),
-                                   (b.scalar1(0, "i8"), "tensor<1xi8>")])
+                            extra=[(b.scalar1(azp, elem), f"tensor<1x{elem}>"),
+                                   (b.scalar1(0, elem), f"tensor<1x{elem}>")])
+            if acc != "i32":
+                t = self.ew("cast", [t], "i32", comment=comment + ": the int32 sum")
+                if zs:
+                    zterm = (zs * wt_t.data.astype(np.int64).sum(axis=1)) & 0xFFFFFFFF
+                    zterm = np.where(zterm >= 1 << 31, zterm - (1 << 32), zterm)
+                    t = self.ew("sub", [t, self.iconst(zterm.tolist(), [n_filter, 1, 1])], "i32",
+                                comment=comment + ": minus zero point x sum of the time weights")
             if batch == 1:
                 t = self.reshape(t, [1, n_filter])
             else:
@@ -293,12 +307,21 @@ class SvdfOps:
         # (1) the shifted state with the new column, written back.
         state = self._svdf_shift_append(state_idx, col, batch, n_filter, memory, comment)
 
-        # (3) time: sum_m Wt[f, m] * S[b, f, m].
-        wt = Value(b.const(self.dequantized(wt_t).reshape(1, n_filter, memory), "f32"),
-                   [1, n_filter, memory], "f32")
-        prod = self.tosa_mul(state, wt, "f32")
-        t = self._sv_op("reduce_sum", [prod], [batch, n_filter, 1], "f32", "axis = 2 : i32",
-                        comment + ": time weights x state")
+        # (3) time: sum_m Wt[f, m] * S[b, f, m], summed in m's order. One batch: a
+        # tosa.matmul per filter (no product tensor); several: products, reduce_sum.
+        if batch == 1:
+            wt = Value(b.const(self.dequantized(wt_t).reshape(n_filter, memory, 1), "f32"),
+                       [n_filter, memory, 1], "f32")
+            t = self._sv_op("matmul", [self.reshape(state, [n_filter, 1, memory]), wt],
+                            [n_filter, 1, 1], "f32", comment=comment + ": time weights x state",
+                            extra=[(b.scalar1(0.0, "f32"), "tensor<1xf32>"),
+                                   (b.scalar1(0.0, "f32"), "tensor<1xf32>")])
+        else:
+            wt = Value(b.const(self.dequantized(wt_t).reshape(1, n_filter, memory), "f32"),
+                       [1, n_filter, memory], "f32")
+            prod = self.tosa_mul(state, wt, "f32")
+            t = self._sv_op("reduce_sum", [prod], [batch, n_filter, 1], "f32", "axis = 2 : i32",
+                            comment + ": time weights x state")
         t = self.reshape(t, [batch, units, rank])
 
         # (4) bias + the rank's terms in order, then the fused activation.
