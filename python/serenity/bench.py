@@ -668,10 +668,12 @@ def add_subparser(subparsers):
         "bench", help="run a benchmark suite and print a markdown table",
         description="Generate every network of a suite, run serenity-opt on it and print a markdown table. "
                     "Scheduler columns appear when serenity-opt has --serenity-schedule.")
-    p.add_argument("--suite", default="default", choices=sorted(list(SUITES) + ["scale", "stress"]),
+    p.add_argument("--suite", default="default", choices=sorted(list(SUITES) + ["scale", "stress", "zoo"]),
                    help="suite name (default: default); 'scale' is the scheduler over classes of graphs, one row "
                         "per class (see serenity/scale.py); 'stress' the whole serenity-pipeline on 1k-10k-op "
-                        "graphs, time, peak RSS and slow passes (see serenity/stress.py)")
+                        "graphs, time, peak RSS and slow passes (see serenity/stress.py); 'zoo' every .tflite "
+                        "model of ../shared/models through serenity-compile against TFLite Micro (see "
+                        "serenity/zoo.py)")
     p.add_argument("--seeds", type=int, default=None,
                    help="scale suite: at most this many seeds per class (default: 30, fewer for the largest)")
     p.add_argument("--class", dest="classes", action="append", default=[], metavar="TEXT",
@@ -679,7 +681,7 @@ def add_subparser(subparsers):
     p.add_argument("--verbose", action="store_true",
                    help="scale suite: one line per graph on stderr; stress suite: every pass's time")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files in DIR")
+    p.add_argument("--keep", metavar="DIR", help="keep the generated .mlir files (zoo suite: the builds) in DIR")
     p.add_argument("--schedule-option", action="append", default=[], metavar="[ALG:]KEY=VALUE",
                    help="extra serenity-schedule option for every algorithm, or only for ALG (repeatable)")
     p.add_argument("--dp-work-limit", type=int, default=None,
@@ -692,6 +694,8 @@ def add_subparser(subparsers):
     p.add_argument("--previous-opt", metavar="PATH",
                    help="stress suite: also run each graph through this serenity-opt (the previous release's), "
                         "in the same run, for the table's 'previous release' column")
+    from .zoo import add_arguments as add_zoo_arguments
+    add_zoo_arguments(p)
     add_tool_argument(p)
     p.set_defaults(func=run_bench)
 
@@ -712,6 +716,9 @@ def schedule_options(tool, items, dp_work_limit):
 
 
 def run_bench(args):
+    if args.suite == "zoo":
+        from .zoo import run_zoo
+        return run_zoo(args)
     tool = SerenityOpt(args.serenity_opt)
     if args.suite == "stress":
         from .stress import run_stress, within_budget

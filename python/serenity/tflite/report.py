@@ -75,7 +75,8 @@ def tflm_arenas(directory: str):
     """TFLite Micro's measured arenas from DIR/README.md (../shared/bench/tflm):
     {model: (smallest arena, activations, max-live of its plan)}; for the
     example models (second table) the arena is arena_used_bytes and there is no
-    max-live."""
+    max-live; for the model zoo (third table: arena_used_bytes, activations,
+    persistent, seeds) likewise."""
     path = os.path.join(directory, "README.md")
     if not os.path.exists(path):
         raise TFLiteError(f"{path}: no such file (expected ../shared/bench/tflm)")
@@ -85,6 +86,9 @@ def tflm_arenas(directory: str):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) == 5 and all(c.isdigit() for c in cells[1:]):
                 out[cells[0]] = (int(cells[1]), int(cells[2]), int(cells[4]))
+            elif len(cells) == 5 and all(c.isdigit() for c in cells[1:4]):
+                # The model zoo: arena_used_bytes, activations, persistent, seeds.
+                out[cells[0]] = (int(cells[1]), int(cells[2]), None)
             elif len(cells) == 6 and all(c.isdigit() for c in cells[2:5]):
                 # TFLite Micro's example models: arena_used_bytes, activations, persistent.
                 out[cells[0]] = (int(cells[2]), int(cells[3]), None)
