@@ -360,8 +360,12 @@ static std::optional<int64_t> getElementBytes(Type element) {
     return (static_cast<int64_t>(quant.getStorageTypeIntegralWidth()) + 7) / 8;
   if (isa<IndexType>(element))
     return IndexType::kInternalStorageBitWidth / 8;
+  // What LLVM allocates per element: an integer of a width its data layout
+  // does not list (i48: TOSA's int16 accumulators) takes the next power of
+  // two bytes (8), as memref indexing steps over it.
   if (element.isIntOrFloat())
-    return (static_cast<int64_t>(element.getIntOrFloatBitWidth()) + 7) / 8;
+    return static_cast<int64_t>(llvm::PowerOf2Ceil(
+        (static_cast<uint64_t>(element.getIntOrFloatBitWidth()) + 7) / 8));
   if (auto complex = dyn_cast<ComplexType>(element)) {
     std::optional<int64_t> part = getElementBytes(complex.getElementType());
     if (!part)

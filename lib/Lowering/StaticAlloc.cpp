@@ -95,10 +95,15 @@ std::optional<std::string> forEachAliasUse(
   return std::nullopt;
 }
 
-/// Bytes of a statically shaped memref.
+/// Bytes of a statically shaped memref, as the LLVM lowering indexes it:
+/// an integer or float element of a width that is not a power of two bytes
+/// (i48) steps by the next power of two (MLIR's default layout says 6 bytes
+/// for i48, LLVM's data layouts allocate 8).
 int64_t bufferBytes(MemRefType type, const DataLayout &layout) {
-  return type.getNumElements() *
-         static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+  uint64_t element = layout.getTypeSize(type.getElementType());
+  if (type.getElementType().isIntOrFloat())
+    element = llvm::PowerOf2Ceil(element);
+  return type.getNumElements() * static_cast<int64_t>(element);
 }
 
 /// Why an alloc cannot be placed, or nothing when it can; fills the
