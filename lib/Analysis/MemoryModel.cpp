@@ -1,6 +1,7 @@
 //===- MemoryModel.cpp - DESIGN.md memory model over MLIR IR ---*- C++ -*-===//
 
 #include "Serenity/Analysis/MemoryModel.h"
+#include "Serenity/Analysis/ElementwiseDags.h"
 #include "Serenity/Analysis/Primitives.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,6 +44,16 @@ bool mlir::serenity::isPointwise(Operation *op) {
   // element through a constant 256-entry table: pointwise like a rescale.
   return op && (op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
                 isa<tosa::RescaleOp, tosa::ClampOp, tosa::CastOp, tosa::TableOp>(op));
+}
+
+/// The value `value` is a view of (through view-like ops), or itself.
+static Value viewRoot(Value value) {
+  while (Operation *view = value.getDefiningOp()) {
+    if (!isViewLike(view))
+      break;
+    value = view->getOperand(0);
+  }
+  return value;
 }
 
 /// The result of a conv whose single-use chain of pointwise ops reaches an
@@ -121,21 +132,14 @@ mlir::serenity::findFusedGroups(Block &block) {
       def = def->getOperand(0).getDefiningOp();
     return def && isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp>(def);
   };
-  // serenity-fuse-requantization's limits for a producer with several users
-  // (there counted in linalg ops, about two per TOSA op).
-  constexpr unsigned kMaxRecomputingUsers = 4;
-  constexpr int kMaxRecomputedOps = 8;
   auto elementCount = [](Value value) -> int64_t {
     auto type = dyn_cast<ShapedType>(value.getType());
     return type && type.hasStaticShape() ? type.getNumElements() : -1;
   };
 
   // In block order a producer is decided before its consumer: `leaves[op]`
-  // are the operands the fused op of `op` (with its fused producers) reads,
-  // `groupOps[op]` how many ops it holds (a multi-use producer is recomputed
-  // in every user, so only short ones are).
+  // are the operands the fused op of `op` (with its fused producers) reads.
   DenseMap<Operation *, SmallVector<Value>> leaves;
-  DenseMap<Operation *, int> groupOps;
   DenseSet<Operation *> fusedIntoUser;
   for (Operation &op : block) {
     if (!isFusable(&op) || op.getNumResults() != 1)
@@ -149,44 +153,18 @@ mlir::serenity::findFusedGroups(Block &block) {
         reads.push_back(operand);
     }
     leaves[&op] = reads;
-    int &size = groupOps[&op];
-    size = 1;
-    for (Value operand : op.getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          def && fusedIntoUser.contains(def))
-        size += groupOps[def];
-    // Fused into its user when that user is pointwise too and the fused
-    // op's inputs (not counting constants and tiled conv results) are not
-    // larger than the result they replace, and either the chain involves a
-    // conv (serenity-fuse-requantization's conv chains, one user), or it
-    // reads no conv result (its DAG fusion: every user reads the result
-    // element for element, and a producer with several users, recomputed
-    // in each, is short).
+    // Fused into its single pointwise user when the chain involves a conv
+    // (serenity-fuse-requantization's conv chains) and the fused op's inputs
+    // (not counting constants and tiled conv results) are not larger than
+    // the result they replace. Everything else is left to the element-wise
+    // DAG fusion below.
     Value result = op.getResult(0);
-    if (result.use_empty())
+    if (!result.hasOneUse())
       continue;
-    bool convChain = false;
-    if (result.hasOneUse()) {
-      Operation *user = *result.user_begin();
-      convChain = isPointwise(user) && user->getBlock() == &block &&
-                  (isConvChained(result, 0) ||
-                   isConvChained(user->getResult(0), 0));
-    }
-    if (!convChain) {
-      if (llvm::any_of(reads, isConvResult))
-        continue;
-      unsigned users = 0;
-      bool elementwiseUsers = llvm::all_of(result.getUsers(), [&](Operation *u) {
-        ++users;
-        return isFusable(u) && u->getBlock() == &block &&
-               u->getNumResults() == 1 &&
-               elementCount(u->getResult(0)) == elementCount(result) &&
-               (!isa<tosa::GatherOp>(u) || u->getOperand(1) == result);
-      });
-      if (!elementwiseUsers ||
-          (users > 1 && (users > kMaxRecomputingUsers || size > kMaxRecomputedOps)))
-        continue;
-    }
+    Operation *user = *result.user_begin();
+    if (!isPointwise(user) || user->getBlock() != &block ||
+        (!isConvChained(result, 0) && !isConvChained(user->getResult(0), 0)))
+      continue;
     // Reads that are views of one value (slices, reshapes) hold its buffer
     // once.
     std::optional<int64_t> resultBytes = getTypeBytes(result.getType());
@@ -195,13 +173,7 @@ mlir::serenity::findFusedGroups(Block &block) {
       Operation *def = read.getDefiningOp();
       if ((def && isConstantLike(def)) || isTiledConv(read))
         continue;
-      Value root = read;
-      while (Operation *view = root.getDefiningOp()) {
-        if (!isViewLike(view))
-          break;
-        root = view->getOperand(0);
-      }
-      int64_t &bytes = viewedBytes[root];
+      int64_t &bytes = viewedBytes[viewRoot(read)];
       bytes = std::max(bytes, getTypeBytes(read.getType()).value_or(0));
     }
     int64_t inputBytes = 0;
@@ -210,6 +182,82 @@ mlir::serenity::findFusedGroups(Block &block) {
     if (resultBytes && inputBytes <= *resultBytes)
       fusedIntoUser.insert(&op);
   }
+
+  // Element-wise DAGs (serenity-fuse-requantization's fusePointwiseDags): the
+  // loops left, each one unit, grouped by groupElementwiseDags. A loop reading
+  // a conv result (directly or through a reshape) stays alone: fusing it
+  // would give the conv a second user, untiled.
+  auto loopOf = [&](Operation *op) {
+    while (op && fusedIntoUser.contains(op))
+      op = *op->getResult(0).user_begin();
+    return op;
+  };
+  SmallVector<Operation *> unitOps;
+  DenseMap<Operation *, unsigned> unitIndex;
+  for (Operation &op : block)
+    if (leaves.count(&op) && !fusedIntoUser.contains(&op)) {
+      unitIndex[&op] = unitOps.size();
+      unitOps.push_back(&op);
+    }
+  SmallVector<DagUnit> units(unitOps.size());
+  for (auto [index, op] : llvm::enumerate(unitOps)) {
+    DagUnit &unit = units[index];
+    Value result = op->getResult(0);
+    int64_t elements = elementCount(result);
+    unit.resultBytes = getTypeBytes(result.getType()).value_or(0);
+    unit.eligible = elements >= 0 && !llvm::any_of(leaves[op], isConvResult);
+    for (OpOperand &use : result.getUses()) {
+      Operation *reader = use.getOwner();
+      Operation *loop = loopOf(reader);
+      auto it = loop ? unitIndex.find(loop) : unitIndex.end();
+      bool elementwise =
+          it != unitIndex.end() && reader->getBlock() == &block &&
+          isFusable(reader) && reader->getNumResults() == 1 &&
+          elementCount(reader->getResult(0)) == elements &&
+          elementCount(loop->getResult(0)) == elements &&
+          (!isa<tosa::GatherOp>(reader) || use.getOperandNumber() == 1);
+      if (!elementwise) {
+        unit.otherUsers = true;
+        continue;
+      }
+      if (!llvm::is_contained(unit.users, it->second))
+        unit.users.push_back(it->second);
+    }
+    for (Value read : leaves[op]) {
+      Operation *def = read.getDefiningOp();
+      if (def && isConstantLike(def))
+        continue;
+      DagUnit::Read entry;
+      entry.buffer = viewRoot(read).getAsOpaquePointer();
+      entry.bytes = getTypeBytes(read.getType()).value_or(0);
+      if (auto it = def ? unitIndex.find(def) : unitIndex.end();
+          it != unitIndex.end())
+        entry.producer = it->second;
+      unit.reads.push_back(entry);
+    }
+  }
+  SmallVector<unsigned> dagOf = groupElementwiseDags(units);
+  // A unit fused into a DAG is computed by its loop's last unit: that one
+  // reads the DAG's leaves (each value once).
+  DenseMap<unsigned, SmallVector<Value>> dagLeaves;
+  for (auto [index, op] : llvm::enumerate(unitOps)) {
+    unsigned root = dagOf[index];
+    if (root == index && llvm::count(dagOf, index) == 1)
+      continue;
+    if (root != index)
+      fusedIntoUser.insert(op);
+    SmallVector<Value> &reads = dagLeaves[root];
+    for (Value read : leaves[op]) {
+      Operation *def = read.getDefiningOp();
+      auto it = def ? unitIndex.find(def) : unitIndex.end();
+      if (it != unitIndex.end() && dagOf[it->second] == root)
+        continue;
+      if (!llvm::is_contained(reads, read))
+        reads.push_back(read);
+    }
+  }
+  for (auto &entry : dagLeaves)
+    leaves[unitOps[entry.first]] = std::move(entry.second);
 
   DenseMap<Operation *, FusedGroup> groups;
   for (Operation &op : block) {
@@ -226,11 +274,12 @@ mlir::serenity::findFusedGroups(Block &block) {
     }
     // Ops whose results the group computes in registers or per tile.
     SmallVector<Operation *> worklist = {&op};
+    DenseSet<Operation *> seen;
     while (!worklist.empty()) {
       Operation *current = worklist.pop_back_val();
       for (Value operand : current->getOperands())
         if (Operation *def = operand.getDefiningOp())
-          if (fusedIntoUser.contains(def)) {
+          if (fusedIntoUser.contains(def) && seen.insert(def).second) {
             group.inner.push_back(def);
             worklist.push_back(def);
           }

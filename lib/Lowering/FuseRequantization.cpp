@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Serenity/Analysis/ElementwiseDags.h"
 #include "Serenity/Analysis/Primitives.h"
 #include "Serenity/Lowering/Passes.h"
 
@@ -24,6 +25,8 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -352,65 +355,222 @@ struct SerenityFuseRequantizationPass
     return applyPatternsGreedily(func, std::move(patterns));
   }
 
-  /// Fuses the pointwise generics the conv chains leave (after slices,
-  /// pooling or gathers: an LSTM gate's sigmoid is a dozen i32 ops around
-  /// two table gathers), including a producer with several users when every
-  /// user is a pointwise generic reading it element for element: each user
-  /// recomputes its few scalar ops and the producer's buffer disappears.
-  /// Never a producer that reads a convolution's accumulator (the conv must
-  /// keep its single user to be row-tiled) and never one whose inputs are
-  /// larger than its result (fusionKeepsPeak).
+  /// Fuses the element-wise DAGs the conv chains leave (a float QUANTIZE's
+  /// exact division and rounding, an int8 MUL or MAXIMUM, an LSTM gate's
+  /// sigmoid around two table gathers) into one generic each: a value read
+  /// only inside its DAG, by any number of its generics, is computed once
+  /// per element in registers and never stored. Which generics form a DAG
+  /// is groupElementwiseDags' decision, the one the memory model makes on
+  /// the TOSA ops. A generic that reads a convolution's accumulator stays
+  /// alone (the conv must keep its single user to be row-tiled).
   LogicalResult fusePointwiseDags(func::FuncOp func) {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) {
-          // The fused value: a producer that already absorbed a user of a
-          // value with several users yields that value as a second result.
-          Value result = fused->get();
-          Operation *producer = result.getDefiningOp();
-          Operation *consumer = fused->getOwner();
-          if (!isParallelGeneric(producer) || !isParallelGeneric(consumer) ||
-              !fusionKeepsPeak(cast<linalg::GenericOp>(producer), result))
-            return false;
-          for (Value input :
-               cast<linalg::GenericOp>(producer).getDpsInputs()) {
-            Value source = input;
-            if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
-              source = collapse.getSrc();
-            if (Operation *def = source.getDefiningOp();
-                def && isRowTileableConv(def))
-              return false;
-          }
-          // Every user reads the result once per element (no broadcast
-          // repeating the producer's work); with several users, each
-          // recomputes it, so only a short body and a few users (the memory
-          // model's findFusedGroups mirrors these limits).
-          constexpr size_t kMaxRecomputedOps = 16;
-          constexpr unsigned kMaxRecomputingUsers = 4;
-          auto type = dyn_cast<RankedTensorType>(result.getType());
-          if (!type || !type.hasStaticShape())
-            return false;
-          unsigned users = 0;
-          for (OpOperand &use : result.getUses()) {
-            auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
-            if (!user || !isParallelGeneric(user) || !user.isDpsInput(&use) ||
-                !user.getMatchingIndexingMap(&use).isProjectedPermutation())
-              return false;
-            int64_t iterations = 1;
-            for (int64_t range : user.getStaticLoopRanges())
-              iterations *= range;
-            if (iterations != type.getNumElements())
-              return false;
-            ++users;
-          }
-          if (users == 1)
-            return true;
-          return users <= kMaxRecomputingUsers &&
-                 producer->getRegion(0).front().getOperations().size() <=
-                     kMaxRecomputedOps;
-        });
-    return applyPatternsGreedily(func, std::move(patterns));
+    if (!func.getBody().hasOneBlock())
+      return success();
+    Block &block = func.getBody().front();
+    SmallVector<linalg::GenericOp> generics;
+    DenseMap<Operation *, unsigned> unitIndex;
+    for (Operation &op : block)
+      if (isParallelGeneric(&op) && op.getNumResults() == 1) {
+        unitIndex[&op] = generics.size();
+        generics.push_back(cast<linalg::GenericOp>(op));
+      }
+    SmallVector<mlir::serenity::DagUnit> units(generics.size());
+    for (auto [index, generic] : llvm::enumerate(generics)) {
+      mlir::serenity::DagUnit &unit = units[index];
+      Value result = generic->getResult(0);
+      std::optional<int64_t> bytes = staticBytes(result);
+      unit.resultBytes = bytes.value_or(0);
+      unit.eligible = bytes && isFusableLoop(generic);
+      int64_t elements = cast<RankedTensorType>(result.getType()).getNumElements();
+      for (OpOperand &use : result.getUses()) {
+        auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+        auto it = user ? unitIndex.find(user) : unitIndex.end();
+        if (it == unitIndex.end() || !user.isDpsInput(&use) ||
+            !user.getMatchingIndexingMap(&use).isProjectedPermutation(
+                /*allowZeroInResults=*/true) ||
+            iterationCount(user) != elements) {
+          unit.otherUsers = true;
+          continue;
+        }
+        if (!llvm::is_contained(unit.users, it->second))
+          unit.users.push_back(it->second);
+      }
+      for (Value input : generic.getDpsInputs()) {
+        if (matchPattern(input, m_Constant()))
+          continue;
+        mlir::serenity::DagUnit::Read read;
+        Value root = input;
+        while (Operation *view = root.getDefiningOp()) {
+          if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+                   tensor::ExpandShapeOp>(view))
+            break;
+          root = view->getOperand(0);
+        }
+        read.buffer = root.getAsOpaquePointer();
+        read.bytes = staticBytes(input).value_or(0);
+        if (Operation *def = input.getDefiningOp())
+          if (auto it = unitIndex.find(def); it != unitIndex.end())
+            read.producer = it->second;
+        unit.reads.push_back(read);
+      }
+    }
+    SmallVector<unsigned> dagOf = mlir::serenity::groupElementwiseDags(units);
+    IRRewriter rewriter(&getContext());
+    SmallVector<SmallVector<linalg::GenericOp>> members(generics.size());
+    for (auto [index, generic] : llvm::enumerate(generics))
+      members[dagOf[index]].push_back(generic);
+    for (SmallVector<linalg::GenericOp> &dag : members)
+      if (dag.size() > 1)
+        fuseDag(rewriter, dag);
+    return success();
+  }
+
+  /// Loop iterations of `generic` (its static loop ranges' product).
+  static int64_t iterationCount(linalg::GenericOp generic) {
+    int64_t iterations = 1;
+    for (int64_t range : generic.getStaticLoopRanges())
+      iterations *= range;
+    return iterations;
+  }
+
+  /// A generic that can be one step of a fused DAG loop: element-wise over
+  /// its statically shaped result (identity output map, the output's values
+  /// unused), reading no convolution's accumulator.
+  static bool isFusableLoop(linalg::GenericOp generic) {
+    if (generic.getNumDpsInits() != 1 ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+             .isIdentity() ||
+        generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+      return false;
+    auto type = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+    if (!type || !type.hasStaticShape() ||
+        iterationCount(generic) != type.getNumElements())
+      return false;
+    for (Value input : generic.getDpsInputs()) {
+      Value source = input;
+      if (auto collapse = input.getDefiningOp<tensor::CollapseShapeOp>())
+        source = collapse.getSrc();
+      if (Operation *def = source.getDefiningOp();
+          def && isRowTileableConv(def))
+        return false;
+    }
+    return true;
+  }
+
+  /// Replaces the DAG `members` (in program order, the last one computing
+  /// the result the others feed) by one generic over the last one's
+  /// iteration space. Each member's body is cloned once, in program order,
+  /// so every element sees the same operations in the same order as before
+  /// (bit-exact, floats included) and every internal value is computed once.
+  void fuseDag(RewriterBase &rewriter, ArrayRef<linalg::GenericOp> members) {
+    linalg::GenericOp root = members.back();
+    unsigned rank = root.getNumLoops();
+    MLIRContext *context = root.getContext();
+    // Where each member's loop indices are in the root's iterations: the
+    // identity for the root, then, from the last member back, the map a
+    // reader reads the member's result with composed with that reader's.
+    DenseMap<Operation *, AffineMap> placement;
+    DenseMap<Operation *, unsigned> position;
+    for (auto [index, member] : llvm::enumerate(members))
+      position[member] = index;
+    placement[root] = AffineMap::getMultiDimIdentityMap(rank, context);
+    for (linalg::GenericOp member : llvm::reverse(members.drop_back())) {
+      AffineMap where;
+      for (OpOperand &use : member->getResult(0).getUses()) {
+        auto reader = cast<linalg::GenericOp>(use.getOwner());
+        AffineMap map =
+            reader.getMatchingIndexingMap(&use).compose(placement.at(reader));
+        if (where && where != map) {
+          mlir::emitRemark(member.getLoc(),
+                           "serenity-fuse-requantization: not fused: the "
+                           "element-wise DAG reads this value at different "
+                           "elements");
+          return;
+        }
+        where = map;
+      }
+      placement[member] = where;
+    }
+
+    // The fused loop's inputs: every member input computed outside the DAG,
+    // with its map in the root's iterations (each value and map once).
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    auto inputIndex = [&](Value value, AffineMap map) -> unsigned {
+      for (unsigned i = 0; i < inputs.size(); ++i)
+        if (inputs[i] == value && maps[i] == map)
+          return i;
+      inputs.push_back(value);
+      maps.push_back(map);
+      return inputs.size() - 1;
+    };
+    auto isMember = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      return def && position.count(def);
+    };
+    for (linalg::GenericOp member : members)
+      for (OpOperand *input : member.getDpsInputOperands())
+        if (!isMember(input->get()))
+          inputIndex(input->get(), member.getMatchingIndexingMap(input)
+                                       .compose(placement.at(member)));
+    maps.push_back(root.getMatchingIndexingMap(root.getDpsInitOperand(0)));
+
+    rewriter.setInsertionPoint(root);
+    auto fused = linalg::GenericOp::create(
+        rewriter, root.getLoc(), root->getResultTypes(), inputs,
+        root.getDpsInits(), maps, root.getIteratorTypesArray());
+    Block *body = rewriter.createBlock(&fused.getRegion());
+    for (Value input : inputs)
+      body->addArgument(getElementTypeOrSelf(input.getType()), root.getLoc());
+    body->addArgument(getElementTypeOrSelf(root->getResult(0).getType()),
+                      root.getLoc());
+    rewriter.setInsertionPointToStart(body);
+
+    DenseMap<Operation *, Value> computed;
+    for (linalg::GenericOp member : members) {
+      IRMapping mapping;
+      Block &memberBody = member.getRegion().front();
+      for (OpOperand *input : member.getDpsInputOperands()) {
+        Value arg = memberBody.getArgument(input->getOperandNumber());
+        Value value = input->get();
+        if (isMember(value))
+          mapping.map(arg, computed.at(value.getDefiningOp()));
+        else
+          mapping.map(arg, body->getArgument(inputIndex(
+                               value, member.getMatchingIndexingMap(input)
+                                          .compose(placement.at(member)))));
+      }
+      AffineMap where = placement.at(member);
+      for (Operation &op : memberBody.without_terminator()) {
+        // A member's loop index is a root loop index (or 0 on a unit
+        // dimension the root does not have).
+        if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+          AffineExpr expr = where.getResult(index.getDim());
+          Value replacement;
+          if (auto dim = dyn_cast<AffineDimExpr>(expr))
+            replacement = linalg::IndexOp::create(rewriter, index.getLoc(),
+                                                  dim.getPosition());
+          else
+            replacement = arith::ConstantIndexOp::create(
+                rewriter, index.getLoc(),
+                cast<AffineConstantExpr>(expr).getValue());
+          mapping.map(index.getResult(), replacement);
+          continue;
+        }
+        rewriter.clone(op, mapping);
+      }
+      auto yield = cast<linalg::YieldOp>(memberBody.getTerminator());
+      computed[member] = mapping.lookupOrDefault(yield.getOperand(0));
+    }
+    linalg::YieldOp::create(rewriter, root.getLoc(), computed.at(root));
+
+    rewriter.replaceOp(root, fused->getResults());
+    for (linalg::GenericOp member : llvm::reverse(members.drop_back()))
+      rewriter.eraseOp(member);
+    // Different TOSA ops of the DAG may compute the same scalar (the int8
+    // input widened for a MUL and for a rescale): once is enough.
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, fused);
   }
 
   /// Tiling a tensor.pad guards the tile that lies entirely in the padding:

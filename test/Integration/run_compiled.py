@@ -13,7 +13,8 @@ Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4|cortex-m55
 --float, import-tflite --float). The program is linked with the report's
 link_flags (-lm when the object calls the math library).
 With --input-file input 0 is that file's values (little-endian, of the
-input's type) instead of seeded values, and with --expect-file output 0 is
+input's type) instead of seeded values, and with --expect-file output 0 (with
+the option repeated, output i the i-th file) is
 compared with that file's values (e.g. TFLite Micro's, ../shared/bench/tflm/reference) instead of the
 reference lowering.
 Exit 0 when every output matches within tolerance.
@@ -241,7 +242,9 @@ def main():
     parser.add_argument("--rtol", type=float, default=0)
     parser.add_argument("--float", action="store_true", help="import a .tflite model as float32")
     parser.add_argument("--input-file", help="raw little-endian values of input 0 (its type)")
-    parser.add_argument("--expect-file", help="raw little-endian values output 0 must equal (its type)")
+    parser.add_argument("--expect-file", action="append",
+                        help="raw little-endian values output 0 must equal (its type); "
+                        "repeated: one file per output, in order")
     parser.add_argument("--sequence", help="JSON {\"steps\": [{\"inputs\": [FILE...], \"expect\": "
                         "[FILE...], \"reset\": bool}]} or a test/tflite-seq directory NAME.seqS: run "
                         "the network once per step in one program (state carries over; reset calls "
@@ -306,8 +309,10 @@ def main():
         got = [[float(x) for x in chunk.split()[1:]] for chunk in printed.split("Output ")[1:]]
 
         if args.expect_file:
-            want = [[float(v) for v in typed_file(args.expect_file, report["outputs"][0]["type"])]]
-            ok = cl.compare_outputs(got, want, 1, args.atol, args.rtol, f"{args.target} output")
+            want = [[float(v) for v in typed_file(path, report["outputs"][i]["type"])]
+                    for i, path in enumerate(args.expect_file)]
+            ok = cl.compare_outputs(got, want, len(want), args.atol, args.rtol,
+                                    f"{args.target} output")
             print("PASS" if ok else "FAIL")
             return 0 if ok else 1
         # The reference: the upstream lowering of the same (imported) network.

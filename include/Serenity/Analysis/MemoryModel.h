@@ -70,7 +70,9 @@ struct MemoryModelOptions {
   /// inputs (not counting constants and tiled conv results) are not larger
   /// than its result; a conv/depthwise conv whose only user is pointwise is
   /// tiled into that loop when it is requantized (an int8 result further
-  /// down its single-use chain) or reads padded input (dilation 1). Fused
+  /// down its single-use chain) or reads padded input (dilation 1). The
+  /// loops left form element-wise DAGs, one loop each, as
+  /// `groupElementwiseDags` decides (ElementwiseDags.h). Fused
   /// and tiled results take no bytes; the group's last op reads what the
   /// fused loop reads (including the tiled convs' inputs), so those stay
   /// live until the group's result is written. See `findFusedGroups`.

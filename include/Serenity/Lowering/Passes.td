@@ -61,14 +61,20 @@ def SerenityFuseRequantizationPass
        (named conv / depthwise ops, quantized or not) and the
        `linalg.fill`/`linalg.generic` that initializes its accumulator.
 
-    Between 1 and 2 it also fuses the pointwise generics no conv chain
-    reaches (after slices, pools or table gathers, such as an LSTM gate's
-    int16 sigmoid): a producer that reads no convolution result, whose users
-    are all pointwise generics reading it once per element, and whose inputs
-    (views of one tensor counted once) are not larger than its result. A
-    producer with several users (at most 4, a body of at most 16 ops) is
-    recomputed in each instead of stored. The memory model's fused groups
-    (`fuse-requantization` of serenity-schedule) count the same loops.
+    Between 1 and 2 it also fuses the element-wise DAGs the conv chains leave
+    (a float QUANTIZE's exact division and rounding, an int8 MUL or MAXIMUM,
+    an LSTM gate's int16 sigmoid around its table gathers) into ONE generic
+    each: a generic that reads no convolution result joins its users' loop
+    when all its users (any number) are in one loop and read it once per
+    element, and nothing else does. The DAG's body holds each member's scalar
+    ops once, in program order (every internal value computed once per
+    element, bit-exact), CSE'd. A DAG is kept when the bytes it reads (views
+    of one tensor counted once) are not more than its largest internal value;
+    otherwise only its single-user edges whose producer reads no more than it
+    writes are fused. The decision is `groupElementwiseDags`
+    (Serenity/Analysis/ElementwiseDags.h), which the memory model's fused
+    groups (`fuse-requantization` of serenity-schedule) use on the TOSA ops,
+    so both count the same loops.
 
     ```mlir
     %acc = linalg.conv_2d_nhwc_fhwc ins(%x, %w) outs(%bias)  // 1x8x8x4xi32
