@@ -89,9 +89,17 @@ mlir::serenity::findFusedGroups(Block &block) {
       return true;
     auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
     auto dilation = conv->getAttrOfType<DenseI64ArrayAttr>("dilation");
-    return pad && dilation &&
-           llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p != 0; }) &&
-           llvm::all_of(dilation.asArrayRef(),
+    if (!pad || !dilation)
+      return false;
+    if (llvm::all_of(pad.asArrayRef(), [](int64_t p) { return p == 0; })) {
+      // Unpadded, its input smaller than its result (a 1x1 expansion):
+      // tiled whatever the widths (serenity-fuse-requantization's
+      // expandsItsInput).
+      std::optional<int64_t> in = getTypeBytes(conv->getOperand(0).getType());
+      std::optional<int64_t> out = getTypeBytes(value.getType());
+      return in && out && *in < *out;
+    }
+    return llvm::all_of(dilation.asArrayRef(),
                         [](int64_t d) { return d == 1; });
   };
   // Conv-chained: computed from a conv result by pointwise ops only

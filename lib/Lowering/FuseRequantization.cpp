@@ -884,8 +884,20 @@ struct SerenityFuseRequantizationPass
       return fusePadding && pixelTiles &&
              hasClippablePadding(cast<linalg::LinalgOp>(conv));
     };
+    // An unpadded conv whose input is smaller than its result (a 1x1
+    // expansion, f32 conv + relu): the input lives through the loop anyway,
+    // and tiled, the whole result no longer exists next to the consumer's.
+    auto expandsItsInput = [&](Operation *conv) {
+      Value input = cast<linalg::LinalgOp>(conv).getDpsInputs()[0];
+      if (!pixelTiles || input.getDefiningOp<tensor::PadOp>())
+        return false;
+      std::optional<int64_t> in = staticBytes(input);
+      std::optional<int64_t> out = staticBytes(conv->getResult(0));
+      return in && out && *in < *out;
+    };
     if (!allConvs && !llvm::any_of(convs, isWidening) &&
-        !llvm::any_of(convs, readsClippablePadding))
+        !llvm::any_of(convs, readsClippablePadding) &&
+        !llvm::any_of(convs, expandsItsInput))
       return;
 
     SmallVector<OpFoldResult> tileSizes(consumer.getNumLoops(),

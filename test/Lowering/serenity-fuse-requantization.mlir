@@ -179,6 +179,29 @@ func.func @f32_conv_relu(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
 
 // -----
 
+// An unpadded f32 1x1 conv that expands 2 channels to 6 (MobileNetV2's
+// expansion, sscma FOMO): its input is smaller than its result, so tiled by
+// pixels with its relu only the input and the relu's result exist, not the
+// conv's result as well; the memory model counts the same (peak 96 + 288
+// bytes: the conv's input and the relu's result, not 288 + 288).
+
+// PIXEL-LABEL: func.func @f32_expanding_conv_relu
+// PIXEL:       scf.for
+// PIXEL:         linalg.conv_2d_nhwc_fhwc {{.*}} -> tensor<1x1x1x{{[0-9]}}xf32>
+// PIXEL:         arith.maximumf
+// MODEL-LABEL: serenity memory report: @f32_expanding_conv_relu
+// MODEL-NEXT:  peak 384 bytes at step 1
+func.func @f32_expanding_conv_relu(%x: tensor<1x4x3x2xf32>) -> tensor<1x4x3x6xf32> {
+  %w = "tosa.const"() <{values = dense<0.5> : tensor<6x1x1x2xf32>}> : () -> tensor<6x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.25> : tensor<6xf32>}> : () -> tensor<6xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x3x2xf32>, tensor<6x1x1x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x3x6xf32>
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4028235e+38 : f32} : (tensor<1x4x3x6xf32>) -> tensor<1x4x3x6xf32>
+  return %r : tensor<1x4x3x6xf32>
+}
+
+// -----
+
 // A fully connected layer (a 1x1 conv on one pixel): the single-pixel output
 // is tiled by output channel, so the accumulator is one i32 element.
 
