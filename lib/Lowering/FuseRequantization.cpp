@@ -150,6 +150,18 @@ SmallVector<Operation *> fusableConvOperands(linalg::GenericOp generic) {
 }
 
 /// Bytes of a statically shaped tensor value, or nullopt.
+/// The tensor `value` is a view of (through slices and reshapes): views of
+/// one tensor hold its buffer once.
+Value viewRoot(Value value) {
+  while (Operation *view = value.getDefiningOp()) {
+    if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp>(view))
+      break;
+    value = view->getOperand(0);
+  }
+  return value;
+}
+
 std::optional<int64_t> staticBytes(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
@@ -192,14 +204,7 @@ bool fusionKeepsPeak(linalg::GenericOp producer, Value result) {
     std::optional<int64_t> bytes = staticBytes(input);
     if (!bytes)
       return false;
-    Value root = input;
-    while (Operation *view = root.getDefiningOp()) {
-      if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
-               tensor::ExpandShapeOp>(view))
-        break;
-      root = view->getOperand(0);
-    }
-    int64_t &viewed = viewedBytes[root];
+    int64_t &viewed = viewedBytes[viewRoot(input)];
     viewed = std::max(viewed, *bytes);
   }
   int64_t inputBytes = 0;
@@ -399,14 +404,7 @@ struct SerenityFuseRequantizationPass
         if (matchPattern(input, m_Constant()))
           continue;
         mlir::serenity::DagUnit::Read read;
-        Value root = input;
-        while (Operation *view = root.getDefiningOp()) {
-          if (!isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
-                   tensor::ExpandShapeOp>(view))
-            break;
-          root = view->getOperand(0);
-        }
-        read.buffer = root.getAsOpaquePointer();
+        read.buffer = viewRoot(input).getAsOpaquePointer();
         read.bytes = staticBytes(input).value_or(0);
         if (Operation *def = input.getDefiningOp())
           if (auto it = unitIndex.find(def); it != unitIndex.end())
