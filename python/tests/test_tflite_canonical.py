@@ -222,3 +222,39 @@ def test_svdf_time_weights_keep_no_product_tensor(name):
     text = import_model(load_file(path))
     assert '"tosa.matmul"' in text
     assert not re.search(r'"tosa.mul".*tensor<\d+x\d+x\d+x(i32|f32)>.*\n.*"tosa.reduce_sum"', text)
+
+
+def float_io_autoencoder():
+    """An FC autoencoder with float input and output around its int8 body: QUANTIZE's and
+    DEQUANTIZE's float steps are one loop each, so only the float tensor and its int8
+    counterpart coexist (issue 47 saw 5760 B here, TFLite Micro 3200 B)."""
+    g = Graph(60)
+    x = g.t([1, 640], "float32")
+    q = g.unary("QUANTIZE", x, (0.05, 3), dtype="int8")
+    a = g.fc(q, 128, (0.05, -128))
+    b = g.fc(a, 640, (0.06, 1))
+    out = g.unary("DEQUANTIZE", b, None, dtype="float32")
+    g.m.inputs, g.m.outputs = [x], [out]
+    return g.m
+
+
+@pytest.mark.parametrize("build", [float_io_autoencoder], ids=lambda b: b.__name__)
+def test_arena_at_most_the_tflite_tensor_graph(build, tmp_path):
+    """serenity-compile's arena (inputs and outputs in it) is at most the TFLite tensor
+    graph's max-live (report.tflite_graph_peak: one buffer per tensor, what TFLite
+    Micro's planner needs at least)."""
+    import json
+    import subprocess
+    from serenity.tflite.report import tflite_graph_peak
+    tool = os.path.join(os.environ.get("SERENITY_BUILD_DIR", os.path.join(ROOT, "build")), "bin",
+                        "serenity-compile")
+    if not os.path.exists(tool):
+        pytest.skip("serenity-compile is not built (scripts/setup.sh)")
+    data = build().finish()
+    path = tmp_path / "m.tflite"
+    path.write_bytes(data)
+    proc = subprocess.run([tool, str(path), "--target", "cortex-m4", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    arena = json.loads((tmp_path / "out" / "net.json").read_text())["arena_bytes"]
+    assert arena <= tflite_graph_peak(load_model(data)), arena
