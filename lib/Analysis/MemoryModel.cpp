@@ -248,9 +248,12 @@ mlir::serenity::findFusedGroups(Block &block) {
   // A unit fused into a DAG is computed by its loop's last unit: that one
   // reads the DAG's leaves (each value once).
   DenseMap<unsigned, SmallVector<Value>> dagLeaves;
+  SmallVector<unsigned> dagSize(unitOps.size(), 0);
+  for (unsigned root : dagOf)
+    ++dagSize[root];
   for (auto [index, op] : llvm::enumerate(unitOps)) {
     unsigned root = dagOf[index];
-    if (root == index && llvm::count(dagOf, index) == 1)
+    if (dagSize[root] == 1)
       continue;
     if (root != index)
       fusedIntoUser.insert(op);
