@@ -302,6 +302,66 @@ mlir::serenity::findFusedGroups(Block &block) {
   return groups;
 }
 
+int64_t mlir::serenity::inPlaceChannelBlock(int64_t channels) {
+  int64_t block = std::min<int64_t>(4, std::max<int64_t>(1, channels));
+  while (channels % block != 0)
+    --block;
+  return block;
+}
+
+std::optional<InPlaceConv>
+mlir::serenity::findInPlaceConv(Operation *last, const FusedGroup &group) {
+  if (group.tiledConvs.size() != 1 || last->getNumResults() != 1)
+    return std::nullopt;
+  // A returned result is written to its out-parameter, not over the input.
+  for (Operation *user : last->getResult(0).getUsers())
+    if (user->hasTrait<OpTrait::IsTerminator>())
+      return std::nullopt;
+  Operation *conv = group.tiledConvs.front();
+  if (getChosenPrimitive(conv) != ConvPrimitive::Direct)
+    return std::nullopt;
+  Value input = conv->getOperand(0);
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  // The result is written where the input was, element for element.
+  if (!type || !type.hasStaticShape() || type.getRank() != 4 ||
+      type != last->getResult(0).getType())
+    return std::nullopt;
+  // The input's bytes are an arena buffer that nothing else reads.
+  Operation *producer = input.getDefiningOp();
+  if (!producer || producer->getBlock() != last->getBlock() ||
+      !input.hasOneUse() || isViewLike(producer) ||
+      isConstantLike(producer) || isa<tosa::VariableReadOp>(producer) ||
+      isStateUpdateInPlace(producer))
+    return std::nullopt;
+  auto stride = conv->getAttrOfType<DenseI64ArrayAttr>("stride");
+  auto dilation = conv->getAttrOfType<DenseI64ArrayAttr>("dilation");
+  auto pad = conv->getAttrOfType<DenseI64ArrayAttr>("pad");
+  auto ones = [](DenseI64ArrayAttr attr) {
+    return attr && llvm::all_of(attr.asArrayRef(),
+                                [](int64_t v) { return v == 1; });
+  };
+  if (!ones(stride) || !ones(dilation) || !pad)
+    return std::nullopt;
+  std::optional<int64_t> elementBytes = getTypeBytes(
+      RankedTensorType::get({1}, type.getElementType()));
+  if (!elementBytes)
+    return std::nullopt;
+  const int64_t rows = type.getDimSize(1), cols = type.getDimSize(2),
+                channels = type.getDimSize(3);
+  if (isa<tosa::DepthwiseConv2DOp>(conv)) {
+    // Channel blocks: each reads and writes its own channels only.
+    return InPlaceConv{input, rows * cols * inPlaceChannelBlock(channels) *
+                                  *elementBytes};
+  }
+  // A 1x1 conv: each output pixel reads its own input pixel only.
+  auto weight = dyn_cast<RankedTensorType>(conv->getOperand(1).getType());
+  if (!weight || weight.getRank() != 4 || weight.getDimSize(1) != 1 ||
+      weight.getDimSize(2) != 1 ||
+      llvm::any_of(pad.asArrayRef(), [](int64_t p) { return p != 0; }))
+    return std::nullopt;
+  return InPlaceConv{input, channels * *elementBytes};
+}
+
 bool mlir::serenity::canProduceInPlace(Operation *op) {
   return isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::MaxPool2dOp,
              tosa::AvgPool2dOp, tosa::MulOp, tosa::TableOp>(op) ||
@@ -553,6 +613,20 @@ FunctionMemoryModel::build(FunctionOpInterface function,
       workspaceBytes[entry.first] += it->second;
       workspaceBytes.erase(conv);
     }
+  // Groups computed over their conv's input: the result takes the input's
+  // buffer; the scratch copy is a workspace of the step.
+  DenseMap<Operation *, Value> inPlaceInputs;
+  if (options.inPlaceConvs && options.fuseRequantization)
+    for (Operation &op : block) {
+      auto group = fusedGroups.find(&op);
+      if (group == fusedGroups.end())
+        continue;
+      if (std::optional<InPlaceConv> inPlace =
+              findInPlaceConv(&op, group->second)) {
+        inPlaceInputs[&op] = inPlace->input;
+        workspaceBytes[&op] += inPlace->scratchBytes;
+      }
+    }
   // The adds whose result aliases their accumulator operand.
   DenseMap<Operation *, Value> accumulatingAdds;
   for (auto [conv, acc] : accumulations)
@@ -619,6 +693,10 @@ FunctionMemoryModel::build(FunctionOpInterface function,
                               : accumulatingAdds.lookup(&op);
       if (accumulator) {
         model.rootBuffer[result] = model.getBuffer(accumulator);
+        continue;
+      }
+      if (Value input = inPlaceInputs.lookup(&op)) {
+        model.rootBuffer[result] = model.getBuffer(input);
         continue;
       }
       if (isViewLike(&op)) {

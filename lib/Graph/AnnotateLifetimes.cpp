@@ -45,7 +45,8 @@ struct SerenityAnnotateLifetimesPass
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     MemoryModelOptions modelOptions =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     FailureOr<FunctionMemoryModel> model =
         FunctionMemoryModel::build(function, modelOptions);
     if (failed(model))

@@ -115,7 +115,8 @@ struct SerenityMemoryReportPass
       if (function.isExternal())
         return;
       MemoryModelOptions modelOptions =
-          MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+          MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
       FailureOr<FunctionMemoryModel> model =
           FunctionMemoryModel::build(function, modelOptions);
       if (failed(model)) {

@@ -113,7 +113,8 @@ struct SerenityRewritePass
       return;
     func::FuncOp function = getOperation();
     modelOptions =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     if (workLimit < -1 || timeLimitMs < 0) {
       function.emitError() << "serenity-rewrite: work-limit must be >= -1 "
                               "and time-limit-ms >= 0";

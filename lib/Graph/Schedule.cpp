@@ -227,7 +227,8 @@ struct SerenitySchedulePass
       return signalPassFailure();
     }
     MemoryModelOptions modelOptions =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     if (function.isExternal())
       return;
 

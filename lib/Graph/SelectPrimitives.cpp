@@ -375,7 +375,8 @@ struct SerenitySelectPrimitivesPass
   FailureOr<DenseMap<Operation *, ProfiledConv>>
   profiledConvsOf(func::FuncOp function) {
     MemoryModelOptions options =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     if (!function.getBody().hasOneBlock())
       return DenseMap<Operation *, ProfiledConv>();
     return profiledConvs(function.getBody().front(),
@@ -476,7 +477,8 @@ struct SerenitySelectPrimitivesPass
   FailureOr<llvm::json::Object>
   selectFunction(func::FuncOp function, const Profile &times, StringRef unit) {
     MemoryModelOptions modelOptions =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     // Each fused group's ops moved right before its last op: they are no
     // steps of the model (the group's reads are counted at its last op), so
     // this changes no step; a conv later computed whole (winograd, vector)

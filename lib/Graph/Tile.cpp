@@ -126,7 +126,8 @@ struct SerenityTilePass
       return signalPassFailure();
     }
     modelOptions =
-        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization};
+        MemoryModelOptions{concat, accumulateInPlace, fuseRequantization,
+                           inPlaceConvs};
     if (function.isExternal())
       return;
     // The search's clock counts the ops of the candidates it evaluates

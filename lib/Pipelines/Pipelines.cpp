@@ -72,6 +72,7 @@ static PassOptionsT withMemoryModel(PassOptionsT options,
   options.concat = model.concat;
   options.accumulateInPlace = model.accumulateInPlace;
   options.fuseRequantization = model.fuseRequantization;
+  options.inPlaceConvs = model.inPlaceConvs;
   return options;
 }
 
@@ -262,6 +263,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   model.concat = concatMode;
   model.accumulateInPlace = options.accumulateInPlace;
   model.fuseRequantization = options.fuseRequantization;
+  model.inPlaceConvs = options.fuseRequantization && options.inPlaceConvs;
 
   // Our own input checks first (located diagnostics, nothing unsupported
   // reaches upstream conversions), and one buffer per result.
@@ -406,6 +408,10 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   SerenityPersistentStatePassOptions state;
   state.alignment = alignment;
   pm.addPass(createSerenityPersistentStatePass(state));
+  // Depthwise and 1x1 convs over their own input, as the graph passes
+  // counted them.
+  if (model.inPlaceConvs)
+    pm.addNestedPass<func::FuncOp>(createSerenityInPlaceConvsPass());
   pm.addNestedPass<func::FuncOp>(createSerenityCopyToLinalgPass());
   // int8 convolutions as dot-product kernels (DSP instructions on Cortex-M),
   // before static allocation: a kernel fused with its accumulator tile's

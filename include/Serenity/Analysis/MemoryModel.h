@@ -77,7 +77,15 @@ struct MemoryModelOptions {
   /// fused loop reads (including the tiled convs' inputs), so those stay
   /// live until the group's result is written. See `findFusedGroups`.
   bool fuseRequantization = false;
-
+  /// With fuseRequantization: a fused group that is a depthwise conv (stride
+  /// and dilation 1, multiplier 1) or a 1x1 conv (stride 1, unpadded), with
+  /// its epilogue, whose result has its input's type and whose input has no
+  /// other reader, writes its result over its input
+  /// (serenity-in-place-convs): the result aliases the input's buffer and
+  /// the step holds only a scratch copy (a depthwise conv: one block of
+  /// channels, `inPlaceChannelBlock`; a 1x1 conv: one pixel). See
+  /// `findInPlaceConv`.
+  bool inPlaceConvs = false;
 };
 
 /// A group of ops `fuseRequantization` counts as one loop at the position
@@ -94,6 +102,24 @@ struct FusedGroup {
 
 /// The fused groups of `block`, keyed by their last op.
 DenseMap<Operation *, FusedGroup> findFusedGroups(Block &block);
+
+/// A fused group computed over its conv's input (MemoryModelOptions::
+/// inPlaceConvs).
+struct InPlaceConv {
+  /// The conv's input, whose buffer the group's result takes.
+  Value input;
+  /// The scratch copy of the input the lowering reads from.
+  int64_t scratchBytes = 0;
+};
+
+/// The channels per scratch copy of an in-place depthwise conv over
+/// `channels` channels: the largest divisor of the count up to 4.
+int64_t inPlaceChannelBlock(int64_t channels);
+
+/// The in-place computation of the fused group ending at `last`, or
+/// std::nullopt (see MemoryModelOptions::inPlaceConvs).
+std::optional<InPlaceConv> findInPlaceConv(Operation *last,
+                                           const FusedGroup &group);
 
 /// The conv -> accumulator pairs that `accumulateInPlace` counts as
 /// accumulating in place, for the adds of `block` (keyed by the conv).

@@ -32,6 +32,11 @@ defvar memoryModelOptions = [
            "tosa.clamp as one fused step (serenity-fuse-requantization): "
            "no accumulator bytes, the conv's inputs live until the step "
            "writes its int8 result">,
+    Option<"inPlaceConvs", "in-place-convs", "bool", /*default=*/"false",
+           "With fuse-requantization: count a depthwise or 1x1 conv group "
+           "whose result has its input's type and whose input has no other "
+           "reader as written over its input, with a scratch copy of one "
+           "channel block or pixel (serenity-in-place-convs)">,
 ];
 
 def SerenityAnnotateLifetimesPass

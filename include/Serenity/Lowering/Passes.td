@@ -225,6 +225,35 @@ def SerenityConcatBuffersPass
                            "mlir::memref::MemRefDialect"];
 }
 
+def SerenityInPlaceConvsPass
+    : Pass<"serenity-in-place-convs", "func::FuncOp"> {
+  let summary = "Write a depthwise or 1x1 conv's result over its input";
+  let description = [{
+    On buffers, after serenity-fuse-requantization: a loop nest over output
+    rows, columns and channel blocks (outermost first) computing one
+    `linalg.depthwise_conv_2d_nhwc_hwc(m)(_q)` (stride and dilation 1) or a
+    1x1 `linalg.conv_2d_nhwc_fhwc(_q)` (stride 1) per iteration into a
+    buffer `OUT`, reading a buffer `IN` of the same element type and
+    logical shape that nothing reads after the nest. `OUT` becomes a view of
+    `IN`, so the result takes the input's bytes (TinyEngine's in-place
+    depthwise convolution):
+
+    - depthwise: the channel-block loop moves outermost; each block of
+      `inPlaceChannelBlock(C)` channels (the largest divisor of C up to 4)
+      is copied to a scratch buffer of H x W x block elements, which the
+      block's windows read, before its results overwrite those channels;
+    - 1x1: each input pixel is copied to a scratch buffer of C elements at
+      the start of its iteration, before the pixel's results overwrite it.
+
+    The memory model counts the same groups (`findInPlaceConv`,
+    Analysis/MemoryModel.h, option `in-place-convs`), with the scratch as
+    the step's workspace. Nests that do not match stay as they are.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def SerenityCopyToLinalgPass
     : Pass<"serenity-copy-to-linalg", "func::FuncOp"> {
   let summary = "Rewrite memref.copy as linalg.copy so copies lower to loops";

@@ -259,6 +259,14 @@ struct SerenityPipelineOptions
                      "is used). Default: 4 with conv-kernels=dot (a block "
                      "of accumulators in registers), else 1"),
       llvm::cl::init(1)};
+  Option<bool> inPlaceConvs{
+      *this, "in-place-convs",
+      llvm::cl::desc("fuse-requantization: a depthwise or 1x1 conv whose "
+                     "result has its input's type and whose input has no "
+                     "other reader writes its result over its input, from "
+                     "a scratch copy of one channel block or pixel "
+                     "(serenity-in-place-convs; the graph passes count it)"),
+      llvm::cl::init(true)};
   Option<bool> fusePadding{
       *this, "fuse-padding",
       llvm::cl::desc("fuse-requantization: pad each tile's input window "
