@@ -27,8 +27,23 @@ lit="$(llvm-config-22 --bindir)/lit"
 
 if [ -d "$root/python/tests" ]; then
   # Debian's interpreter sees the python3-* packages (see ../shared/MLIR22.md).
-  (cd "$root" && SERENITY_BUILD_DIR="$build" PYTHONPATH="$root/python" \
-    /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/pytest.xml" python/tests) || status=1
+  # Two shards side by side (scripts/pytest_shards.py: pytest runs one test at
+  # a time, mostly waiting on one single-threaded tool), each with its own
+  # temporary directory and log, printed when both are done.
+  shards=2
+  pids=()
+  for k in $(seq 0 $((shards - 1))); do
+    mapfile -t files < <(/usr/bin/python3 "$root/scripts/pytest_shards.py" "$shards" "$k")
+    (cd "$root" && SERENITY_BUILD_DIR="$build" PYTHONPATH="$root/python" \
+      /usr/bin/python3 -m pytest -q -p no:cacheprovider --basetemp="$results/pytest-tmp-$k" \
+        --junitxml="$results/pytest-$k.xml" "${files[@]}" >"$results/pytest-$k.log" 2>&1) &
+    pids+=($!)
+  done
+  for k in "${!pids[@]}"; do
+    wait "${pids[$k]}" || status=1
+    echo "== pytest shard $k of $shards =="
+    cat "$results/pytest-$k.log"
+  done
 fi
 
 /usr/bin/python3 "$root/scripts/summarize_junit.py" "$results"/*.xml || status=1
