@@ -315,14 +315,15 @@ void rewriteDepthwise(OpBuilder &b, InPlaceNest nest) {
   b.setInsertionPointToStart(cols.getBody());
   // The channel offset within the block (a loop when the kernel's block is
   // smaller than the copied one).
-  Value inBlock = index(0);
+  OpFoldResult inBlock = b.getIndexAttr(0);
   if (block != nest.step) {
     auto inner = scf::ForOp::create(b, loc, index(0), index(block),
                                     index(nest.step));
     inBlock = inner.getInductionVar();
     b.setInsertionPointToStart(inner.getBody());
     mapping.map(nest.channels.getInductionVar(),
-                arith::AddIOp::create(b, loc, first, inBlock).getResult());
+                arith::AddIOp::create(b, loc, first, inner.getInductionVar())
+                    .getResult());
   } else {
     mapping.map(nest.channels.getInductionVar(), first);
   }
