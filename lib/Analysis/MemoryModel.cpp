@@ -302,13 +302,6 @@ mlir::serenity::findFusedGroups(Block &block) {
   return groups;
 }
 
-int64_t mlir::serenity::inPlaceChannelBlock(int64_t channels) {
-  int64_t block = std::min<int64_t>(4, std::max<int64_t>(1, channels));
-  while (channels % block != 0)
-    --block;
-  return block;
-}
-
 std::optional<InPlaceConv>
 mlir::serenity::findInPlaceConv(Operation *last, const FusedGroup &group) {
   if (group.tiledConvs.size() != 1 || last->getNumResults() != 1)
@@ -349,9 +342,11 @@ mlir::serenity::findInPlaceConv(Operation *last, const FusedGroup &group) {
   const int64_t rows = type.getDimSize(1), cols = type.getDimSize(2),
                 channels = type.getDimSize(3);
   if (isa<tosa::DepthwiseConv2DOp>(conv)) {
-    // Channel blocks: each reads and writes its own channels only.
-    return InPlaceConv{input, rows * cols * inPlaceChannelBlock(channels) *
-                                  *elementBytes};
+    // Output rows wait in a ring until no later window reads the input row
+    // they replace: the rows above the window's centre (top padding), plus
+    // the one being computed.
+    int64_t ring = std::min<int64_t>(pad[0] + 1, rows);
+    return InPlaceConv{input, ring * cols * channels * *elementBytes};
   }
   // A 1x1 conv: each output pixel reads its own input pixel only.
   auto weight = dyn_cast<RankedTensorType>(conv->getOperand(1).getType());

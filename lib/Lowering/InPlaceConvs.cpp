@@ -9,6 +9,7 @@
 #include "Serenity/Lowering/Passes.h"
 #include "Serenity/Support/Unoptimized.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -101,9 +102,56 @@ struct InPlaceNest {
   memref::AllocOp in;
   /// The result's buffer, written through one subview per iteration.
   memref::AllocOp out;
+  /// The result's subview written per iteration.
+  memref::SubViewOp outView;
   /// C and the channel block of the loop.
   int64_t numChannels = 0, step = 0;
+  /// Depthwise: output rows held before they are written over the input
+  /// (the window's rows above the output row, plus one).
+  int64_t ringRows = 0;
 };
+
+/// The value of `value` (an index computed by affine.min/max/apply and
+/// constants from `iv`) at `iv` = `at`, or std::nullopt.
+std::optional<int64_t> evaluateAt(Value value, Value iv, int64_t at,
+                                  int depth = 0) {
+  if (value == iv)
+    return at;
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 16)
+    return std::nullopt;
+  AffineMap map;
+  if (auto min = dyn_cast<affine::AffineMinOp>(def))
+    map = min.getMap();
+  else if (auto max = dyn_cast<affine::AffineMaxOp>(def))
+    map = max.getMap();
+  else if (auto apply = dyn_cast<affine::AffineApplyOp>(def))
+    map = apply.getMap();
+  else
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  Builder b(value.getContext());
+  for (Value operand : def->getOperands()) {
+    std::optional<int64_t> v = evaluateAt(operand, iv, at, depth + 1);
+    if (!v)
+      return std::nullopt;
+    operands.push_back(b.getIndexAttr(*v));
+  }
+  SmallVector<Attribute> results;
+  if (failed(map.constantFold(operands, results)) || results.empty())
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (Attribute result : results)
+    values.push_back(cast<IntegerAttr>(result).getInt());
+  if (isa<affine::AffineMinOp>(def))
+    return *llvm::min_element(values);
+  if (isa<affine::AffineMaxOp>(def))
+    return *llvm::max_element(values);
+  return values.size() == 1 ? std::optional<int64_t>(values.front())
+                            : std::nullopt;
+}
 
 std::optional<InPlaceNest> matchNest(scf::ForOp rows) {
   InPlaceNest nest;
@@ -172,6 +220,7 @@ std::optional<InPlaceNest> matchNest(scf::ForOp rows) {
         return std::nullopt;
       outView = view;
       nest.out = alloc;
+      nest.outView = view;
     }
   }
   if (!outView || nest.out == nest.in ||
@@ -212,9 +261,28 @@ std::optional<InPlaceNest> matchNest(scf::ForOp rows) {
   if (!isConstantIndex(inOffsets[0], 0))
     return std::nullopt;
   if (nest.depthwise) {
-    if (!isValue(inOffsets[3], channels.getInductionVar()) ||
-        !isConstantIndex(inSizes[3], nest.step) ||
-        mlir::serenity::inPlaceChannelBlock(nest.numChannels) % nest.step != 0)
+    // Rows in order from 0, whole rows: output row h is held until no later
+    // window reads input row h, the first row output row h + ringRows - 1
+    // does not read.
+    const int64_t h = inShape[1], w = inShape[2];
+    auto wholeRange = [](scf::ForOp loop, int64_t n) {
+      return isConstantIndex(loop.getLowerBound(), 0) &&
+             isConstantIndex(loop.getStep(), 1) &&
+             isConstantIndex(loop.getUpperBound(), n);
+    };
+    if (!wholeRange(rows, h) || !wholeRange(nest.cols, w))
+      return std::nullopt;
+    Value firstRow = dyn_cast_if_present<Value>(inOffsets[1]);
+    if (std::optional<int64_t> c = getConstantIntValue(inOffsets[1]))
+      firstRow = nullptr, nest.ringRows = 1 + (h - 1 - *c);
+    for (int64_t row = 0; firstRow && row < h; ++row) {
+      std::optional<int64_t> first =
+          evaluateAt(firstRow, rows.getInductionVar(), row);
+      if (!first)
+        return std::nullopt;
+      nest.ringRows = std::max(nest.ringRows, row - *first + 1);
+    }
+    if (nest.ringRows < 1 || nest.ringRows > h)
       return std::nullopt;
   } else {
     auto filter = cast<MemRefType>(nest.conv.getDpsInputs()[1].getType());
@@ -258,98 +326,168 @@ Value scratch(OpBuilder &b, InPlaceNest nest, ArrayRef<int64_t> shape) {
   return alloc;
 }
 
+/// `buffer` (an identity-layout [1, H, W, C] int8 memref, C a multiple of 4)
+/// seen as [1, H, W, C / 4] int32 words, so that copies move 4 bytes per
+/// access (the buffers are at least 4-byte aligned: the arena's alignment).
+Value wordView(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  ReassociationIndices all = {0, 1, 2, 3};
+  Value flat = memref::CollapseShapeOp::create(b, loc, buffer, {all});
+  auto words = MemRefType::get({1, type.getDimSize(1), type.getDimSize(2),
+                                type.getDimSize(3) / 4},
+                               b.getI32Type());
+  return memref::ViewOp::create(b, loc, words, flat,
+                                arith::ConstantIndexOp::create(b, loc, 0),
+                                ValueRange());
+}
+
+/// Copies the [1, h, w, c] window at (0, row, col, channel) of `source` to
+/// `target` (an identity [1, h, w, c] buffer): by 32-bit words when the
+/// channels are int8 in multiples of 4 (`channel` then a multiple of 4).
+void copyWindow(OpBuilder &b, Location loc, Value source, OpFoldResult row,
+                OpFoldResult col, OpFoldResult channel, Value target) {
+  auto sourceType = cast<MemRefType>(source.getType());
+  auto targetType = cast<MemRefType>(target.getType());
+  ArrayRef<int64_t> size = targetType.getShape();
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  auto window = [&](Value from, int64_t perWord) {
+    OpFoldResult first = channel;
+    if (perWord != 1) {
+      if (std::optional<int64_t> c = getConstantIntValue(channel))
+        first = b.getIndexAttr(*c / perWord);
+      else
+        first = arith::ShRUIOp::create(
+                    b, loc, cast<Value>(channel),
+                    arith::ConstantIndexOp::create(b, loc, 2))
+                    .getResult();
+    }
+    return memref::SubViewOp::create(
+        b, loc, from, SmallVector<OpFoldResult>{b.getIndexAttr(0), row, col, first},
+        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(size[1]),
+                                  b.getIndexAttr(size[2]),
+                                  b.getIndexAttr(size[3] / perWord)},
+        strides);
+  };
+  if (sourceType.getElementType().isInteger(8) && size[3] % 4 == 0 &&
+      sourceType.getDimSize(3) % 4 == 0) {
+    memref::CopyOp::create(b, loc, window(wordView(b, loc, source), 4),
+                           wordView(b, loc, target));
+    return;
+  }
+  memref::CopyOp::create(b, loc, window(source, 1), target);
+}
+
+/// Copies `source` to `target`, two [1, 1, W, C] rows of identity-layout
+/// [1, R, W, C] buffers: by 32-bit words when the rows are int8 and C is a
+/// multiple of 4.
+void copyRows(OpBuilder &b, Location loc, Value source, Value target) {
+  auto words = [&](Value row) -> Value {
+    auto view = row.getDefiningOp<memref::SubViewOp>();
+    Value whole = wordView(b, loc, view.getSource());
+    SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+    sizes[3] = b.getIndexAttr(*getConstantIntValue(sizes[3]) / 4);
+    return memref::SubViewOp::create(b, loc, whole, view.getMixedOffsets(),
+                                     sizes, view.getMixedStrides());
+  };
+  auto type = cast<MemRefType>(source.getType());
+  if (type.getElementType().isInteger(8) && type.getDimSize(3) % 4 == 0) {
+    memref::CopyOp::create(b, loc, words(source), words(target));
+    source.getDefiningOp()->erase();
+    target.getDefiningOp()->erase();
+    return;
+  }
+  memref::CopyOp::create(b, loc, source, target);
+}
+
 /// 1x1: each input pixel copied at the start of its iteration.
 void rewritePointwise(OpBuilder &b, InPlaceNest nest) {
   Location loc = nest.conv.getLoc();
   int64_t c = nest.numChannels;
   Value pixel = scratch(b, nest, {1, 1, 1, c});
   b.setInsertionPointToStart(nest.cols.getBody());
-  SmallVector<OpFoldResult> offsets = {
-      b.getIndexAttr(0), nest.rows.getInductionVar(),
-      nest.cols.getInductionVar(), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                     b.getIndexAttr(1), b.getIndexAttr(c)};
-  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-  Value window = memref::SubViewOp::create(b, loc, nest.inView.getSource(),
-                                           offsets, sizes, strides);
-  memref::CopyOp::create(b, loc, window, pixel);
+  copyWindow(b, loc, nest.inView.getSource(), nest.rows.getInductionVar(),
+             nest.cols.getInductionVar(), b.getIndexAttr(0), pixel);
   nest.conv->setOperand(0, pixel);
   nest.inView->erase();
 }
 
-/// Depthwise: the channel blocks outermost, each copied before its
-/// windows are read.
+/// Depthwise: output row h goes to slot h % R of a ring of R rows; once no
+/// later window reads input row h - R + 1, the row held for it is copied
+/// over it (and the last R - 1 rows after the loop).
 void rewriteDepthwise(OpBuilder &b, InPlaceNest nest) {
   Location loc = nest.conv.getLoc();
-  auto inType = cast<MemRefType>(nest.inView.getSource().getType());
-  const int64_t h = inType.getDimSize(1), w = inType.getDimSize(2);
-  const int64_t block = mlir::serenity::inPlaceChannelBlock(nest.numChannels);
-  Value plane = scratch(b, nest, {1, h, w, block});
-  b.setInsertionPoint(nest.rows);
+  Value in = nest.inView.getSource();
+  auto inType = cast<MemRefType>(in.getType());
+  const int64_t h = inType.getDimSize(1), w = inType.getDimSize(2),
+                c = inType.getDimSize(3), ring = nest.ringRows;
+  Value rows = scratch(b, nest, {1, ring, w, c});
+  // The ring seen with the result's shape (its trailing unit dimensions).
+  MemRefType outType = nest.out.getType();
+  SmallVector<int64_t> ringShape(outType.getShape());
+  ringShape[1] = ring;
+  Value ringView = rows;
+  if (outType.getRank() != 4) {
+    ReassociationIndices all = {0, 1, 2, 3};
+    Value flat = memref::CollapseShapeOp::create(b, loc, rows, {all});
+    ReassociationIndices allOut;
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      allOut.push_back(d);
+    ringView =
+        memref::ExpandShapeOp::create(b, loc, ringShape, flat, {allOut});
+  }
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  auto blocks = scf::ForOp::create(b, loc, index(0), index(nest.numChannels),
-                                   index(block));
-  Value first = blocks.getInductionVar();
-  b.setInsertionPointToStart(blocks.getBody());
-  Value channels = memref::SubViewOp::create(
-      b, loc, nest.inView.getSource(),
-      SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                                b.getIndexAttr(0), first},
-      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(h),
-                                b.getIndexAttr(w), b.getIndexAttr(block)},
-      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
-  memref::CopyOp::create(b, loc, channels, plane);
-
-  IRMapping mapping;
-  auto rows = scf::ForOp::create(b, loc, nest.rows.getLowerBound(),
-                                 nest.rows.getUpperBound(),
-                                 nest.rows.getStep());
-  mapping.map(nest.rows.getInductionVar(), rows.getInductionVar());
-  b.setInsertionPointToStart(rows.getBody());
-  auto cols = scf::ForOp::create(b, loc, nest.cols.getLowerBound(),
-                                 nest.cols.getUpperBound(),
-                                 nest.cols.getStep());
-  mapping.map(nest.cols.getInductionVar(), cols.getInductionVar());
-  b.setInsertionPointToStart(cols.getBody());
-  // The channel offset within the block (a loop when the kernel's block is
-  // smaller than the copied one).
-  OpFoldResult inBlock = b.getIndexAttr(0);
-  if (block != nest.step) {
-    auto inner = scf::ForOp::create(b, loc, index(0), index(block),
-                                    index(nest.step));
-    inBlock = inner.getInductionVar();
-    b.setInsertionPointToStart(inner.getBody());
-    mapping.map(nest.channels.getInductionVar(),
-                arith::AddIOp::create(b, loc, first, inner.getInductionVar())
-                    .getResult());
+  Value row = nest.rows.getInductionVar();
+  // The slot of this row, at the top of the row's iteration.
+  b.setInsertionPointToStart(nest.rows.getBody());
+  Value slot = ring == 1 ? index(0)
+                         : arith::RemUIOp::create(b, loc, row, index(ring))
+                               .getResult();
+  // The result written to the ring.
+  b.setInsertionPoint(nest.outView);
+  SmallVector<OpFoldResult> offsets = nest.outView.getMixedOffsets();
+  offsets[1] = slot;
+  auto written = memref::SubViewOp::create(
+      b, loc, ringView, offsets, nest.outView.getMixedSizes(),
+      nest.outView.getMixedStrides());
+  nest.outView.getResult().replaceAllUsesWith(written.getResult());
+  nest.outView->erase();
+  // After the row: the row R - 1 above it is written over the input.
+  b.setInsertionPoint(nest.rows.getBody()->getTerminator());
+  auto copyRow = [&](OpFoldResult from, OpFoldResult to) {
+    Value held = memref::SubViewOp::create(
+        b, loc, rows,
+        SmallVector<OpFoldResult>{b.getIndexAttr(0), from, b.getIndexAttr(0),
+                                  b.getIndexAttr(0)},
+        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                  b.getIndexAttr(w), b.getIndexAttr(c)},
+        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+    Value target = memref::SubViewOp::create(
+        b, loc, in,
+        SmallVector<OpFoldResult>{b.getIndexAttr(0), to, b.getIndexAttr(0),
+                                  b.getIndexAttr(0)},
+        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                  b.getIndexAttr(w), b.getIndexAttr(c)},
+        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+    copyRows(b, loc, held, target);
+  };
+  if (ring == 1) {
+    copyRow(b.getIndexAttr(0), row);
   } else {
-    mapping.map(nest.channels.getInductionVar(), first);
+    Value done = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, row,
+                                       index(ring - 1));
+    auto ifOp = scf::IfOp::create(b, loc, done, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value target =
+        arith::SubIOp::create(b, loc, row, index(ring - 1)).getResult();
+    Value from =
+        arith::RemUIOp::create(b, loc, target, index(ring)).getResult();
+    copyRow(from, target);
   }
-  for (Operation &op : nest.channels.getBody()->without_terminator()) {
-    if (&op != nest.inView.getOperation()) {
-      b.clone(op, mapping);
-      continue;
-    }
-    // The window, read from the scratch plane.
-    SmallVector<OpFoldResult> offsets, sizes;
-    for (OpFoldResult offset : nest.inView.getMixedOffsets())
-      offsets.push_back(isa<Value>(offset)
-                            ? OpFoldResult(mapping.lookupOrDefault(
-                                  cast<Value>(offset)))
-                            : offset);
-    offsets[3] = inBlock;
-    for (OpFoldResult size : nest.inView.getMixedSizes())
-      sizes.push_back(isa<Value>(size) ? OpFoldResult(mapping.lookupOrDefault(
-                                             cast<Value>(size)))
-                                       : size);
-    Value window =
-        memref::SubViewOp::create(b, loc, plane, offsets, sizes,
-                                  nest.inView.getMixedStrides());
-    mapping.map(nest.inView.getResult(), window);
-  }
-  nest.rows->erase();
+  b.setInsertionPointAfter(nest.rows);
+  for (int64_t r = h - ring + 1; r < h; ++r)
+    copyRow(b.getIndexAttr(r % ring), b.getIndexAttr(r));
 }
 
 /// The result's buffer becomes the input's, seen with the result's shape.

@@ -82,8 +82,8 @@ struct MemoryModelOptions {
   /// its epilogue, whose result has its input's type and whose input has no
   /// other reader, writes its result over its input
   /// (serenity-in-place-convs): the result aliases the input's buffer and
-  /// the step holds only a scratch copy (a depthwise conv: one block of
-  /// channels, `inPlaceChannelBlock`; a 1x1 conv: one pixel). See
+  /// the step holds only a scratch buffer (a depthwise conv: a ring of top
+  /// padding + 1 output rows; a 1x1 conv: one input pixel). See
   /// `findInPlaceConv`.
   bool inPlaceConvs = false;
 };
@@ -108,13 +108,9 @@ DenseMap<Operation *, FusedGroup> findFusedGroups(Block &block);
 struct InPlaceConv {
   /// The conv's input, whose buffer the group's result takes.
   Value input;
-  /// The scratch copy of the input the lowering reads from.
+  /// The scratch buffer of the lowering (held rows or a pixel's copy).
   int64_t scratchBytes = 0;
 };
-
-/// The channels per scratch copy of an in-place depthwise conv over
-/// `channels` channels: the largest divisor of the count up to 4.
-int64_t inPlaceChannelBlock(int64_t channels);
 
 /// The in-place computation of the fused group ending at `last`, or
 /// std::nullopt (see MemoryModelOptions::inPlaceConvs).

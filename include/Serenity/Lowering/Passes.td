@@ -238,16 +238,21 @@ def SerenityInPlaceConvsPass
     `IN`, so the result takes the input's bytes (TinyEngine's in-place
     depthwise convolution):
 
-    - depthwise: the channel-block loop moves outermost; each block of
-      `inPlaceChannelBlock(C)` channels (the largest divisor of C up to 4)
-      is copied to a scratch buffer of H x W x block elements, which the
-      block's windows read, before its results overwrite those channels;
+    - depthwise (rows from 0 in order, whole rows): output row h is
+      written to slot h % R of a ring of R rows, R - 1 being the most rows
+      any window reads above its output row (the top padding); after row h
+      the held row h - R + 1, which no later window reads as input, is
+      copied over its input row, and the last R - 1 rows after the loop.
+      The loop order and the kernels stay as they were;
     - 1x1: each input pixel is copied to a scratch buffer of C elements at
       the start of its iteration, before the pixel's results overwrite it.
 
-    The memory model counts the same groups (`findInPlaceConv`,
-    Analysis/MemoryModel.h, option `in-place-convs`), with the scratch as
-    the step's workspace. Nests that do not match stay as they are.
+    Copies of int8 rows and pixels whose channel count is a multiple of 4
+    move 32-bit words. The memory model counts the same groups
+    (`findInPlaceConv`, Analysis/MemoryModel.h, option `in-place-convs`),
+    with the ring or the pixel as the step's workspace. Nests that do not
+    match stay as they are (with non-default `tile-cols`/`tile-rows` the
+    nests differ and the model then counts bytes the lowering keeps).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
