@@ -448,6 +448,17 @@ SerenityStaticAllocPass::allocateFunction(func::FuncOp func,
     PlannedAlloc plan;
     plan.alloc = alloc;
     plan.bytes = bufferBytes(type, layout);
+    // A pooling window (tosa-to-linalg's tensor.empty giving linalg.pooling_*
+    // the window's shape) is never read or written: no bytes.
+    if (!alloc->use_empty() &&
+        llvm::all_of(alloc->getUses(), [](OpOperand &use) {
+          auto pool = dyn_cast<linalg::LinalgOp>(use.getOwner());
+          return pool && pool->getName().getStringRef().starts_with(
+                             "linalg.pooling_") &&
+                 pool.getNumDpsInputs() == 2 &&
+                 &use == pool.getDpsInputOperand(1);
+        }))
+      plan.bytes = 0;
     plan.alignment = alignment;
     if (std::optional<uint64_t> own = alloc.getAlignment())
       plan.alignment = std::max<int64_t>(plan.alignment, *own);

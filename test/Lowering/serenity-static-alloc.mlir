@@ -136,3 +136,22 @@ func.func @aliases(%arg0: memref<4x4xf32>, %out: memref<16xf32>) {
 func.func @nothing(%arg0: memref<4xf32>) -> memref<4xf32> {
   return %arg0 : memref<4xf32>
 }
+
+// -----
+
+// A pooling op's window operand only gives the window's shape (tosa-to-linalg
+// makes it a tensor.empty): never read or written, it takes no bytes. The
+// arena holds the 64-byte sum alone.
+// CHECK-LABEL: func.func @pooling_window
+// CHECK-SAME: serenity.arena_bytes = 64 : i64, serenity.arena_lower_bound = 64 : i64
+// CHECK: %[[WINDOW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<64xi8> to memref<24x5xi32>
+// CHECK: linalg.pooling_nhwc_sum {{.*}} ins(%{{.*}}, %[[WINDOW]] :
+func.func @pooling_window(%arg0: memref<1x24x5x16xi8>, %out: memref<1x1x1x16xi32>) {
+  %c0 = arith.constant 0 : i32
+  %sum = memref.alloc() : memref<1x1x1x16xi32>
+  linalg.fill ins(%c0 : i32) outs(%sum : memref<1x1x1x16xi32>)
+  %window = memref.alloc() : memref<24x5xi32>
+  linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<[24, 5]> : vector<2xi64>} ins(%arg0, %window : memref<1x24x5x16xi8>, memref<24x5xi32>) outs(%sum : memref<1x1x1x16xi32>)
+  memref.copy %sum, %out : memref<1x1x1x16xi32> to memref<1x1x1x16xi32>
+  return
+}

@@ -38,7 +38,10 @@
 // RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0 fuse-padding=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS
 // RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-cols=0 tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-ROWS-PAD
 // RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size tile-channels=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-PIXEL
-// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=1 in-place-convs=0" 2>/dev/null | FileCheck %s --check-prefix=KWS-AFTER
+// With the depthwise and 1x1 convs in place (the default): one 25x5x64
+// activation and a ring of two output rows (2 x 5 x 64 bytes).
+// RUN: serenity-opt %t.kws.mlir --serenity-pipeline="tile=none lower-to-llvm=0 alloc=greedy-size fuse-requantization=1" 2>/dev/null | FileCheck %s --check-prefix=KWS-IN-PLACE
 // R8-BEFORE: serenity.arena_lower_bound = 196608
 // R8-ROWS: serenity.arena_lower_bound = 53312
 // R8-ROWS-PAD: serenity.arena_lower_bound = 52832
@@ -50,3 +53,4 @@
 // KWS-ROWS-PAD: serenity.arena_lower_bound = 18624
 // KWS-PIXEL: serenity.arena_lower_bound = 16256
 // KWS-AFTER: serenity.arena_lower_bound = 16000
+// KWS-IN-PLACE: serenity.arena_lower_bound = 8640
