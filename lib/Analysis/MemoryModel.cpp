@@ -306,9 +306,10 @@ std::optional<InPlaceConv>
 mlir::serenity::findInPlaceConv(Operation *last, const FusedGroup &group) {
   if (group.tiledConvs.size() != 1 || last->getNumResults() != 1)
     return std::nullopt;
-  // A returned result is written to its out-parameter, not over the input.
+  // A returned result is written to its out-parameter, and a concatenated
+  // one may be produced into its slice of the concat: not over the input.
   for (Operation *user : last->getResult(0).getUsers())
-    if (user->hasTrait<OpTrait::IsTerminator>())
+    if (user->hasTrait<OpTrait::IsTerminator>() || isa<tosa::ConcatOp>(user))
       return std::nullopt;
   Operation *conv = group.tiledConvs.front();
   if (getChosenPrimitive(conv) != ConvPrimitive::Direct)
