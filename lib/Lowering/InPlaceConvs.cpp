@@ -326,13 +326,33 @@ Value scratch(OpBuilder &b, InPlaceNest nest, ArrayRef<int64_t> shape) {
   return alloc;
 }
 
+/// All dimensions 0 .. rank - 1 in one group.
+ReassociationIndices allDims(int64_t rank) {
+  ReassociationIndices all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  return all;
+}
+
+/// `buffer` (identity layout) seen with `shape` (as many elements).
+Value reshaped(OpBuilder &b, Location loc, Value buffer,
+               ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getShape() == shape)
+    return buffer;
+  Value flat = memref::CollapseShapeOp::create(b, loc, buffer,
+                                               {allDims(type.getRank())});
+  return memref::ExpandShapeOp::create(b, loc, shape, flat,
+                                       {allDims(shape.size())});
+}
+
 /// `buffer` (an identity-layout [1, H, W, C] int8 memref, C a multiple of 4)
 /// seen as [1, H, W, C / 4] int32 words, so that copies move 4 bytes per
 /// access (the buffers are at least 4-byte aligned: the arena's alignment).
 Value wordView(OpBuilder &b, Location loc, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
-  ReassociationIndices all = {0, 1, 2, 3};
-  Value flat = memref::CollapseShapeOp::create(b, loc, buffer, {all});
+  Value flat =
+      memref::CollapseShapeOp::create(b, loc, buffer, {allDims(4)});
   auto words = MemRefType::get({1, type.getDimSize(1), type.getDimSize(2),
                                 type.getDimSize(3) / 4},
                                b.getI32Type());
@@ -341,62 +361,43 @@ Value wordView(OpBuilder &b, Location loc, Value buffer) {
                                 ValueRange());
 }
 
-/// Copies the [1, h, w, c] window at (0, row, col, channel) of `source` to
-/// `target` (an identity [1, h, w, c] buffer): by 32-bit words when the
-/// channels are int8 in multiples of 4 (`channel` then a multiple of 4).
-void copyWindow(OpBuilder &b, Location loc, Value source, OpFoldResult row,
-                OpFoldResult col, OpFoldResult channel, Value target) {
-  auto sourceType = cast<MemRefType>(source.getType());
-  auto targetType = cast<MemRefType>(target.getType());
-  ArrayRef<int64_t> size = targetType.getShape();
-  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-  auto window = [&](Value from, int64_t perWord) {
-    OpFoldResult first = channel;
-    if (perWord != 1) {
-      if (std::optional<int64_t> c = getConstantIntValue(channel))
-        first = b.getIndexAttr(*c / perWord);
-      else
-        first = arith::ShRUIOp::create(
-                    b, loc, cast<Value>(channel),
-                    arith::ConstantIndexOp::create(b, loc, 2))
-                    .getResult();
-    }
-    return memref::SubViewOp::create(
-        b, loc, from, SmallVector<OpFoldResult>{b.getIndexAttr(0), row, col, first},
-        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(size[1]),
-                                  b.getIndexAttr(size[2]),
-                                  b.getIndexAttr(size[3] / perWord)},
-        strides);
-  };
-  if (sourceType.getElementType().isInteger(8) && size[3] % 4 == 0 &&
-      sourceType.getDimSize(3) % 4 == 0) {
-    memref::CopyOp::create(b, loc, window(wordView(b, loc, source), 4),
-                           wordView(b, loc, target));
-    return;
-  }
-  memref::CopyOp::create(b, loc, window(source, 1), target);
+/// The [1, 1, w, c] window at (0, row, col, 0) of `buffer` (an
+/// identity-layout [1, H, W, C] memref).
+Value windowOf(OpBuilder &b, Location loc, Value buffer, OpFoldResult row,
+               OpFoldResult col, int64_t w, int64_t c) {
+  return memref::SubViewOp::create(
+      b, loc, buffer,
+      SmallVector<OpFoldResult>{b.getIndexAttr(0), row, col,
+                                b.getIndexAttr(0)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                b.getIndexAttr(w), b.getIndexAttr(c)},
+      SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
 }
 
-/// Copies `source` to `target`, two [1, 1, W, C] rows of identity-layout
-/// [1, R, W, C] buffers: by 32-bit words when the rows are int8 and C is a
-/// multiple of 4.
-void copyRows(OpBuilder &b, Location loc, Value source, Value target) {
-  auto words = [&](Value row) -> Value {
-    auto view = row.getDefiningOp<memref::SubViewOp>();
-    Value whole = wordView(b, loc, view.getSource());
-    SmallVector<OpFoldResult> sizes = view.getMixedSizes();
-    sizes[3] = b.getIndexAttr(*getConstantIntValue(sizes[3]) / 4);
-    return memref::SubViewOp::create(b, loc, whole, view.getMixedOffsets(),
-                                     sizes, view.getMixedStrides());
-  };
+/// Copies `source` to `target`, each an identity-layout [1, H, W, C] buffer
+/// or a window of one holding all C channels (`windowOf`): by 32-bit words
+/// when they are int8 and C is a multiple of 4.
+void copyWords(OpBuilder &b, Location loc, Value source, Value target) {
   auto type = cast<MemRefType>(source.getType());
-  if (type.getElementType().isInteger(8) && type.getDimSize(3) % 4 == 0) {
-    memref::CopyOp::create(b, loc, words(source), words(target));
-    source.getDefiningOp()->erase();
-    target.getDefiningOp()->erase();
+  if (!type.getElementType().isInteger(8) || type.getDimSize(3) % 4 != 0) {
+    memref::CopyOp::create(b, loc, source, target);
     return;
   }
-  memref::CopyOp::create(b, loc, source, target);
+  auto words = [&](Value value) -> Value {
+    auto view = value.getDefiningOp<memref::SubViewOp>();
+    if (!view)
+      return wordView(b, loc, value);
+    SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+    sizes[3] = b.getIndexAttr(*getConstantIntValue(sizes[3]) / 4);
+    Value window =
+        memref::SubViewOp::create(b, loc, wordView(b, loc, view.getSource()),
+                                  view.getMixedOffsets(), sizes,
+                                  view.getMixedStrides());
+    view->erase();
+    return window;
+  };
+  Value from = words(source);
+  memref::CopyOp::create(b, loc, from, words(target));
 }
 
 /// 1x1: each input pixel copied at the start of its iteration.
@@ -405,8 +406,11 @@ void rewritePointwise(OpBuilder &b, InPlaceNest nest) {
   int64_t c = nest.numChannels;
   Value pixel = scratch(b, nest, {1, 1, 1, c});
   b.setInsertionPointToStart(nest.cols.getBody());
-  copyWindow(b, loc, nest.inView.getSource(), nest.rows.getInductionVar(),
-             nest.cols.getInductionVar(), b.getIndexAttr(0), pixel);
+  copyWords(b, loc,
+            windowOf(b, loc, nest.inView.getSource(),
+                     nest.rows.getInductionVar(), nest.cols.getInductionVar(),
+                     1, c),
+            pixel);
   nest.conv->setOperand(0, pixel);
   nest.inView->erase();
 }
@@ -425,16 +429,7 @@ void rewriteDepthwise(OpBuilder &b, InPlaceNest nest) {
   MemRefType outType = nest.out.getType();
   SmallVector<int64_t> ringShape(outType.getShape());
   ringShape[1] = ring;
-  Value ringView = rows;
-  if (outType.getRank() != 4) {
-    ReassociationIndices all = {0, 1, 2, 3};
-    Value flat = memref::CollapseShapeOp::create(b, loc, rows, {all});
-    ReassociationIndices allOut;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      allOut.push_back(d);
-    ringView =
-        memref::ExpandShapeOp::create(b, loc, ringShape, flat, {allOut});
-  }
+  Value ringView = reshaped(b, loc, rows, ringShape);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -456,21 +451,8 @@ void rewriteDepthwise(OpBuilder &b, InPlaceNest nest) {
   // After the row: the row R - 1 above it is written over the input.
   b.setInsertionPoint(nest.rows.getBody()->getTerminator());
   auto copyRow = [&](OpFoldResult from, OpFoldResult to) {
-    Value held = memref::SubViewOp::create(
-        b, loc, rows,
-        SmallVector<OpFoldResult>{b.getIndexAttr(0), from, b.getIndexAttr(0),
-                                  b.getIndexAttr(0)},
-        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                  b.getIndexAttr(w), b.getIndexAttr(c)},
-        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
-    Value target = memref::SubViewOp::create(
-        b, loc, in,
-        SmallVector<OpFoldResult>{b.getIndexAttr(0), to, b.getIndexAttr(0),
-                                  b.getIndexAttr(0)},
-        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                  b.getIndexAttr(w), b.getIndexAttr(c)},
-        SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
-    copyRows(b, loc, held, target);
+    Value held = windowOf(b, loc, rows, from, b.getIndexAttr(0), w, c);
+    copyWords(b, loc, held, windowOf(b, loc, in, to, b.getIndexAttr(0), w, c));
   };
   if (ring == 1) {
     copyRow(b.getIndexAttr(0), row);
@@ -494,33 +476,169 @@ void rewriteDepthwise(OpBuilder &b, InPlaceNest nest) {
 void shareInput(OpBuilder &b, InPlaceNest nest) {
   b.setInsertionPoint(nest.out);
   Location loc = nest.out.getLoc();
-  MemRefType inType = nest.in.getType(), outType = nest.out.getType();
-  Value view = nest.in;
-  if (inType != outType) {
-    ReassociationIndices all;
-    for (int64_t d = 0; d < inType.getRank(); ++d)
-      all.push_back(d);
-    Value flat = memref::CollapseShapeOp::create(b, loc, view, {all});
-    ReassociationIndices allOut;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      allOut.push_back(d);
-    view = memref::ExpandShapeOp::create(b, loc, outType.getShape(), flat,
-                                         {allOut});
-  }
+  Value view = reshaped(b, loc, nest.in, nest.out.getType().getShape());
   nest.out.getResult().replaceAllUsesWith(view);
   nest.out->erase();
 }
 
+/// Bytes of a statically shaped memref as the arena holds it (elements of a
+/// power-of-two width, as serenity-static-alloc counts them).
+int64_t memrefBytes(MemRefType type) {
+  int64_t element = llvm::PowerOf2Ceil(
+      std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8));
+  return type.getNumElements() * element;
+}
+
+/// The scratch bytes `nest` needs in place.
+int64_t scratchBytes(InPlaceNest nest) {
+  MemRefType in = nest.in.getType();
+  int64_t perPixel = memrefBytes(in) / (in.getDimSize(1) * in.getDimSize(2));
+  return nest.depthwise ? nest.ringRows * in.getDimSize(2) * perPixel
+                        : perPixel;
+}
+
+/// The live bytes of the body's buffers at each of its top-level ops, as
+/// serenity-static-alloc sees them: an alloc from its position to the
+/// top-level op holding its last use (through any view), a nested alloc
+/// during its top-level op; with io=arena the memref arguments too (an
+/// input to its last use, an output from its first write to the end).
+class Timeline {
+public:
+  Timeline(func::FuncOp func, bool argumentsInArena)
+      : block(&func.getBody().front()) {
+    for (Operation &op : *block)
+      position[&op] = static_cast<int64_t>(position.size());
+    size = static_cast<int64_t>(position.size());
+    func.walk([&](memref::AllocOp alloc) {
+      auto type = alloc.getType();
+      if (!type.hasStaticShape())
+        return;
+      int64_t first = at(alloc), last = first;
+      SmallVector<Operation *> users;
+      collectUsers(alloc.getResult(), users);
+      for (Operation *user : users)
+        last = std::max(last, at(user));
+      if (alloc->getBlock() != block)
+        first = last = at(alloc);
+      intervals[alloc] = {first, last, memrefBytes(type)};
+    });
+    if (!argumentsInArena)
+      return;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      SmallVector<Operation *> users;
+      collectUsers(arg, users);
+      int64_t first = size, last = 0;
+      bool written = false;
+      for (Operation *user : users) {
+        written |= isOutput(arg, user);
+        first = std::min(first, at(user));
+        last = std::max(last, at(user));
+      }
+      if (users.empty())
+        continue;
+      fixed.push_back(written ? Interval{first, size - 1, memrefBytes(type)}
+                              : Interval{0, last, memrefBytes(type)});
+    }
+  }
+
+  /// The most bytes live at once with `inPlace` computed in place.
+  int64_t peak(ArrayRef<InPlaceNest> inPlace) const {
+    SmallVector<int64_t> live(size + 1, 0);
+    auto add = [&](int64_t first, int64_t last, int64_t bytes) {
+      live[first] += bytes;
+      live[last + 1] -= bytes;
+    };
+    DenseMap<Operation *, InPlaceNest> byIn, byOut;
+    for (InPlaceNest nest : inPlace) {
+      byIn[nest.in] = nest;
+      byOut[nest.out] = nest;
+      int64_t t = at(nest.rows);
+      add(t, t, scratchBytes(nest));
+    }
+    for (const Interval &interval : fixed)
+      add(interval.first, interval.last, interval.bytes);
+    for (auto &[alloc, interval] : intervals) {
+      if (byOut.count(alloc))
+        continue; // the input's bytes
+      int64_t last = interval.last;
+      // An input computed over takes its result's lifetime (chains too).
+      for (Operation *current = alloc; byIn.count(current);) {
+        InPlaceNest nest = byIn.lookup(current);
+        last = std::max(last, intervals.lookup(nest.out).last);
+        current = nest.out;
+      }
+      add(interval.first, last, interval.bytes);
+    }
+    int64_t peak = 0, running = 0;
+    for (int64_t t = 0; t < size; ++t)
+      peak = std::max(peak, running += live[t]);
+    return peak;
+  }
+
+private:
+  struct Interval {
+    int64_t first = 0, last = 0, bytes = 0;
+  };
+  static bool isOutput(BlockArgument arg, Operation *user) {
+    if (auto copy = dyn_cast<memref::CopyOp>(user))
+      return copy.getTarget() == arg ||
+             viewRoot(copy.getTarget()) == Value(arg);
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user))
+      return llvm::any_of(linalgOp.getDpsInits(), [&](Value init) {
+        return viewRoot(init) == Value(arg);
+      });
+    return false;
+  }
+  int64_t at(Operation *op) const {
+    return position.lookup(block->findAncestorOpInBlock(*op));
+  }
+  Block *block = nullptr;
+  DenseMap<Operation *, int64_t> position;
+  int64_t size = 0;
+  DenseMap<Operation *, Interval> intervals;
+  SmallVector<Interval> fixed;
+};
+
 struct SerenityInPlaceConvsPass
     : public mlir::serenity::impl::SerenityInPlaceConvsPassBase<
           SerenityInPlaceConvsPass> {
+  using SerenityInPlaceConvsPassBase::SerenityInPlaceConvsPassBase;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (mlir::serenity::isUnoptimized(func) || !func.getBody().hasOneBlock())
+    if (mlir::serenity::isUnoptimized(func) || !func.getBody().hasOneBlock() ||
+        func.getBody().front().empty())
       return;
+    SmallVector<InPlaceNest> nests;
+    for (auto loop : func.getBody().front().getOps<scf::ForOp>())
+      if (std::optional<InPlaceNest> nest = matchNest(loop))
+        nests.push_back(*nest);
+    // Only where it lowers the peak: a nest whose result may take its own
+    // bytes without raising the most bytes live at once keeps them (no
+    // copies, no ring).
+    Timeline timeline(func, io == mlir::serenity::IOPlacement::Arena);
+    int64_t peak = timeline.peak(nests);
+    for (size_t k = 0; k < nests.size();) {
+      SmallVector<InPlaceNest> without(nests);
+      without.erase(without.begin() + k);
+      if (timeline.peak(without) <= peak)
+        nests = std::move(without);
+      else
+        ++k;
+    }
+    // Rewritten in order, each matched again: a rewrite replaces the result
+    // buffer the next nest of a chain reads.
+    DenseSet<Operation *> chosen;
+    for (InPlaceNest &nest : nests)
+      chosen.insert(nest.rows);
     OpBuilder b(&getContext());
     for (auto loop :
          llvm::to_vector(func.getBody().front().getOps<scf::ForOp>())) {
+      if (!chosen.contains(loop))
+        continue;
       std::optional<InPlaceNest> nest = matchNest(loop);
       if (!nest)
         continue;

@@ -410,8 +410,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   pm.addPass(createSerenityPersistentStatePass(state));
   // Depthwise and 1x1 convs over their own input, as the graph passes
   // counted them.
-  if (model.inPlaceConvs)
-    pm.addNestedPass<func::FuncOp>(createSerenityInPlaceConvsPass());
+  if (model.inPlaceConvs) {
+    SerenityInPlaceConvsPassOptions inPlace;
+    inPlace.io = options.io;
+    pm.addNestedPass<func::FuncOp>(createSerenityInPlaceConvsPass(inPlace));
+  }
   pm.addNestedPass<func::FuncOp>(createSerenityCopyToLinalgPass());
   // int8 convolutions as dot-product kernels (DSP instructions on Cortex-M),
   // before static allocation: a kernel fused with its accumulator tile's

@@ -197,3 +197,48 @@ func.func @strided(%x: memref<1x4x4x4xi8>, %out: memref<1x4x4x4x1xi8>) {
   memref.copy %dw, %out : memref<1x4x4x4x1xi8> to memref<1x4x4x4x1xi8>
   return
 }
+
+// -----
+
+// In place only where it lowers the peak: here a 4096-byte buffer before the
+// nest holds the peak, so the 64-byte result keeps its own buffer (no copies,
+// no ring).
+// CHECK-LABEL: func.func @peak_elsewhere
+// CHECK: %[[DW:.*]] = memref.alloc() : memref<1x4x4x4x1xi8>
+// CHECK-NOT: memref.view
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwcm_q
+// CHECK: memref.subview %[[DW]]
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @peak_elsewhere(%x: memref<1x4x4x4xi8>, %out: memref<1x4x4x4x1xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0 : i32
+  %dwf = memref.alloc() : memref<1x1x4x1xi8>
+  %big = memref.alloc() : memref<4096xi8>
+  %in = memref.alloc() : memref<1x4x4x4xi8>
+  %flat = memref.subview %big[0] [64] [1] : memref<4096xi8> to memref<64xi8, strided<[1]>>
+  %x1 = memref.collapse_shape %x [[0, 1, 2, 3]] : memref<1x4x4x4xi8> into memref<64xi8>
+  memref.copy %x1, %flat : memref<64xi8> to memref<64xi8, strided<[1]>>
+  %in1 = memref.collapse_shape %in [[0, 1, 2, 3]] : memref<1x4x4x4xi8> into memref<64xi8>
+  memref.copy %flat, %in1 : memref<64xi8, strided<[1]>> to memref<64xi8>
+  %dw = memref.alloc() : memref<1x4x4x4x1xi8>
+  scf.for %h = %c0 to %c4 step %c1 {
+    scf.for %w = %c0 to %c4 step %c1 {
+      scf.for %c = %c0 to %c4 step %c4 {
+        %win = memref.subview %in[0, %h, %w, %c] [1, 1, 1, 4] [1, 1, 1, 1] : memref<1x4x4x4xi8> to memref<1x1x1x4xi8, strided<[64, 16, 4, 1], offset: ?>>
+        %acc = memref.alloc() : memref<1x1x1x4x1xi32>
+        linalg.fill ins(%z : i32) outs(%acc : memref<1x1x1x4x1xi32>)
+        linalg.depthwise_conv_2d_nhwc_hwcm_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%win, %dwf, %z, %z : memref<1x1x1x4xi8, strided<[64, 16, 4, 1], offset: ?>>, memref<1x1x4x1xi8>, i32, i32) outs(%acc : memref<1x1x1x4x1xi32>)
+        %o = memref.subview %dw[0, %h, %w, %c, 0] [1, 1, 1, 4, 1] [1, 1, 1, 1, 1] : memref<1x4x4x4x1xi8> to memref<1x1x1x4x1xi8, strided<[64, 16, 4, 1, 1], offset: ?>>
+        linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<1x1x1x4x1xi32>) outs(%o : memref<1x1x1x4x1xi8, strided<[64, 16, 4, 1, 1], offset: ?>>) {
+        ^bb0(%a: i32, %unused: i8):
+          %t = arith.trunci %a : i32 to i8
+          linalg.yield %t : i8
+        }
+      }
+    }
+  }
+  memref.copy %dw, %out : memref<1x4x4x4x1xi8> to memref<1x4x4x4x1xi8>
+  return
+}

@@ -247,13 +247,24 @@ def SerenityInPlaceConvsPass
     - 1x1: each input pixel is copied to a scratch buffer of C elements at
       the start of its iteration, before the pixel's results overwrite it.
 
-    Copies of int8 rows and pixels whose channel count is a multiple of 4
-    move 32-bit words. The memory model counts the same groups
+    Only the nests that lower the peak are rewritten: with the bytes live
+    at each top-level op (allocs, and the memref arguments with io=arena),
+    a nest whose plain form does not raise the most bytes live at once
+    stays as it is (no copies, no ring, no extra code). Copies of int8 rows
+    and pixels whose channel count is a multiple of 4 move 32-bit words.
+    The memory model counts the same groups
     (`findInPlaceConv`, Analysis/MemoryModel.h, option `in-place-convs`),
     with the ring or the pixel as the step's workspace. Nests that do not
     match stay as they are (with non-default `tile-cols`/`tile-rows` the
     nests differ and the model then counts bytes the lowering keeps).
   }];
+  let options = [
+    Option<"io", "io", "::mlir::serenity::IOPlacement",
+           /*default=*/"::mlir::serenity::IOPlacement::Caller",
+           "Where the memref arguments live (as serenity-static-alloc's io): "
+           "with arena they count in the live bytes that decide which nests "
+           "are worth computing in place">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect"];
