@@ -323,6 +323,8 @@ Value scratch(OpBuilder &b, InPlaceNest nest, ArrayRef<int64_t> shape) {
   auto alloc = memref::AllocOp::create(b, nest.in.getLoc(), type);
   if (auto alignment = nest.in.getAlignmentAttr())
     alloc.setAlignmentAttr(alignment);
+  // (named in serenity-static-alloc's report)
+  alloc->setAttr("serenity.in_place_scratch", b.getUnitAttr());
   return alloc;
 }
 

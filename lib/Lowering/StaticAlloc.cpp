@@ -197,7 +197,8 @@ struct BufferOrigin {
   /// that a narrower op reads, e.g. a conv's i32 before its requantization),
   /// padded-copy (filled with the pad value, the input copied into its
   /// interior), concat-copy (operands copied into slices), reshape-copy
-  /// (a copy made so a reshape can be a view), copy (any other copy).
+  /// (a copy made so a reshape can be a view), copy (any other copy),
+  /// in-place-scratch (serenity-in-place-convs' held rows or pixel).
   StringRef kind = "tensor";
   Operation *op = nullptr;
 };
@@ -215,6 +216,10 @@ bool isCopy(Operation *op) { return isa<memref::CopyOp, linalg::CopyOp>(op); }
 /// Classifies `buffer` by how the lowering writes and reads it.
 BufferOrigin classifyBuffer(Value buffer) {
   BufferOrigin origin;
+  // serenity-in-place-convs' ring of output rows or pixel copy.
+  if (Operation *def = buffer.getDefiningOp())
+    if (def->hasAttr("serenity.in_place_scratch"))
+      return {"in-place-scratch", nullptr};
   Operation *reduction = nullptr, *writer = nullptr, *reader = nullptr;
   bool filled = false, narrowedByReader = false, reshaped = false;
   int wholeCopies = 0, sliceCopies = 0;
@@ -232,6 +237,16 @@ BufferOrigin classifyBuffer(Value buffer) {
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
       reshaped = true;
     if (isCopy(user) && use.getOperandNumber() == 1) {
+      // Rows held by an in-place conv, copied back over its input.
+      Value from = user->getOperand(0);
+      while (Operation *def = from.getDefiningOp()) {
+        if (def->hasAttr("serenity.in_place_scratch"))
+          return std::nullopt;
+        if (def->getNumOperands() == 0 ||
+            !isa<BaseMemRefType>(def->getOperand(0).getType()))
+          break;
+        from = def->getOperand(0);
+      }
       if (!copiesOut.contains(user))
         (use.get() == buffer ? wholeCopies : sliceCopies)++;
       return std::nullopt;

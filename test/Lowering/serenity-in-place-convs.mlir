@@ -17,7 +17,7 @@
 // CHECK: memref.copy %[[X]], %[[IN]]
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[IN]] {{\[}}[0, 1, 2, 3]] : memref<1x7x5x8xi8> into memref<280xi8>
 // CHECK: %[[DW:.*]] = memref.expand_shape %[[FLAT]] {{\[}}[0, 1, 2, 3, 4]] output_shape [1, 7, 5, 8, 1] : memref<280xi8> into memref<1x7x5x8x1xi8>
-// CHECK: %[[RING:.*]] = memref.alloc() {alignment = 4 : i64} : memref<1x2x5x8xi8>
+// CHECK: %[[RING:.*]] = memref.alloc() {alignment = 4 : i64, serenity.in_place_scratch} : memref<1x2x5x8xi8>
 // CHECK: %[[RINGFLAT:.*]] = memref.collapse_shape %[[RING]]
 // CHECK: %[[RING5:.*]] = memref.expand_shape %[[RINGFLAT]] {{.*}} into memref<1x2x5x8x1xi8>
 // CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step
@@ -42,7 +42,7 @@
 // CHECK: memref.copy
 // CHECK-NOT: memref.alloc() {{.*}} : memref<1x7x5x8x1xi8>
 // CHECK: %[[PW_IN:.*]] = memref.collapse_shape %[[DW]]
-// CHECK: %[[PIXEL:.*]] = memref.alloc() {alignment = 4 : i64} : memref<1x1x1x8xi8>
+// CHECK: %[[PIXEL:.*]] = memref.alloc() {alignment = 4 : i64, serenity.in_place_scratch} : memref<1x1x1x8xi8>
 // CHECK: scf.for %[[H2:.*]] =
 // CHECK:   scf.for %[[W2:.*]] =
 // CHECK:     %[[PWFLAT:.*]] = memref.collapse_shape %[[PW_IN]]
