@@ -40,7 +40,8 @@ def int8_file(path):
 
 
 # C element type of the header -> (struct format, bytes).
-C_FORMATS = {"int8_t": ("b", 1), "int16_t": ("h", 2), "int32_t": ("i", 4), "float": ("f", 4)}
+C_FORMATS = {"int8_t": ("b", 1), "uint8_t": ("B", 1), "int16_t": ("h", 2), "int32_t": ("i", 4),
+             "float": ("f", 4)}
 
 
 def typed_file(path, ctype):
@@ -201,6 +202,9 @@ def program(name, report, seed, input_values=None):
         for dim in operand["shape"]:
             count *= dim
         values = cl.lcg_values(count, element, seed + i)
+        if operand["type"] == "uint8_t":
+            # The same bytes as the reference lowering's i8 values.
+            values = [str(int(v) & 0xFF) for v in values]
         if i == 0 and input_values is not None:
             if len(input_values) != count:
                 sys.exit(f"error: the input file holds {len(input_values)} values; input 0 is "
@@ -330,6 +334,9 @@ def main():
         signature = cl.signature(reference, "net")
         count = len(report["inputs"])
         want = cl.execute(reference, signature[:count], signature[count:], None, args.seed, work, "reference")
+        # A uint8 output is i8 bits to the reference lowering.
+        want = [[float(int(v) & 0xFF) for v in values] if operand["type"] == "uint8_t" else values
+                for values, operand in zip(want, report["outputs"])]
 
     ok = cl.compare_outputs(got, want, len(report["outputs"]), args.atol, args.rtol, f"{args.target} output")
     print("PASS" if ok else "FAIL")

@@ -247,6 +247,10 @@ struct Operand {
   /// Offset in the arena with --io arena, else -1.
   int64_t offset = -1;
 
+  /// A uint8 model input or output (`unsigned = true`): its bytes, held in
+  /// an i8 memref, are uint8 values for the caller.
+  bool isUnsigned = false;
+
   Operand(MemRefType type, DictionaryAttr attrs) : type(type) {
     if (auto quant = attrs
                          ? attrs.getAs<DictionaryAttr>("serenity.quantization")
@@ -255,8 +259,13 @@ struct Operand {
         scale = value.getValueAsDouble();
       if (auto value = quant.getAs<IntegerAttr>("zero_point"))
         zeroPoint = value.getInt();
+      if (auto value = quant.getAs<BoolAttr>("unsigned"))
+        isUnsigned = value.getValue() && type.getElementType().isInteger(8);
     }
   }
+
+  /// The C type of its elements for the caller.
+  std::string cType() const;
 };
 
 std::string cType(Type element) {
@@ -269,6 +278,10 @@ std::string cType(Type element) {
       return (integer.isUnsigned() ? "uint" : "int") +
              std::to_string(integer.getWidth()) + "_t";
   return "";
+}
+
+std::string Operand::cType() const {
+  return isUnsigned ? "uint8_t" : ::cType(type.getElementType());
 }
 
 /// Whether `symbol` is a function of the C math library (libm): the float,
@@ -370,18 +383,18 @@ std::string usageExample(bool inArena, ArrayRef<Operand> inputs,
     os << "\n     // Inputs and outputs live in the arena: write the inputs "
           "before every run.\n";
     for (auto [index, operand] : llvm::enumerate(inputs))
-      os << "     " << cType(operand.type.getElementType()) << " *input"
+      os << "     " << operand.cType() << " *input"
          << index << " = " << name << "_input" << index << "(arena);  // "
          << macro("input", index, "ELEMENTS") << " values\n";
     call += "arena";
   } else {
     for (auto [index, operand] : llvm::enumerate(inputs)) {
-      os << "     static " << cType(operand.type.getElementType()) << " input"
+      os << "     static " << operand.cType() << " input"
          << index << "[" << macro("input", index, "ELEMENTS") << "];\n";
       call += "input" + std::to_string(index) + ", ";
     }
     for (auto [index, operand] : llvm::enumerate(outputs)) {
-      os << "     static " << cType(operand.type.getElementType())
+      os << "     static " << operand.cType()
          << " output" << index << "[" << macro("output", index, "ELEMENTS")
          << "];\n";
       call += "output" + std::to_string(index) + ", ";
@@ -398,7 +411,7 @@ std::string usageExample(bool inArena, ArrayRef<Operand> inputs,
      << "       return -1;  // the arena is not aligned\n";
   if (inArena)
     for (auto [index, operand] : llvm::enumerate(outputs))
-      os << "     const " << cType(operand.type.getElementType())
+      os << "     const " << operand.cType()
          << " *output" << index << " = " << name << "_output" << index
          << "(arena);  // " << macro("output", index, "ELEMENTS")
          << " values\n";
@@ -461,7 +474,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
       std::string prefix =
           upper + "_" + StringRef(kind).upper() + std::to_string(index);
       os << "/* " << kind << " " << index << ": "
-         << cType(operand.type.getElementType());
+         << operand.cType();
       for (int64_t dim : operand.type.getShape())
         os << "[" << dim << "]";
       if (operand.scale || operand.zeroPoint)
@@ -487,7 +500,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
   // The compiled function under MLIR's memref calling convention: each
   // memref is (allocated, aligned, offset, sizes..., strides...).
   auto parameters = [&](const Operand &operand) {
-    std::string element = cType(operand.type.getElementType());
+    std::string element = operand.cType();
     std::string params = element + " *, " + element + " *, intptr_t";
     for (int64_t i = 0, e = 2 * operand.type.getRank(); i < e; ++i)
       params += ", intptr_t";
@@ -521,7 +534,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
        << name << "_run, read the outputs at theirs. */\n";
     auto accessor = [&](StringRef kind, ArrayRef<Operand> operands) {
       for (auto [index, operand] : llvm::enumerate(operands)) {
-        std::string element = cType(operand.type.getElementType());
+        std::string element = operand.cType();
         os << "static inline " << element << " *" << name << "_" << kind
            << index << "(void *arena) {\n  return (" << element
            << " *)((uint8_t *)arena + " << upper << "_"
@@ -539,10 +552,10 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
           "aligned. */\nstatic inline int "
        << name << "_run(";
     for (auto [index, operand] : llvm::enumerate(inputs))
-      os << "const " << cType(operand.type.getElementType()) << " *input"
+      os << "const " << operand.cType() << " *input"
          << index << ", ";
     for (auto [index, operand] : llvm::enumerate(outputs))
-      os << cType(operand.type.getElementType()) << " *output" << index << ", ";
+      os << operand.cType() << " *output" << index << ", ";
     os << "void *arena) {\n";
   }
   os << "  if ((uintptr_t)arena % " << upper << "_ARENA_ALIGNMENT != 0)\n"
@@ -551,7 +564,7 @@ std::string header(StringRef source, StringRef target, int64_t arenaBytes,
   for (auto [index, operand] : llvm::enumerate(inputs)) {
     std::string pointer =
         inArena ? name + "_input" + std::to_string(index) + "(arena)"
-                : "(" + cType(operand.type.getElementType()) + " *)input" +
+                : "(" + operand.cType() + " *)input" +
                       std::to_string(index);
     os << ",\n      " << arguments(pointer, operand.type);
   }
@@ -573,7 +586,7 @@ llvm::json::Object describeOperand(const Operand &operand) {
     shape.push_back(dim);
   llvm::json::Object object{
       {"shape", std::move(shape)},
-      {"type", cType(operand.type.getElementType())},
+      {"type", operand.cType()},
       {"bytes",
        operand.type.getNumElements() *
            static_cast<int64_t>(operand.type.getElementTypeBitWidth() / 8)}};

@@ -35,6 +35,7 @@ F32_MAX = float(np.finfo(np.float32).max)
 ELEMENT_TYPES = {0: "f32", 9: "i8", 7: "i16", 2: "i32", 6: "i1"}
 # INT8, INT16, UINT8: the types of quantized activations (dequantized by --float).
 QUANTIZED_TYPES = (9, 7, 3)
+UINT8 = 3
 
 
 class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, TableOps,
@@ -73,6 +74,18 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
             for i in o.inputs:
                 if i >= 0:
                     self.consumers.setdefault(i, []).append(o)
+        # uint8 tensors at the model's edges: inputs only QUANTIZE reads,
+        # outputs QUANTIZE writes (TFLite Micro's uint8 <-> int8 QUANTIZE).
+        producers = {t: o for o in self.sg.operators for t in o.outputs}
+        self.uint8_edges = set()
+        for i in self.sg.inputs:
+            if self.sg.tensors[i].type == UINT8 and self.consumers.get(i) and all(
+                    o.name == "QUANTIZE" for o in self.consumers[i]):
+                self.uint8_edges.add(i)
+        for i in self.sg.outputs:
+            if self.sg.tensors[i].type == UINT8 and i in producers and \
+                    producers[i].name == "QUANTIZE" and i not in self.consumers:
+                self.uint8_edges.add(i)
 
     # ----------------------------------------------------------------- helpers
     def error(self, msg: str) -> TFLiteError:
@@ -96,8 +109,9 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
         if self.float_mode or t.quant is None or t.quant.scale.size != 1:
             return ""
         scale, zero_point = float(t.quant.scale[0]), int(t.quant.zero_point[0])
+        unsigned = ", unsigned = true" if t.type == UINT8 else ""
         return (f" {{serenity.quantization = {{scale = {scale!r} : f64, "
-                f"zero_point = {zero_point} : i64}}}}")
+                f"zero_point = {zero_point} : i64{unsigned}}}}}")
 
     def per_tensor(self, t: Tensor):
         s, z = self.qparams(t)
@@ -183,6 +197,12 @@ class Importer(ArmNNEmulation, TFLiteIntegerOps, ShapeOps, ElementwiseOps, Table
                              "quantization parameters; --float cannot dequantize it")
         if t.type in ELEMENT_TYPES:
             return ELEMENT_TYPES[t.type]
+        if t.type == UINT8:
+            if t.index in self.uint8_edges:
+                return "i8"  # its bits; QUANTIZE flips the sign bit (import_quantize)
+            raise self.error(f"tensor {t.index} '{t.name}' has type UINT8: only a model input "
+                             "read by QUANTIZE (uint8 -> int8) and a model output written by "
+                             "QUANTIZE (int8 -> uint8) may be uint8, as TFLite Micro runs them")
         raise self.error(f"tensor {t.index} '{t.name}' has unsupported type {t.type_name}")
 
     def dequantized(self, t: Tensor) -> np.ndarray:

@@ -43,6 +43,8 @@ from .quant import INT32_MAX, INT32_MIN
 from .reference import get_reciprocal
 from .schema import Operator, options
 
+UINT8 = 3  # TFLite TensorType
+
 # fused_activation_function values of the TFLite schema.
 _ACT_NONE, _ACT_RELU, _ACT_RELU_N1_TO_1, _ACT_RELU6 = 0, 1, 2, 3
 _ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT",
@@ -444,8 +446,23 @@ class ElementwiseOps:
             raise self.error(f"QUANTIZE {x.elem} -> {oelem} is not supported by TFLite Micro")
         si, zi = self.per_tensor(tx)
         so, zo = self.per_tensor(out)
-        return self._requant(x, float(np.float32(si)) / float(np.float32(so)), zi, zo, oelem,
-                             comment=comment)
+        # uint8 <-> int8 (the model's edges): a uint8 u with zero point z is
+        # the int8 u - 128 (its bits with the sign bit flipped) with zero point
+        # z - 128, and Requantize's clamp to [0, 255] is the int8 one shifted.
+        uin, uout = tx.type == UINT8, out.type == UINT8
+        if uin and uout:
+            raise self.error("QUANTIZE uint8 -> uint8 is not supported by TFLite Micro")
+        if uin:
+            x, zi = self._flip_sign_bit(x), zi - 128
+        y = self._requant(x, float(np.float32(si)) / float(np.float32(so)), zi,
+                          zo - 128 if uout else zo, oelem, comment=comment)
+        return self._flip_sign_bit(y) if uout else y
+
+    def _flip_sign_bit(self, x: Value) -> Value:
+        """int8 bits with the sign bit flipped: a uint8 value u read as int8,
+        or back (u - 128 <-> u)."""
+        return self.ew("bitwise_xor", [x, self._scalar(-128, len(x.shape), "i8")], "i8",
+                       comment="uint8 <-> int8: u - 128")
 
     def import_dequantize(self, op: Operator):
         """DEQUANTIZE int8/int16 -> float32 as TFLM's reference Dequantize:

@@ -193,3 +193,30 @@ def audio_mean_argmax():
                   options={0: ("i8", 2)}, extra=(dim,))
     g.m.inputs, g.m.outputs = [x], [logits, out]
     return g.m
+
+
+@model("composite", "uint8_io_same_scale")
+def uint8_io_same_scale():
+    """uint8 input and output around an int8 body, as TFLite converters emit them:
+    QUANTIZE uint8 -> int8 and int8 -> uint8 at one scale, zero points 128 apart
+    (TFLite Micro's Requantize takes its XOR 0x80 fast path)."""
+    g = Graph(70)
+    x = g.t([1, 4, 4, 3], "uint8", q=(0.05, 128))
+    q = g.unary("QUANTIZE", x, (0.05, 0), dtype="int8")
+    a = g.conv(q, 4, 1, 1, 0, 0, (0.06, -3))
+    out = g.unary("QUANTIZE", a, (0.06, 125), dtype="uint8")
+    g.m.inputs, g.m.outputs = [x], [out]
+    return g.m
+
+
+@model("composite", "uint8_io_rescaled")
+def uint8_io_rescaled():
+    """uint8 edges that change scale and zero point (Requantize's multiplier, and
+    its clamp to [0, 255] on the way out), a conv with RELU6 between them."""
+    g = Graph(71)
+    x = g.t([1, 5, 3, 4], "uint8", q=(0.02, 100))
+    q = g.unary("QUANTIZE", x, (0.05, -7), dtype="int8")
+    a = g.conv(q, 6, 3, 1, 0, 3, (0.03, -128))
+    out = g.unary("QUANTIZE", a, (0.011, 7), dtype="uint8")
+    g.m.inputs, g.m.outputs = [x], [out]
+    return g.m
