@@ -157,11 +157,7 @@ LAYOUT_CASES = {
 
 
 def _inputs(model, seed):
-    sg = model.subgraphs[0]
-    if sg.tensors[sg.inputs[0]].type == 0:
-        rng = np.random.default_rng(seed)
-        return [rng.uniform(-1, 1, size=sg.tensors[i].shape).astype(np.float32) for i in sg.inputs]
-    return check.seeded_inputs(model, seed)
+    return check.seeded_or_float_inputs(model, seed)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -63,6 +63,16 @@ def seeded_inputs(model: Model, seed: int) -> List[np.ndarray]:
     return out
 
 
+def seeded_or_float_inputs(model: Model, seed: int) -> List[np.ndarray]:
+    """``seeded_inputs`` for an int8 model; uniform [-1, 1) float32 inputs when
+    its first input is float32."""
+    sg = model.subgraphs[0]
+    if sg.tensors[sg.inputs[0]].type == 0:
+        rng = np.random.default_rng(seed)
+        return [rng.uniform(-1, 1, size=sg.tensors[i].shape).astype(np.float32) for i in sg.inputs]
+    return seeded_inputs(model, seed)
+
+
 def dequantize(model: Model, tensor_index: int, q: np.ndarray) -> np.ndarray:
     t = model.subgraphs[0].tensors[tensor_index]
     s, z = float(t.quant.scale[0]), int(t.quant.zero_point[0])
