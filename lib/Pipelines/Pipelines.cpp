@@ -263,7 +263,11 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   model.concat = concatMode;
   model.accumulateInPlace = options.accumulateInPlace;
   model.fuseRequantization = options.fuseRequantization;
-  model.inPlaceConvs = options.fuseRequantization && options.inPlaceConvs;
+  // The in-place lowering matches the loop nests of one-pixel tiles over
+  // channel blocks (tile-cols=1, tile-channels >= 1): with other tiles it is
+  // off on both sides.
+  model.inPlaceConvs = options.fuseRequantization && options.inPlaceConvs &&
+                       options.tileCols == 1 && options.tileChannels != 0;
 
   // Our own input checks first (located diagnostics, nothing unsupported
   // reaches upstream conversions), and one buffer per result.

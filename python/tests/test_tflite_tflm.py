@@ -172,12 +172,18 @@ def test_activation_ram_is_the_graph_max_live(name, serenity_opt):
     alloc = report.allocation_report(tool, text, "io=arena tile=none")
     ram = alloc["arena_bytes"] + alloc["io_bytes"]
     assert alloc["io_bytes"] == 0
-    assert ram == report.tflite_graph_peak(m)
+    # The tensor graph's max-live; below it where depthwise and 1x1 convs are
+    # computed over their inputs (kws: one activation and two held rows).
+    if name == "kws_ref_model":
+        assert ram == 8000 + 2 * 5 * 64 < report.tflite_graph_peak(m)
+    else:
+        assert ram == report.tflite_graph_peak(m)
     _, activations, _ = report.tflm_arenas(TFLM_DIR)[name]
     assert ram <= activations
     # No padded copies; the accumulators of convs with their requantization
     # are registers (an average pool's window sums may stay, off the peak).
-    assert all(b["kind"] in ("tensor", "accumulator") for b in alloc["buffers"])
+    assert all(b["kind"] in ("tensor", "accumulator", "in-place-scratch")
+               for b in alloc["buffers"])
     assert all(r["size"] <= 8 for r in alloc["register_buffers"])
     if name in ("pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8"):
         assert tiled_ram < ram
@@ -198,5 +204,6 @@ def test_report_buffers_names_origins(serenity_opt):
     assert "arena 16256 B" in out
     out = subprocess.run([sys.executable, "-m", "serenity", "report-tflite", path, "--buffers"],
                          capture_output=True, text=True, env=env, check=True).stdout
-    assert "arena 16000 B" in out and "kept in registers" in out
+    assert "arena 8640 B" in out and "kept in registers" in out
+    assert "| in-place-scratch |" in out
     assert "| input |" in out and "| output |" in out

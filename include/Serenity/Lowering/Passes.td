@@ -255,8 +255,8 @@ def SerenityInPlaceConvsPass
     The memory model counts the same groups
     (`findInPlaceConv`, Analysis/MemoryModel.h, option `in-place-convs`),
     with the ring or the pixel as the step's workspace. Nests that do not
-    match stay as they are (with non-default `tile-cols`/`tile-rows` the
-    nests differ and the model then counts bytes the lowering keeps).
+    match stay as they are (serenity-pipeline turns the option off on both
+    sides unless tile-cols=1 and tile-channels >= 1, the nests matched here).
   }];
   let options = [
     Option<"io", "io", "::mlir::serenity::IOPlacement",

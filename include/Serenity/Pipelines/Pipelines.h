@@ -265,7 +265,8 @@ struct SerenityPipelineOptions
                      "result has its input's type and whose input has no "
                      "other reader writes its result over its input, from "
                      "a scratch copy of one channel block or pixel "
-                     "(serenity-in-place-convs; the graph passes count it)"),
+                     "(serenity-in-place-convs; the graph passes count it; "
+                     "only with tile-cols=1 and tile-channels >= 1)"),
       llvm::cl::init(true)};
   Option<bool> fusePadding{
       *this, "fuse-padding",
