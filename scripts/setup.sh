@@ -15,6 +15,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
   cmake ninja-build ccache libgtest-dev
   libglpk-dev # primitive selection ILP (serenity-select-primitives)
+  libflatbuffers-dev # the TFLite importer reads .tflite flatbuffers (lib/Target/TFLite)
   # python/ (pure Python, driven by subprocess) and its tests
   python3 python3-numpy python3-matplotlib python3-networkx python3-pytest
   python3-flatbuffers

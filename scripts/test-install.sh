@@ -30,3 +30,7 @@ grep "Using SerenityConfig.cmake in" "$work/configure.log"
 cmake --build "$work/embed" > "$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
 "$work/embed/embed" "$root/examples/residual_block.mlir" "io=arena" -o "$work/out.mlir"
 grep -c "llvm.func @" "$work/out.mlir" | sed 's/^/llvm.func definitions and declarations: /'
+# The importer library from the installed tree: a .tflite model (a copy,
+# away from the checkout) through serenity::tflite::importTFLite.
+cp "$root/test/tflite-ops/models/conv_per_channel_stride2_same_relu6.tflite" "$work/conv.tflite"
+"$work/embed/embed" "$work/conv.tflite" "io=arena" -o "$work/conv.mlir"

@@ -50,7 +50,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "A
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.serenity_tools_dir, config.llvm_tools_dir]
-tools = ["serenity-opt", "serenity-alloc", "serenity-lsp-server", "serenity-compile", "mlir-opt", "mlir-runner", "mlir-translate"]
+tools = ["serenity-opt", "serenity-alloc", "serenity-lsp-server", "serenity-compile", "serenity-translate", "mlir-opt", "mlir-runner", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.serenity_tools_dir, append_path=True)

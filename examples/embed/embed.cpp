@@ -9,6 +9,7 @@
 
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
 #include "Serenity/Pipelines/Pipelines.h"
+#include "Serenity/Target/TFLite/ImportTFLite.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -19,6 +20,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -35,7 +37,7 @@ int main(int argc, char **argv) {
       options = arg;
   }
   if (input.empty()) {
-    llvm::errs() << "usage: embed NET.mlir [\"pipeline options\"] [-o OUT]\n";
+    llvm::errs() << "usage: embed NET.mlir|NET.tflite [\"pipeline options\"] [-o OUT]\n";
     return 2;
   }
   // The pipeline is built from the passes' typed constructors and options
@@ -46,8 +48,22 @@ int main(int argc, char **argv) {
   mlir::serenity::registerSerenityDialect(registry);
   mlir::MLIRContext context(registry);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(input, &context);
+  // A .tflite model goes through the importer library; MLIR is parsed.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (llvm::StringRef(input).ends_with(".tflite")) {
+    auto file = llvm::MemoryBuffer::getFile(input, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!file) {
+      llvm::errs() << "embed: cannot read " << input << "\n";
+      return 1;
+    }
+    llvm::ArrayRef<uint8_t> bytes(
+        reinterpret_cast<const uint8_t *>((*file)->getBufferStart()),
+        (*file)->getBufferSize());
+    module = mlir::serenity::tflite::importTFLite(bytes, input, &context);
+  } else {
+    module = mlir::parseSourceFile<mlir::ModuleOp>(input, &context);
+  }
   if (!module)
     return 1;
   auto pipelineOptions =

@@ -291,7 +291,12 @@ llvm::json::Object describeOrigin(const BufferOrigin &origin, Location loc) {
   if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
     os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
        << fileLoc.getColumn();
-  else
+  else if (auto nameLoc = dyn_cast<NameLoc>(loc)) {
+    // The TFLite importer's: "model.tflite: operator 3 CONV_2D 'name'".
+    if (auto child = dyn_cast<FileLineColLoc>(nameLoc.getChildLoc()))
+      os << child.getFilename().getValue() << ": ";
+    os << nameLoc.getName().getValue();
+  } else
     loc.print(os);
   return llvm::json::Object{
       {"kind", origin.kind},

@@ -164,7 +164,7 @@ static void addLLVMLowering(OpPassManager &pm, bool cortexM,
 }
 
 int64_t mlir::serenity::defaultArenaAlignment(PipelineTarget target) {
-  return isCortexM(target) ? 4 : 64;
+  return ::serenity::primaryTarget(target).arenaAlignment;
 }
 
 int64_t
@@ -192,7 +192,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
         "serenity-pipeline: invalid primitives='" + options.primitives +
         "' (expected one of: " + llvm::join(primitivesAllowed, ", ") + ")");
   const bool cortexM = isCortexM(options.target);
-  const bool helium = options.target == PipelineTarget::CortexMHelium;
+  const ::serenity::TargetDescription &core =
+      ::serenity::primaryTarget(options.target);
+  const bool helium = core.mve;
   // Tiles are written into their slice of the region's output: without an
   // in-place concat the output would be a copy of all tiles.
   ConcatMode concatMode = options.concat;
@@ -426,10 +428,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // never allocated (a module pass: it adds the widened filters' globals).
   // Without dot kernels by default, only the convolutions tagged dot.
   SerenityInt8ConvKernelsPassOptions kernels;
-  kernels.target = options.target == PipelineTarget::CortexMHelium
-                       ? KernelTarget::Helium
-                   : cortexM ? KernelTarget::CortexM
-                             : KernelTarget::Generic;
+  kernels.target = core.mve   ? KernelTarget::Helium
+                   : core.dsp ? KernelTarget::CortexM
+                              : KernelTarget::Generic;
   kernels.widenBudget = options.widenBudget;
   kernels.widenFilters.assign(options.widenFilters.begin(),
                               options.widenFilters.end());
@@ -496,11 +497,11 @@ LogicalResult mlir::serenity::resolvePipelineBudgets(
       options.flashBudget == 0 || options.flashBudget < -1)
     return errorHandler("serenity-pipeline: ram-budget and flash-budget must "
                         "be positive numbers of bytes (or -1: none)");
-  // The frontier measures the Cortex-M4 (DSP) and the Cortex-M55 (Helium).
-  StringRef board = options.target == PipelineTarget::CortexM ? "cortex-m4"
-                    : options.target == PipelineTarget::CortexMHelium
-                        ? "cortex-m55"
-                        : "";
+  // The frontier measures a family's primary target on its QEMU board (the
+  // Cortex-M4 for DSP, the Cortex-M55 for Helium).
+  const ::serenity::TargetDescription &measured =
+      ::serenity::primaryTarget(options.target);
+  StringRef board = measured.hasBoard() ? measured.name : StringRef();
   if (board.empty())
     return errorHandler("serenity-pipeline: ram-budget/flash-budget need "
                         "target=cortex-m or target=cortex-m-helium (the "

@@ -3,7 +3,10 @@
 The host runs the program directly; a Cortex-M target runs on its QEMU board
 (:data:`BOARDS`: the Cortex-M4 on ``mps2-an386``, the Cortex-M55 with Helium
 on ``mps3-an547``) with ``-icount shift=0`` (one instruction per nanosecond
-of virtual time). Each board's harness reads a free-running timer around the
+of virtual time). The targets and their boards (QEMU machine, C flags) are
+the C++ target table (include/Serenity/Target/TargetDescription.h), read once
+from ``serenity-compile --print-targets``; only what is C source or a file
+name here (each machine's timer, its linker script) is Python's. Each board's harness reads a free-running timer around the
 call and calibrates it in the same run on a loop of known length
 (:data:`CALIBRATION_INSTRUCTIONS`), so instructions = ticks x calibration
 instructions / calibration ticks. Shared by ``examples/deploy/measure.py``,
@@ -11,6 +14,8 @@ instructions / calibration ticks. Shared by ``examples/deploy/measure.py``,
 """
 
 import collections
+import functools
+import json
 import os
 import re
 import shutil
@@ -20,8 +25,9 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
 
-# The C side of every board's timer: board_timer_start() starts a counter
-# that counts up, board_timer_now() reads it.
+# The C side of every board's timer, by QEMU machine (_TIMERS):
+# board_timer_start() starts a counter that counts up, board_timer_now()
+# reads it.
 _CMSDK_TIMER = r"""
 /* CMSDK APB timer 0 of the mps2-an386 board (25 MHz), counting down. */
 #define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
@@ -71,27 +77,65 @@ static uint64_t board_calibrate(void) {
 }
 """.replace("CALIBRATION_INSTRUCTIONS", str(CALIBRATION_INSTRUCTIONS))
 
+_TIMERS = {"mps2-an386": _CMSDK_TIMER, "mps3-an547": _SSE300_COUNTER}
+
 Board = collections.namedtuple("Board", "target machine cflags linker_script timer")
 
-BOARDS = {
-    "cortex-m4": Board("cortex-m4", "mps2-an386",
-                       ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-O2"],
-                       "mps2-an386.ld", _CMSDK_TIMER),
-    # Code in the SRAM (2 MB), the vector table in ITCM, data and stack in
-    # DTCM, all at their Secure addresses (the core starts Secure).
-    "cortex-m55": Board("cortex-m55", "mps3-an547",
-                        ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-O2"],
-                        "mps3-an547.ld", _SSE300_COUNTER),
-}
-TARGETS = ("host",) + tuple(BOARDS)
-UNITS = dict({"host": "ns"}, **{target: "instructions" for target in BOARDS})
+
+@functools.lru_cache(maxsize=None)
+def targets():
+    """The target table, as ``serenity-compile --print-targets`` prints it
+    (docs/Deploy.md): a list of {"name", "triple", "cpu", "features",
+    "float_abi", "capabilities", "pipeline_target", "arena_alignment",
+    "cflags", "qemu_machine" (None without a board)}, host first. One call
+    of the tool per process."""
+    compiler = find_compiler()
+    try:
+        printed = check_output([compiler, "--print-targets"])
+    except OSError as e:
+        raise CommandError("%s --print-targets (the target table) failed: %s; build it or set "
+                           "SERENITY_BUILD_DIR" % (compiler, e))
+    return json.loads(printed)["targets"]
+
+
+@functools.lru_cache(maxsize=None)
+def boards():
+    """:data:`BOARDS`: {target name: Board} for every target with a QEMU
+    board, in the table's order. A board's linker script is
+    scripts/cortex-m/MACHINE.ld (mps3-an547.ld: code in the SRAM (2 MB), the
+    vector table in ITCM, data and stack in DTCM, all at their Secure
+    addresses, as the core starts Secure); its C flags are the table's, -O2."""
+    result = {}
+    for target in targets():
+        machine = target["qemu_machine"]
+        if not machine:
+            continue
+        if machine not in _TIMERS:
+            raise KeyError("no timer for QEMU machine %s (target %s): add it to deploy._TIMERS"
+                           % (machine, target["name"]))
+        result[target["name"]] = Board(target["name"], machine, target["cflags"] + ["-O2"],
+                                       machine + ".ld", _TIMERS[machine])
+    return result
+
+
+def __getattr__(name):
+    """BOARDS, TARGETS (host and the targets with a board: what runs and is
+    timed) and UNITS (of a target's times), built from the target table on
+    first use."""
+    if name == "BOARDS":
+        return boards()
+    if name == "TARGETS":
+        return ("host",) + tuple(boards())
+    if name == "UNITS":
+        return dict({"host": "ns"}, **{target: "instructions" for target in boards()})
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 def board_timer(target):
     """C source for `target`'s board: board_timer_start(), board_timer_now()
     (ticks, counting up) and board_calibrate() (ticks of
     CALIBRATION_INSTRUCTIONS instructions); needs <stdint.h>."""
-    return BOARDS[target].timer + _CALIBRATION
+    return boards()[target].timer + _CALIBRATION
 
 
 def instructions(ticks, calibration_ticks):
@@ -134,7 +178,7 @@ def host_cc():
 def arm_link_command(include_dir, sources, elf, target="cortex-m4"):
     """arm-none-eabi-gcc linking `sources` (C files, objects) for `target`'s
     QEMU board (scripts/cortex-m: its linker script, the shared start-up)."""
-    board = BOARDS[target]
+    board = boards()[target]
     return ["arm-none-eabi-gcc", *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-T",
             os.path.join(CORTEX_M, board.linker_script), os.path.join(CORTEX_M, "startup.c"), *sources,
             "-o", elf]
@@ -143,7 +187,7 @@ def arm_link_command(include_dir, sources, elf, target="cortex-m4"):
 def qemu_command(elf, icount=True, target="cortex-m4"):
     """QEMU running `elf` on `target`'s board; with `icount`, one instruction
     per nanosecond of virtual time (deterministic counts, slower)."""
-    return ["qemu-system-arm", "-M", BOARDS[target].machine, *(["-icount", "shift=0"] if icount else []),
+    return ["qemu-system-arm", "-M", boards()[target].machine, *(["-icount", "shift=0"] if icount else []),
             "-nographic", "-semihosting-config", "enable=on,target=native", "-kernel", elf]
 
 
@@ -156,8 +200,6 @@ def compile_network(source, out, target, pipeline="", name="net", function="main
     """serenity-compile `source` into directory `out`; its JSON report. `io`:
     ``"arena"`` or ``"caller"``; None leaves serenity-compile's default
     (``arena``, the least RAM)."""
-    import json
-
     cmd = [compiler or find_compiler(), source, "--target", target, "--name", name, "-o", out]
     if io:
         cmd += ["--io", io]
@@ -336,10 +378,8 @@ def profile_layers(source, out, target, pipeline="", name="net", io="arena", com
     subtracted. Returns {"kernels": serenity-profile-marks' entries (op,
     location, sources, widened filters) each with "instructions", "report":
     serenity-compile's report, "stack", "outputs"}."""
-    import json
-
-    if target not in BOARDS:
-        raise ValueError("per-layer profiles need a Cortex-M board (%s)" % ", ".join(sorted(BOARDS)))
+    if target not in boards():
+        raise ValueError("per-layer profiles need a Cortex-M board (%s)" % ", ".join(sorted(boards())))
     labels = os.path.join(out, name + ".marks.json")
     options = ("%s profile-marks=%s" % (pipeline, labels)).strip()
     report = compile_network(source, out, target, options, name, io=io, compiler=compiler)

@@ -45,30 +45,44 @@ def repo_root():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def find_serenity_opt(explicit=None):
-    """Returns the path of serenity-opt.
+def find_tool(name, explicit=None, env_var=None, option=None):
+    """Returns the path of the Serenity tool ``name`` (serenity-opt, serenity-translate, ...).
 
-    Order: ``explicit`` (the --serenity-opt option), ``$SERENITY_OPT``,
-    ``$SERENITY_BUILD_DIR/bin/serenity-opt``, ``<repo>/build/bin/serenity-opt``.
-    A path given explicitly or by ``$SERENITY_OPT`` must exist: it is never
-    silently replaced by another binary.
+    Order: ``explicit`` (the command-line option ``option``), ``$env_var``,
+    ``$SERENITY_BUILD_DIR/bin/NAME``, ``<repo>/build/bin/NAME``. A path given explicitly or
+    by ``$env_var`` must exist: it is never silently replaced by another binary.
     """
-    for origin, path in (("--serenity-opt", explicit), ("SERENITY_OPT", os.environ.get("SERENITY_OPT"))):
+    for origin, path in ((option, explicit), (env_var, os.environ.get(env_var) if env_var else None)):
         if path:
             if os.path.isfile(path) and os.access(path, os.X_OK):
                 return path
-            raise ToolNotFoundError("%s=%s: no executable serenity-opt there" % (origin, path))
+            raise ToolNotFoundError("%s=%s: no executable %s there" % (origin, path, name))
     tried = []
     build = os.environ.get("SERENITY_BUILD_DIR")
     if build:
-        tried.append(os.path.join(build, "bin", TOOL_NAME))
-    tried.append(os.path.join(repo_root(), "build", "bin", TOOL_NAME))
+        tried.append(os.path.join(build, "bin", name))
+    tried.append(os.path.join(repo_root(), "build", "bin", name))
     for path in tried:
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
+    how = "set %s" % " / ".join(v for v in (env_var, "SERENITY_BUILD_DIR") if v)
+    if option:
+        how = "pass %s PATH or %s" % (option, how)
     raise ToolNotFoundError(
-        "serenity-opt not found (tried %s); build it with scripts/setup.sh, or pass --serenity-opt PATH "
-        "or set SERENITY_OPT / SERENITY_BUILD_DIR" % ", ".join(tried))
+        "%s not found (tried %s); build it with scripts/setup.sh, or %s" % (name, ", ".join(tried), how))
+
+
+def find_serenity_opt(explicit=None):
+    """Returns the path of serenity-opt (see :func:`find_tool`): ``explicit`` (the
+    --serenity-opt option), ``$SERENITY_OPT``, ``$SERENITY_BUILD_DIR/bin/serenity-opt``,
+    ``<repo>/build/bin/serenity-opt``."""
+    return find_tool(TOOL_NAME, explicit, "SERENITY_OPT", "--serenity-opt")
+
+
+def find_serenity_translate():
+    """Returns the path of serenity-translate (the TFLite importer; see :func:`find_tool`):
+    ``$SERENITY_TRANSLATE``, ``$SERENITY_BUILD_DIR/bin``, ``<repo>/build/bin``."""
+    return find_tool("serenity-translate", env_var="SERENITY_TRANSLATE")
 
 
 class FunctionMemory:

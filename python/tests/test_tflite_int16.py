@@ -1,6 +1,7 @@
 """int16 activations (16x8): the pieces of the import that the committed test models
-(test_tflite_ops.py, group int16) do not pin down alone. The int16 SOFTMAX tables through
-``tosa.table`` on every int16 input, the parameters of the int16 LOGISTIC/TANH/SOFTMAX Prepare
+(test_tflite_ops.py, group int16) do not pin down alone. The int16 SOFTMAX on every input of
+its exp table and LOGISTIC / TANH on every int16 input against the numpy models of
+serenity/tflite/tables.py, the parameters of the int16 LOGISTIC/TANH/SOFTMAX Prepare
 functions, and the variants TFLite Micro refuses (or runs with arithmetic the import does not
 reproduce) refused by name."""
 
@@ -8,11 +9,11 @@ import numpy as np
 import pytest
 
 from serenity.tflite import TFLiteError, check, import_model, load_model
-from serenity.tflite import ops_table as OT
-from serenity.tflite.importer import Importer
-from serenity.tflite.mlir_text import Value
+from serenity.tflite import tables as OT
 from serenity.tflite.testmodels.common import T, single_op
 from serenity.tflite.writer import ModelWriter
+
+EVERY_INT16 = np.arange(-32768, 32768, dtype=np.int64)
 
 
 def test_softmax_luts_known_values():
@@ -23,24 +24,34 @@ def test_softmax_luts_known_values():
     assert exp_lut[0] == 2 and np.all(np.diff(exp_lut) >= 0) and np.all(np.diff(recip_lut) <= 0)
 
 
-def test_lut_through_tosa_table_on_every_input(mlir_opt):
-    """tosa.table (i16, 513 entries) + a rounding shift by 7 is TFLite's LUTLookup for both
-    softmax tables on all 65,536 int16 inputs."""
-    m = ModelWriter()
-    t = m.tensor("x", [1], "int8", scale=1.0, zero_point=0)
-    m.inputs, m.outputs = [t], [t]
-    imp = Importer(load_model(m.finish()))
-    x = Value("%arg0", [1, 65536], "i16")
-    luts = OT.softmax_int16_luts()
-    outs = [imp.lut_int16(x, lut, "lut") for lut in luts]
-    types = ", ".join(o.type for o in outs)
-    text = "\n".join(["module {", f"  func.func @main(%arg0: tensor<1x65536xi16>) -> ({types}) {{"]
-                     + ["    " + line for line in imp.b.lines]
-                     + [f"    return {', '.join(o.name for o in outs)} : {types}", "  }", "}", ""])
-    xs = np.arange(-32768, 32768, dtype=np.int64)
-    got = check.run_mlir(text, [[xs.reshape(1, -1).astype(np.int16)]], False)[0]
-    for lut, g in zip(luts, got):
-        assert np.array_equal(g.reshape(-1).astype(np.int64), OT.lut_lookup_int16(xs, lut))
+def test_softmax_on_every_exp_table_input(mlir_opt):
+    """The imported int16 SOFTMAX equals the numpy SoftmaxInt16 on 65,536 rows [x, 32767]
+    (input scale 10 / 65535, beta 1: the exp table is read at every int16 input, the
+    1 / (1 + x) table at the sums these rows make)."""
+    scale = 10.0 / 65535
+    m = single_op("SOFTMAX", [T([65536, 2], "int16", scale=scale, zp=0)],
+                  [T([65536, 2], "int16", scale=1.0 / 32768, zp=0)], "SoftmaxOptions",
+                  {0: ("f32", 1.0)})
+    x = np.stack([EVERY_INT16, np.full(65536, 32767)], axis=1)
+    got = check.run_mlir(import_model(load_model(m.finish())), [[x.astype(np.int16)]], False)[0]
+    assert np.array_equal(got[0].reshape(x.shape).astype(np.int64), OT.softmax_int16(x, scale, 1.0))
+
+
+@pytest.mark.parametrize("op,scale", [("LOGISTIC", 2.0 ** -12), ("LOGISTIC", 2.0 ** -10),
+                                      ("LOGISTIC", 0.000371), ("TANH", 2.0 ** -12),
+                                      ("TANH", 2.0 ** -11), ("TANH", 0.000213)])
+def test_logistic_and_tanh_on_every_input(mlir_opt, op, scale):
+    """The imported int16 LOGISTIC / TANH (the integer TOSA the LSTM's gates use too) equal
+    the numpy models of reference_integer_ops::Logistic / Tanh on all 65,536 int16 inputs,
+    with the input multiplier of their Prepare: the power-of-two cases and general scales."""
+    m = single_op(op, [T([1, 65536], "int16", scale=scale, zp=0)],
+                  [T([1, 65536], "int16", scale=2.0 ** -15, zp=0)])
+    got = check.run_mlir(import_model(load_model(m.finish())),
+                         [[EVERY_INT16.reshape(1, -1).astype(np.int16)]], False)[0]
+    multiplier, shift = OT.sigmoid_tanh_int16_params(scale, 2.0 ** -15, op == "TANH")
+    want = (OT.tflm_tanh_int16 if op == "TANH" else OT.tflm_sigmoid_int16)(EVERY_INT16,
+                                                                           multiplier, shift)
+    assert np.array_equal(got[0].reshape(-1).astype(np.int64), want)
 
 
 def test_prepare_parameters():

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from serenity.tflite import sequence
-from serenity.tflite.importer import HANDLERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -17,21 +16,21 @@ REFS = os.path.join(REPO, "test", "tflite-seq")
 SHARED_MODELS = os.path.join(REPO, "..", "shared", "models", "tflite-micro")
 
 # An accumulator (state1 += x, non-splat initial value) and a splat i8 state
-# (state2 -= x), both returned after the update; written like the importer
-# writes state (read back after every write).
+# (state2 -= x), both returned after the update; written as serenity-translate prints
+# state (read back after every write).
 ACCUMULATOR = """module {
-  "tosa.variable"() <{initial_value = dense<[[3, -2, 0, 1]]> : tensor<1x4xi32>, sym_name = "state1", type = i32, var_shape = dense<[1, 4]> : tensor<2xindex>}> : () -> ()
-  "tosa.variable"() <{initial_value = dense<5> : tensor<1x4xi8>, sym_name = "state2", type = i8, var_shape = dense<[1, 4]> : tensor<2xindex>}> : () -> ()
+  tosa.variable @state1 = dense<[[3, -2, 0, 1]]> : tensor<1x4xi32>
+  tosa.variable @state2 = dense<5> : tensor<1x4xi8>
   func.func @main(%arg0: tensor<1x4xi32>) -> (tensor<1x4xi32>, tensor<1x4xi8>) {
-    %0 = "tosa.variable_read"() <{name = "state1"}> : () -> tensor<1x4xi32>
-    %1 = "tosa.add"(%0, %arg0) : (tensor<1x4xi32>, tensor<1x4xi32>) -> tensor<1x4xi32>
-    "tosa.variable_write"(%1) <{name = "state1"}> : (tensor<1x4xi32>) -> ()
-    %2 = "tosa.variable_read"() <{name = "state1"}> : () -> tensor<1x4xi32>
-    %3 = "tosa.variable_read"() <{name = "state2"}> : () -> tensor<1x4xi8>
-    %4 = "tosa.cast"(%arg0) : (tensor<1x4xi32>) -> tensor<1x4xi8>
-    %5 = "tosa.sub"(%3, %4) : (tensor<1x4xi8>, tensor<1x4xi8>) -> tensor<1x4xi8>
-    "tosa.variable_write"(%5) <{name = "state2"}> : (tensor<1x4xi8>) -> ()
-    %6 = "tosa.variable_read"() <{name = "state2"}> : () -> tensor<1x4xi8>
+    %0 = tosa.variable_read @state1 : tensor<1x4xi32>
+    %1 = tosa.add %0, %arg0 : (tensor<1x4xi32>, tensor<1x4xi32>) -> tensor<1x4xi32>
+    tosa.variable_write @state1, %1 : tensor<1x4xi32>
+    %2 = tosa.variable_read @state1 : tensor<1x4xi32>
+    %3 = tosa.variable_read @state2 : tensor<1x4xi8>
+    %4 = tosa.cast %arg0 : (tensor<1x4xi32>) -> tensor<1x4xi8>
+    %5 = tosa.sub %3, %4 : (tensor<1x4xi8>, tensor<1x4xi8>) -> tensor<1x4xi8>
+    tosa.variable_write @state2, %5 : tensor<1x4xi8>
+    %6 = tosa.variable_read @state2 : tensor<1x4xi8>
     return %2, %6 : tensor<1x4xi32>, tensor<1x4xi8>
   }
 }
@@ -148,10 +147,6 @@ MODELS = {"keyword_scrambled_8bit": "SVDF", "trained_lstm_int8": "UNIDIRECTIONAL
 def test_model_against_tflm_sequences(mlir_opt, name, capsys):
     """Outputs and every state variable after each of the 15 steps (two sequences, one
     reset each) equal TensorFlow Lite Micro's, through the upstream reference lowering."""
-    op = MODELS[name]
-    if op not in HANDLERS:
-        pytest.skip(f"{'SVDF' if op == 'SVDF' else 'LSTM'} not imported yet ({op} is not in "
-                    "serenity.tflite.importer.HANDLERS)")
     path = os.path.join(SHARED_MODELS, name + ".tflite")
     if not os.path.exists(path):
         pytest.skip(f"../shared/models/tflite-micro/{name}.tflite is absent")

@@ -4,7 +4,7 @@
 // RUN: not %clangxx -fsyntax-only -std=c++17 -DWRONG_TYPE -I %serenity_src/include -I %serenity_obj/include -I %llvm_include %S/Inputs/typed-options.cpp 2>&1 | FileCheck %s --check-prefix=WRONG
 // WRONG: typed-options.cpp:13:{{.*}} error: {{.*}}ScheduleAlgorithm
 // WRONG: typed-options.cpp:14:{{.*}} error: {{.*}}IOPlacement
-// WRONG: error: assigning to 'mlir::serenity::PipelineTarget' from incompatible type
+// WRONG: error: assigning to 'serenity::PipelineTarget' from incompatible type
 // WRONG: typed-options.cpp:15
 // WRONG: 3 errors generated
 //

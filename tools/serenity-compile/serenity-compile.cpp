@@ -7,14 +7,18 @@
 // input and output shapes, types and quantization, the functions the link
 // must provide) and DIR/NAME.json (the schedule, the arena plan, the memory
 // numbers, the external symbols and link flags). A .tflite model goes
-// through the Python importer (python3 -m serenity import-tflite, with
-// --float its float32 graph).
+// through the C++ importer in process (lib/Target/TFLite, with --float its
+// float32 graph).
 //
 // The pipeline runs in two parts: serenity-pipeline with lower-to-llvm=false
 // (arena=argument: the caller owns every byte; io from --io, by default the
 // inputs and outputs in the arena, the least RAM), whose memref-level
 // function gives the header its signature, then the LLVM lowering; LLVM's
 // O2 pipeline and code generator make the object.
+//
+// --print-targets prints the target table (Serenity/Target/
+// TargetDescription.h) as JSON and exits: the --target choices, and what
+// python/serenity/deploy.py builds its QEMU boards from.
 //
 // --timing prints the wall time of each stage (and of each pass in the two
 // MLIR pass pipelines) to stderr when the tool ends, as mlir-opt's
@@ -26,10 +30,14 @@
 #include "Serenity/Dialect/Serenity/IR/SerenityDialect.h"
 #include "Serenity/Pipelines/Frontier.h"
 #include "Serenity/Pipelines/Pipelines.h"
+#include "Serenity/Target/TFLite/ImportTFLite.h"
+#include "Serenity/Target/TargetDescription.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -61,13 +69,11 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <optional>
 #include <string>
 
-extern char **environ;
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -83,10 +89,26 @@ static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Output directory"),
                                       cl::value_desc("DIR"),
                                       cl::cat(compileCategory));
-static cl::opt<std::string>
-    targetName("target", cl::init("host"),
-               cl::desc("host, cortex-m4, cortex-m7 or cortex-m55"),
-               cl::cat(compileCategory));
+/// The --target choices, from the table: "host, cortex-m4, ... or ...".
+static const std::string targetChoices = ::serenity::targetNames();
+static cl::opt<std::string> targetName("target", cl::init("host"),
+                                       cl::desc(targetChoices),
+                                       cl::cat(compileCategory));
+/// Answered while the command line is parsed, as --version is: it needs no
+/// model and no -o.
+static cl::opt<bool> printTargets(
+    "print-targets", cl::cat(compileCategory),
+    cl::desc("Print the targets (triple, CPU, features, capabilities, "
+             "pipeline family, arena alignment, C flags, QEMU machine) as "
+             "JSON and exit"),
+    cl::callback([](const bool &print) {
+      if (!print)
+        return;
+      llvm::outs() << llvm::formatv("{0:2}", ::serenity::targetsToJSON())
+                   << "\n";
+      llvm::outs().flush();
+      std::exit(0);
+    }));
 static cl::opt<std::string>
     name("name", cl::init("net"),
          cl::desc("C name of the network: NAME_run, NAME.o, NAME.h"),
@@ -150,90 +172,53 @@ static cl::opt<std::string> frontierFile(
 
 namespace {
 
-/// Code generation settings of a target.
-struct TargetSpec {
-  std::string triple, cpu, features;
-  bool cortexM = false;
-  mlir::serenity::PipelineTarget pipelineTarget =
-      mlir::serenity::PipelineTarget::Host;
-};
-
-std::optional<TargetSpec> lookupTarget(StringRef target) {
-  if (target == "host")
-    return TargetSpec{llvm::sys::getDefaultTargetTriple(),
-                      llvm::sys::getHostCPUName().str(), "", false};
-  // Hard-float ABI with the FPU each core has (what clang -mcpu=...
-  // -mfloat-abi=hard picks: FPv4-SP, FPv5-D16, FPv5 + MVE).
-  if (target == "cortex-m4")
-    return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m4",
-                      "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon", true,
-                      mlir::serenity::PipelineTarget::CortexM};
-  if (target == "cortex-m7")
-    return TargetSpec{"thumbv7em-unknown-none-eabihf", "cortex-m7",
-                      "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon", true,
-                      mlir::serenity::PipelineTarget::CortexM};
-  if (target == "cortex-m55")
-    return TargetSpec{"thumbv8.1m.main-unknown-none-eabihf", "cortex-m55",
-                      "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,"
-                      "+lob,+ras,-d32,-neon",
-                      true, mlir::serenity::PipelineTarget::CortexMHelium};
-  return std::nullopt;
-}
+/// Code generation settings of a target: its entry in the target table.
+using TargetSpec = ::serenity::TargetDescription;
 
 int fail(const Twine &message) {
   llvm::errs() << "serenity-compile: error: " << message << "\n";
   return 1;
 }
 
-/// The module from a .mlir file, or from a .tflite file through the Python
-/// importer into `workDir`.
+/// The module from a .mlir file, or from a .tflite file through the C++
+/// importer (lib/Target/TFLite), in process; the imported module is also
+/// written to `workDir` as NAME.import.mlir for the user to read.
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context, StringRef workDir) {
   std::string path = inputFile;
   if (StringRef(path).ends_with(".tflite")) {
+    auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!file) {
+      fail("cannot read " + path + ": " + file.getError().message());
+      return {};
+    }
+    mlir::serenity::tflite::ImportOptions options;
+    options.floatMode = floatImport;
+    // Locations name the file, not its path: they reach the report
+    // (allocation.register_buffers), which must not depend on where the
+    // model or -o is.
+    llvm::ArrayRef<uint8_t> bytes(
+        reinterpret_cast<const uint8_t *>((*file)->getBufferStart()),
+        (*file)->getBufferSize());
+    // Diagnostics as `FILE:0:0: error: ...`, like the parser's.
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    OwningOpRef<ModuleOp> module = mlir::serenity::tflite::importTFLite(
+        bytes, llvm::sys::path::filename(path), &context, options);
+    if (!module) {
+      fail("importing " + path + " failed");
+      return {};
+    }
     SmallString<256> imported(workDir);
     llvm::sys::path::append(imported, name + ".import.mlir");
-    // Debian's interpreter has the packages the importer needs (numpy);
-    // $SERENITY_PYTHON overrides.
-    llvm::ErrorOr<std::string> python = std::string("/usr/bin/python3");
-    if (const char *custom = std::getenv("SERENITY_PYTHON"))
-      python = std::string(custom);
-    else if (!llvm::sys::fs::can_execute(*python))
-      python = llvm::sys::findProgramByName("python3");
-    if (!python) {
-      fail("python3 not found (needed to import " + path + ")");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(imported, ec);
+    if (ec) {
+      fail("cannot write " + imported + ": " + ec.message());
       return {};
     }
-    std::string pythonPath = "PYTHONPATH=";
-    if (const char *custom = std::getenv("SERENITY_PYTHONPATH"))
-      pythonPath += custom;
-    else
-      pythonPath += SERENITY_PYTHON_DIR;
-    SmallVector<std::string> environment{pythonPath};
-    for (char **entry = environ; *entry; ++entry)
-      if (!StringRef(*entry).starts_with("PYTHONPATH="))
-        environment.push_back(*entry);
-    SmallVector<StringRef> env(environment.begin(), environment.end());
-    SmallVector<StringRef> args{*python, "-m", "serenity", "import-tflite",
-                                path,    "-o", imported};
-    if (floatImport)
-      args.push_back("--float");
-    std::string error;
-    int code = llvm::sys::ExecuteAndWait(*python, args, env, {}, 0, 0, &error);
-    if (code != 0) {
-      fail("importing " + path + " failed" +
-           (error.empty() ? "" : ": " + error));
-      return {};
-    }
-    // Parsed under its name in the output directory, not its path: the
-    // locations reach the report (allocation.register_buffers), which must
-    // not depend on where -o points.
-    auto text = llvm::MemoryBuffer::getFile(imported);
-    if (!text) {
-      fail("cannot read " + imported + ": " + text.getError().message());
-      return {};
-    }
-    return parseSourceString<ModuleOp>((*text)->getBuffer(), &context,
-                                       llvm::sys::path::filename(imported));
+    module->print(os);
+    return module;
   }
   return parseSourceFile<ModuleOp>(path, &context);
 }
@@ -645,10 +630,12 @@ LogicalResult emitObject(llvm::Module &module, const TargetSpec &spec,
   if (!target)
     return fail("no LLVM target for " + spec.triple + ": " + error), failure();
   llvm::TargetOptions options;
-  if (spec.cortexM)
+  if (spec.floatABI == ::serenity::FloatABI::Hard)
     options.FloatABIType = llvm::FloatABI::Hard;
+  // A Cortex-M program is linked at fixed addresses (no loader).
   std::optional<llvm::Reloc::Model> relocation =
-      spec.cortexM ? llvm::Reloc::Static : llvm::Reloc::PIC_;
+      ::serenity::isCortexM(spec.pipelineTarget) ? llvm::Reloc::Static
+                                                 : llvm::Reloc::PIC_;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, spec.cpu, spec.features, options, relocation, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
@@ -810,7 +797,7 @@ readFrontier(StringRef model, StringRef target, StringRef executable,
 /// filled), the exit status otherwise.
 int build(const TargetSpec &targetSpec, mlir::serenity::IOPlacement ioPlacement,
           BuildFacts &built, TimingScope &timer, StringRef dir) {
-  const std::optional<TargetSpec> spec = targetSpec;
+  const TargetSpec *spec = &targetSpec;
   const std::optional<mlir::serenity::IOPlacement> io = ioPlacement;
   if (std::error_code error = llvm::sys::fs::create_directories(dir))
     return fail("cannot create " + dir + ": " + error.message());
@@ -1045,7 +1032,8 @@ int buildWithinTilingTrade(const TargetSpec &spec,
   BuildFacts tiled;
   if (int status = build(spec, io, tiled, timer, outputDir))
     return status;
-  if (!tiled.tiled || tilingAsked() || targetName == "host") {
+  if (!tiled.tiled || tilingAsked() ||
+      !::serenity::isCortexM(spec.pipelineTarget)) {
     announce(tiled);
     kept = tiled;
     return 0;
@@ -1132,10 +1120,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "serenity-compile: a TOSA (.mlir) or TFLite (.tflite) model to an "
       "object file, a C header and a JSON report\n");
-  std::optional<TargetSpec> spec = lookupTarget(targetName);
+  const TargetSpec *spec = ::serenity::lookupTarget(targetName);
   if (!spec)
-    return fail("unknown --target '" + targetName +
-                "' (expected host, cortex-m4, cortex-m7 or cortex-m55)");
+    return fail("unknown --target '" + targetName + "' (expected " +
+                targetChoices + ")");
   const std::optional<mlir::serenity::IOPlacement> io =
       mlir::serenity::parseEnum<mlir::serenity::IOPlacement>(ioMode);
   if (!io)
@@ -1168,9 +1156,12 @@ int main(int argc, char **argv) {
       (flashBudget.getNumOccurrences() && flashBudget <= 0))
     return fail("--ram-budget and --flash-budget must be positive numbers "
                 "of bytes");
-  if (targetName != "cortex-m4" && targetName != "cortex-m55")
-    return fail("--ram-budget/--flash-budget need --target cortex-m4 or "
-                "cortex-m55 (the configurations are measured on QEMU)");
+  if (!spec->hasBoard())
+    return fail("--ram-budget/--flash-budget need --target " +
+                ::serenity::targetNames([](const TargetSpec &target) {
+                  return target.hasBoard();
+                }) +
+                " (the configurations are measured on QEMU)");
   if (*io != mlir::serenity::IOPlacement::Arena)
     return fail("--ram-budget/--flash-budget count the inputs and outputs "
                 "in the arena: use --io arena");

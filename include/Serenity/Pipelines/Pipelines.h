@@ -10,6 +10,7 @@
 
 #include "Serenity/Graph/PassEnums.h"
 #include "Serenity/Lowering/PassEnums.h"
+#include "Serenity/Target/TargetDescription.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -39,17 +40,10 @@ SERENITY_ENUM_NAMES(PipelineAlloc, {PipelineAlloc::Exact, "exact"},
                     {PipelineAlloc::GreedySize, "greedy-size"},
                     {PipelineAlloc::None, "none"})
 
-/// `target`: the host (64-bit index) or a Cortex-M core (32-bit index):
-/// with the DSP extension (M4, M7, M33) or with Helium (M55, M85).
-enum class PipelineTarget { Host, CortexM, CortexMHelium };
-SERENITY_ENUM_NAMES(PipelineTarget, {PipelineTarget::Host, "host"},
-                    {PipelineTarget::CortexM, "cortex-m"},
-                    {PipelineTarget::CortexMHelium, "cortex-m-helium"})
-
-/// Whether `target` is a Cortex-M core (32-bit index, no vector lowering).
-inline bool isCortexM(PipelineTarget target) {
-  return target != PipelineTarget::Host;
-}
+/// `target`: the family of the target table (Serenity/Target/
+/// TargetDescription.h), whose facts the pipeline reads there.
+using ::serenity::isCortexM;
+using ::serenity::PipelineTarget;
 
 /// `conv-kernels`: how int8 convolutions are lowered.
 enum class ConvKernels { Auto, Loops, Dot };
@@ -73,7 +67,7 @@ SERENITY_ENUM_NAMES(PipelineTile, {PipelineTile::None, "none"},
 
 SERENITY_ENUM_OPTION(mlir::serenity::PipelineSchedule)
 SERENITY_ENUM_OPTION(mlir::serenity::PipelineAlloc)
-SERENITY_ENUM_OPTION(mlir::serenity::PipelineTarget)
+SERENITY_ENUM_OPTION(::serenity::PipelineTarget)
 SERENITY_ENUM_OPTION(mlir::serenity::ConvKernels)
 SERENITY_ENUM_OPTION(mlir::serenity::PipelineRewrite)
 SERENITY_ENUM_OPTION(mlir::serenity::PipelineTile)
@@ -315,10 +309,9 @@ struct SerenityPipelineOptions
 };
 
 /// The arena alignment of `target` (host or cortex-m) when the pipeline's
-/// `alignment` option is 0: what its loads need. Cortex-M cores load at most
-/// a word at a time from the arena (LDR of four int8 for SMLAD, MVE's VLDRW,
-/// LDRD and VLDR.64 need no more than word alignment either): 4. The host
-/// keeps a cache line (64), which the vectorized loops benefit from.
+/// `alignment` option is 0: what its loads need, from the target table
+/// (TargetDescription::arenaAlignment of primaryTarget: 4 on Cortex-M, a
+/// cache line, 64, on the host).
 int64_t defaultArenaAlignment(PipelineTarget target);
 
 /// The arena alignment `options` give: `alignment`, or when 0 the target's.

@@ -18,7 +18,6 @@ import numpy as np
 
 from ..harness import MEMREF_TO_LLVM, memref_driver
 from .importer import import_model
-from .mlir_text import dense_literal, tensor_type
 from .schema import Model, TFLiteError, load_file, with_output
 
 LOWERING = (
@@ -34,6 +33,70 @@ _ARMNN = {}
 
 NUMPY_OF_ELEMENT = {"f32": np.float32, "i8": np.int8, "i16": np.int16, "i32": np.int32,
                     "i64": np.int64, "i1": np.bool_}
+
+
+# ------------------------------------------------- the printed module of the C++ importer
+def tensor_type(shape, elem: str) -> str:
+    if len(shape) == 0:
+        return f"tensor<{elem}>"
+    return "tensor<" + "x".join(str(int(d)) for d in shape) + f"x{elem}>"
+
+
+def float_literal(v: float) -> str:
+    """Exact f32 literal (hex bit pattern form is accepted for floats)."""
+    bits = np.array([v], dtype=np.float32).view(np.uint32)[0]
+    return f"0x{int(bits):08X}"
+
+
+def dense_literal(arr: np.ndarray, elem: str) -> str:
+    """A dense elements literal of the drivers' inputs; hex keeps large arrays compact and exact."""
+    if arr.size == 1:
+        v = arr.reshape(-1)[0]
+        if elem == "f32":
+            return f"dense<{float_literal(float(v))}>"
+        if elem == "i1":
+            return f"dense<{'true' if v else 'false'}>"
+        return f"dense<{int(v)}>"
+    if elem == "i1":
+        nested = np.vectorize(lambda b: "true" if b else "false")(arr.astype(bool))
+        return "dense<" + str(nested.tolist()).replace("'", "") + ">"
+    le = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+    return 'dense<"0x' + le.tobytes().hex().upper() + '">'
+
+
+_MAIN_LINE = re.compile(r"^ *func\.func @main\((.*)\) -> (.*) \{$", re.M)
+_VARIABLE_DECL = re.compile(r"^ *tosa\.variable @([\w$.]+) = (dense<[^>]*>) : (tensor<[^>]*>)$", re.M)
+
+
+def main_signature(text: str):
+    """(argument types, result types) of the printed module's ``func.func @main``;
+    TFLiteError when it has none."""
+    m = _MAIN_LINE.search(text)
+    if not m:
+        raise TFLiteError("imported module has no recognizable @main")
+    return re.findall(r"tensor<[^>]*>", m.group(1)), re.findall(r"tensor<[^>]*>", m.group(2))
+
+
+def module_variables(text: str):
+    """The module-level ``tosa.variable`` declarations (persistent state) of a printed
+    module: [(declaration line, symbol, initial value literal, type)], in order."""
+    return [(m.group(0).strip(), m.group(1), m.group(2), m.group(3))
+            for m in _VARIABLE_DECL.finditer(text)]
+
+
+def rename_symbol(text: str, old: str, new: str) -> str:
+    """``text`` with every reference ``@old`` (declaration and uses) renamed ``@new``."""
+    return re.sub("@" + re.escape(old) + r"(?![\w$.])", "@" + new, text)
+
+
+def main_function(text: str, name: str) -> str:
+    """The printed module's ``func.func @main`` (up to the module's closing brace),
+    renamed ``@name``."""
+    start = _MAIN_LINE.search(text)
+    if not start:
+        raise TFLiteError("imported module has no recognizable @main")
+    begin = text.rfind("\n", 0, start.start()) + 1
+    return text[begin:text.rstrip().rfind("}")].replace("func.func @main(", f"func.func @{name}(", 1)
 
 
 def llvm_bindir() -> str:
@@ -108,17 +171,11 @@ def run_mlir_many(items, timeout: int = 600):
     expected = []
     k = 0
     for fi, (text, batches, float_inputs) in enumerate(items):
-        m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
-        if not m:
-            raise TFLiteError("imported module has no recognizable @main")
-        ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
-        arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
-        start = text.index("  func.func @main(")
-        func = text[start:text.rstrip().rfind("}")].replace(
-            "func.func @main(", f"func.func @model{fi}(", 1)
+        arg_types, ret_types = main_signature(text)
+        func = main_function(text, f"model{fi}")
         # Persistent state (module-level tosa.variable): each call gets its own copy of the
         # function and its variables, so that every batch starts from the reset state.
-        variables = re.findall(r'^ *("tosa\.variable"\(\).*)$', text[:start], re.M)
+        variables = module_variables(text)
         if not variables:
             funcs.append(func)
         expected.append((len(ret_types), len(batches)))
@@ -126,11 +183,11 @@ def run_mlir_many(items, timeout: int = 600):
             callee = f"model{fi}"
             if variables:
                 callee = f"model{fi}_{bi}"
-                copy, decls = func.replace(f"@model{fi}(", f"@{callee}(", 1), list(variables)
-                for sym in (re.search(r'sym_name = "([^"]+)"', v).group(1) for v in variables):
-                    copy = copy.replace(f'name = "{sym}"', f'name = "{callee}_{sym}"')
-                    decls = [d.replace(f'sym_name = "{sym}"', f'sym_name = "{callee}_{sym}"')
-                             for d in decls]
+                copy = func.replace(f"@model{fi}(", f"@{callee}(", 1)
+                decls = [d for d, _, _, _ in variables]
+                for _, sym, _, _ in variables:
+                    copy = rename_symbol(copy, sym, f"{callee}_{sym}")
+                    decls = [rename_symbol(d, sym, f"{callee}_{sym}") for d in decls]
                 funcs.append("\n".join("  " + d for d in decls) + "\n" + copy)
             names = []
             for arr, ty in zip(inputs, arg_types):
@@ -387,11 +444,9 @@ def lower_with_pipeline(text: str, options: str = "", serenity_opt: Optional[str
     argument else None)."""
     from ..driver import find_serenity_opt
     tool = find_serenity_opt(serenity_opt)
-    m = re.search(r"func\.func @main\((.*)\) -> \((.*)\) \{", text)
-    if not m:
-        raise TFLiteError("imported module has no recognizable @main")
-    in_types = ["memref" + t[len("tensor"):] for t in re.findall(r"tensor<[^>]*>", m.group(1))]
-    out_types = ["memref" + t[len("tensor"):] for t in re.findall(r"tensor<[^>]*>", m.group(2))]
+    arg_types, ret_types = main_signature(text)
+    in_types = ["memref" + t[len("tensor"):] for t in arg_types]
+    out_types = ["memref" + t[len("tensor"):] for t in ret_types]
     src = text.replace("func.func @main(", "func.func @net(", 1)
     opt = subprocess.run([tool, "-", f"--serenity-pipeline=lower-to-llvm=0 {options}".strip()],
                          input=src, capture_output=True, text=True, timeout=timeout)

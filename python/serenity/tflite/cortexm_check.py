@@ -18,6 +18,7 @@ from typing import List, Tuple
 import numpy as np
 
 from ..deploy import CORTEX_M, arm_link_command, qemu_command
+from .check import main_function, module_variables, rename_symbol
 from .importer import import_model
 from .opcheck import RefCase, compare_output, load_refs
 from .schema import TFLiteError, load_file
@@ -30,14 +31,12 @@ LIBM = ("expf", "logf", "tanhf", "sqrtf", "powf", "floorf", "roundf", "ceilf", "
 
 def function_text(text: str, fname: str) -> str:
     """The imported module's @main, renamed @fname, without the module wrapper."""
-    start = text.index("  func.func @main(")
-    end = text.rstrip().rfind("}")
-    func = text[start:end].replace("func.func @main(", f"func.func @{fname}(", 1)
+    func = main_function(text, fname)
     # Persistent state: the module-level tosa.variable declarations come along, renamed per function.
-    decls = re.findall(r'^ *("tosa\.variable"\(\).*)$', text[:start], re.M)
-    for sym in (re.search(r'sym_name = "([^"]+)"', d).group(1) for d in list(decls)):
-        func = func.replace(f'name = "{sym}"', f'name = "{fname}_{sym}"')
-        decls = [d.replace(f'sym_name = "{sym}"', f'sym_name = "{fname}_{sym}"') for d in decls]
+    decls = [d for d, _, _, _ in module_variables(text)]
+    for _, sym, _, _ in module_variables(text):
+        func = rename_symbol(func, sym, f"{fname}_{sym}")
+        decls = [rename_symbol(d, sym, f"{fname}_{sym}") for d in decls]
     return "".join(f"  {d}\n" for d in decls) + func
 
 

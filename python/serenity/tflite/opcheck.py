@@ -138,8 +138,8 @@ def main(args) -> int:
 
 def coverage(directory: str) -> dict:
     """{operator: {"models": n, "types": set of its first input's types}} over DIR/models."""
-    from .importer import HANDLERS
-    table = {name: {"models": 0, "types": set()} for name in HANDLERS}
+    from .importer import supported_operators
+    table = {name: {"models": 0, "types": set()} for name in supported_operators()}
     for name in model_names(directory):
         model = load_file(os.path.join(directory, "models", name + ".tflite"))
         sg = model.subgraphs[0]

@@ -138,6 +138,8 @@ class Model:
     subgraphs: List[SubGraph]
     description: str = ""
     op_counts: Dict[str, int] = field(default_factory=dict)
+    # The flatbuffer the model was decoded from (the C++ importer reads these bytes).
+    buffer: bytes = field(default=b"", repr=False)
 
 
 class _Reader:
@@ -332,7 +334,7 @@ def _read_model(buf: bytes) -> Model:
         subgraphs.append(SubGraph(tensors, sg_inputs, sg_outputs, ops, r.string(sg, 4)))
     if not subgraphs:
         raise TFLiteError("model has no subgraphs")
-    model = Model(version, subgraphs, r.string(root, 3))
+    model = Model(version, subgraphs, r.string(root, 3), buffer=bytes(buf))
     for op in subgraphs[0].operators:
         model.op_counts[op.name] = model.op_counts.get(op.name, 0) + 1
     model._reader = r

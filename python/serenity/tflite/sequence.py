@@ -36,16 +36,12 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ..harness import MEMREF_TO_LLVM, memref_driver
-from .check import (LOWERING, NUMPY_OF_ELEMENT, lower_and_run, lower_with_pipeline,
-                    print_tensor)
-from .mlir_text import dense_literal, tensor_type
+from .check import (LOWERING, NUMPY_OF_ELEMENT, dense_literal, lower_and_run,
+                    lower_with_pipeline, main_signature, module_variables, print_tensor,
+                    tensor_type)
 from .schema import TFLiteError
 
 LOWERINGS = ("reference", "pipeline")
-
-_VARIABLE = re.compile(r'"tosa\.variable"\(\) <\{initial_value = (dense<[^>]*>) : (tensor<[^>]*>), '
-                       r'sym_name = "([^"]+)"')
-_MAIN = re.compile(r"func\.func @main\((.*)\) -> \((.*)\) \{")
 
 
 @dataclass
@@ -57,7 +53,7 @@ class Variable:
 
 def state_variables(text: str) -> List[Variable]:
     """The module-level tosa.variable declarations of an imported module, in order."""
-    return [Variable(m.group(3), m.group(1), m.group(2)) for m in _VARIABLE.finditer(text)]
+    return [Variable(sym, initial, ty) for _, sym, initial, ty in module_variables(text)]
 
 
 def _elem(ty: str) -> str:
@@ -99,11 +95,7 @@ def run_sequence_states(mlir_text: str, inputs_per_step: Sequence[Sequence[np.nd
     bad = [k for k in reset_after if not 0 <= k < steps]
     if bad:
         raise TFLiteError(f"reset_after {bad}: steps are 0..{steps - 1}")
-    m = _MAIN.search(mlir_text)
-    if not m:
-        raise TFLiteError("imported module has no recognizable @main")
-    arg_types = re.findall(r"tensor<[^>]*>", m.group(1))
-    ret_types = re.findall(r"tensor<[^>]*>", m.group(2))
+    arg_types, ret_types = main_signature(mlir_text)
     for k, inputs in enumerate(inputs_per_step):
         if len(inputs) != len(arg_types):
             raise TFLiteError(f"step {k}: {len(inputs)} inputs given, @main takes {len(arg_types)}")
@@ -178,7 +170,14 @@ def _splat(v: Variable) -> Optional[str]:
         dt = np.dtype(NUMPY_OF_ELEMENT[_elem(v.type)]).newbyteorder("<")
         vals = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=dt)
     else:
-        vals = np.array([float(x) for x in re.findall(r"[-+]?[\w.]+", body)])
+        # The printer's decimal elements (1, -5, 0.000000e+00, true); anything else (a hex
+        # float) is not taken as a splat: the caller then uses the literal as it is.
+        words = re.findall(r"[^\s\[\],]+", body)
+        try:
+            vals = np.array([{"true": 1.0, "false": 0.0}[w] if w in ("true", "false") else float(w)
+                             for w in words])
+        except ValueError:
+            return None
     if vals.size == 0 or not np.all(vals == vals.flat[0]):
         return None
     x = vals.flat[0]

@@ -1,4 +1,4 @@
-"""Test models of the elementwise operators (see ../ops_elementwise.py).
+"""Test models of the elementwise operators (see lib/Target/TFLite/ElementwiseOps.cpp).
 
 Per operator: int8 (same shape, broadcasting, a constant operand, extreme zero
 points, fused activations), int16/int32 where TFLite Micro has a kernel, and

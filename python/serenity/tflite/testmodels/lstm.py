@@ -1,7 +1,7 @@
 """Test models of group 'lstm' (issue 38: sequence models, persistent state, int16 activations):
 UNIDIRECTIONAL_SEQUENCE_LSTM as TFLite Micro runs it (int8 activations and weights, int16 cell
-state; see ../ops_lstm.py). Batch and time major, batch 1 and 2, several sizes, cell state scales
-2^-10 .. 2^-14 (the cell tanh's input shift both ways) and one that is no power of two (TFLM
+state; see lib/Target/TFLite/LstmOps.cpp). Batch and time major, batch 1 and 2, several sizes,
+cell state scales 2^-10 .. 2^-14 (the cell tanh's input shift both ways) and one that is no power of two (TFLM
 rounds its log2), cell clipping that bites, non-zero zero points. The
 output and cell state are variable tensors (reset before the one invocation the references
 hold). TFLite Micro at this commit has no projection, peephole, layer-norm or CIFG LSTM

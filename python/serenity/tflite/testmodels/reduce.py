@@ -1,4 +1,4 @@
-"""Test models of the reduce operators (see ../ops_reduce.py)."""
+"""Test models of the reduce operators (see lib/Target/TFLite/ReduceOps.cpp)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Test models of the shape operators (see ../ops_shape.py).
+"""Test models of the shape operators (see lib/Target/TFLite/ShapeOps.cpp).
 
 Data movement copies stored values, so the models vary what decides which value goes where:
 shapes, axes (negative ones too), masks, strides, constant and runtime indices, zero points
@@ -395,7 +395,8 @@ def resize_nearest_neighbor_int16_both():
 
 
 # ------------------------------------------------------------------ CAST
-# CAST is ops_elementwise.py's (tested there); these two add conversions its models do not reach.
+# CAST is an elementwise operator (tested with those models); these two add conversions its
+# models do not reach.
 _TYPE = {"float32": 0, "int32": 2, "int16": 7, "int8": 9}
 
 

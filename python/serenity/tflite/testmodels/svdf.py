@@ -1,5 +1,5 @@
 """Test models of group 'svdf' (issue 38: sequence models, persistent state):
-SVDF as TFLite Micro runs it (see ../ops_svdf.py): int8 input, feature
+SVDF as TFLite Micro runs it (see lib/Target/TFLite/SvdfOps.cpp): int8 input, feature
 weights and output with an int8 state and time weights (EvalInt8Svdf) or an
 int16 state and time weights (EvalInt16Svdf), and float32. Ranks 1 and 2,
 batch 1 and 2, memory 1 (no shift) to 6, state zero points far from 0 (the

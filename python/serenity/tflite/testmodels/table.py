@@ -1,4 +1,4 @@
-"""Test models of the table operators (see ../ops_table.py): unary functions (int8 ones are
+"""Test models of the table operators (see lib/Target/TFLite/TableOps.cpp): unary functions (int8 ones are
 one tosa.table each, so the larger models draw most of the 256 int8 inputs), LOG_SOFTMAX and
 L2_NORMALIZATION."""
 

@@ -1,0 +1,116 @@
+//===- TargetDescription.h - The targets Serenity compiles for --*- C++ -*-===//
+//
+// One table of the targets (host, cortex-m4, cortex-m7, cortex-m55): what
+// LLVM's code generator needs (triple, CPU, features, float ABI), what the
+// core can do (DSP, MVE/Helium, hardware divide, unaligned access, FPU),
+// which pipeline family and arena alignment it uses, and the C flags and QEMU
+// board its programs are built and measured with. serenity-compile
+// (`--target`, `--print-targets`), serenity-pipeline (`target=`: alignment,
+// kernels, the budgets' board) and, through `serenity-compile
+// --print-targets`, python/serenity/deploy.py read it; a new core is one
+// entry here.
+//
+// No MLIR: LLVM's ADT and JSON, and its host queries for the host's triple
+// and CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SERENITY_TARGET_TARGETDESCRIPTION_H
+#define SERENITY_TARGET_TARGETDESCRIPTION_H
+
+#include "Serenity/Support/EnumTable.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+
+namespace serenity {
+
+/// The family serenity-pipeline's `target=` option names: the host (64-bit
+/// index, vectorized loops) or a Cortex-M core (32-bit index) with the DSP
+/// extension (M4, M7, M33) or with Helium (M55, M85). Several targets share
+/// a family; the pipeline, which knows only the family, reads the facts of
+/// its primaryTarget.
+enum class PipelineTarget { Host, CortexM, CortexMHelium };
+SERENITY_ENUM_NAMES(PipelineTarget, {PipelineTarget::Host, "host"},
+                    {PipelineTarget::CortexM, "cortex-m"},
+                    {PipelineTarget::CortexMHelium, "cortex-m-helium"})
+
+/// Whether `target` is a Cortex-M core (32-bit index, no vector lowering,
+/// static relocation).
+inline bool isCortexM(PipelineTarget target) {
+  return target != PipelineTarget::Host;
+}
+
+/// How floating-point arguments are passed: the host's default, or in FPU
+/// registers (-mfloat-abi=hard).
+enum class FloatABI { Default, Hard };
+SERENITY_ENUM_NAMES(FloatABI, {FloatABI::Default, "default"},
+                    {FloatABI::Hard, "hard"})
+
+/// One target of serenity-compile's `--target`.
+struct TargetDescription {
+  /// The name `--target` takes.
+  llvm::StringRef name;
+  /// LLVM's code generation settings (the host: the machine the compiler
+  /// runs on, as LLVM detects it).
+  std::string triple;
+  std::string cpu;
+  llvm::StringRef features;
+  FloatABI floatABI = FloatABI::Default;
+
+  /// What the core has: the DSP extension (SMLAD, SXTB16), MVE (Helium),
+  /// hardware divide, unaligned word loads, a floating-point unit.
+  bool dsp = false;
+  bool mve = false;
+  bool hardwareDivide = false;
+  bool unalignedAccess = false;
+  bool fpu = false;
+
+  /// The serenity-pipeline family it compiles with.
+  PipelineTarget pipelineTarget = PipelineTarget::Host;
+  /// Arena buffer alignment in bytes when the pipeline's `alignment` is 0:
+  /// what the loads of its kernels need.
+  int64_t arenaAlignment = 0;
+
+  /// The C compiler flags (arm-none-eabi-gcc) of code linked with its
+  /// objects: core and float ABI (none for the host's own compiler).
+  llvm::ArrayRef<llvm::StringRef> cFlags;
+  /// The QEMU machine its programs are measured on ("" when it has none:
+  /// the host runs them itself, cortex-m7 has no board yet). Its linker
+  /// script is scripts/cortex-m/MACHINE.ld.
+  llvm::StringRef qemuMachine;
+
+  bool hasBoard() const { return !qemuMachine.empty(); }
+};
+
+/// Every target, host first.
+llvm::ArrayRef<TargetDescription> allTargets();
+
+/// The target called `name`, or null.
+const TargetDescription *lookupTarget(llvm::StringRef name);
+
+/// The target that `family` stands for where only the family is known
+/// (serenity-pipeline's `target=`): the first of the table in it (host,
+/// cortex-m4, cortex-m55). The targets of a family agree on what the
+/// pipeline reads (arena alignment, DSP, MVE).
+const TargetDescription &primaryTarget(PipelineTarget family);
+
+/// The names of the targets `filter` accepts, for messages: "a, b or c".
+std::string
+targetNames(bool (*filter)(const TargetDescription &) = nullptr);
+
+/// The table as `serenity-compile --print-targets` prints it:
+///   {"targets": [{"name", "triple", "cpu", "features", "float_abi",
+///     "capabilities": {"dsp", "mve", "hardware_divide", "unaligned_access",
+///                      "fpu"},
+///     "pipeline_target", "arena_alignment", "cflags": [...],
+///     "qemu_machine": string or null}, ...]}
+llvm::json::Value targetsToJSON();
+
+} // namespace serenity
+
+#endif // SERENITY_TARGET_TARGETDESCRIPTION_H

@@ -1,0 +1,65 @@
+//===- Helpers.cpp - Helpers the operator families share ------------------===//
+
+#include "Helpers.h"
+#include "Format.h"
+
+using namespace mlir::serenity::tflite;
+
+std::string mlir::serenity::tflite::shapesRepr(Importer &imp, const Operator &op) {
+  std::string s = "[";
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    if (k)
+      s += ", ";
+    s += op.inputs[k] < 0 ? std::string("None") : listRepr(imp.tensor(op.inputs[k]).shape);
+  }
+  return s + "]";
+}
+
+std::string mlir::serenity::tflite::typeName(Importer &imp, Type elem) {
+  if (elem == imp.i8)
+    return "int8";
+  if (elem == imp.i16)
+    return "int16";
+  if (elem == imp.i32)
+    return "int32";
+  if (elem == imp.i1)
+    return "bool";
+  if (elem == imp.f32)
+    return "float32";
+  return elemName(elem);
+}
+
+Weights Weights::reshape(std::vector<int64_t> s) const {
+  Weights w = *this;
+  if (isFloat)
+    w.f = f.reshape(s);
+  else
+    w.i = i.reshape(s);
+  return w;
+}
+
+Weights Weights::transpose(llvm::ArrayRef<int64_t> perm) const {
+  Weights w = *this;
+  if (isFloat)
+    w.f = f.transpose(perm);
+  else
+    w.i = i.transpose(perm);
+  return w;
+}
+
+FailureOr<Weights> mlir::serenity::tflite::weights(Importer &imp, const Tensor &wt, const Operator &op) {
+  Weights w;
+  if (imp.floatMode || (wt.type == kFloat32 && imp.tensor(op.inputs[0]).type == kFloat32)) {
+    auto f = imp.weightsFloat(wt);
+    if (failed(f))
+      return mlir::failure();
+    w.isFloat = true;
+    w.f = std::move(*f);
+    return w;
+  }
+  auto i = imp.weightsInt(wt);
+  if (failed(i))
+    return mlir::failure();
+  w.i = std::move(*i);
+  return w;
+}

@@ -1,0 +1,149 @@
+//===- TargetDescription.cpp - The targets Serenity compiles for ----------===//
+//
+// The table of Serenity/Target/TargetDescription.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Target/TargetDescription.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <vector>
+
+using namespace serenity;
+using llvm::StringRef;
+
+namespace {
+
+// arm-none-eabi-gcc's names of each core and its FPU, with the hard-float
+// ABI of the objects serenity-compile writes.
+const StringRef kCortexM4CFlags[] = {"-mcpu=cortex-m4", "-mthumb",
+                                     "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"};
+const StringRef kCortexM7CFlags[] = {"-mcpu=cortex-m7", "-mthumb",
+                                     "-mfloat-abi=hard", "-mfpu=fpv5-d16"};
+const StringRef kCortexM55CFlags[] = {"-mcpu=cortex-m55", "-mthumb",
+                                      "-mfloat-abi=hard"};
+
+std::vector<TargetDescription> makeTargets() {
+  std::vector<TargetDescription> targets;
+  // The machine the compiler runs on (x86-64 or AArch64: divide, unaligned
+  // loads and an FPU, none of the M-profile extensions). Its arena keeps a
+  // cache line, which the vectorized loops benefit from.
+  TargetDescription host;
+  host.name = "host";
+  host.triple = llvm::sys::getDefaultTargetTriple();
+  host.cpu = llvm::sys::getHostCPUName().str();
+  host.hardwareDivide = host.unalignedAccess = host.fpu = true;
+  host.pipelineTarget = PipelineTarget::Host;
+  host.arenaAlignment = 64;
+  targets.push_back(host);
+
+  // The Cortex-M cores, hard-float with the FPU each has (what clang
+  // -mcpu=... -mfloat-abi=hard picks: FPv4-SP, FPv5-D16, FPv5 + MVE). They
+  // load at most a word at a time from the arena (LDR of four int8 for
+  // SMLAD, MVE's VLDRW; LDRD and VLDR.64 need no more than word alignment
+  // either): an arena alignment of 4.
+  TargetDescription cortexM;
+  cortexM.floatABI = FloatABI::Hard;
+  cortexM.dsp = cortexM.hardwareDivide = cortexM.unalignedAccess =
+      cortexM.fpu = true;
+  cortexM.pipelineTarget = PipelineTarget::CortexM;
+  cortexM.arenaAlignment = 4;
+
+  TargetDescription m4 = cortexM;
+  m4.name = "cortex-m4";
+  m4.triple = "thumbv7em-unknown-none-eabihf";
+  m4.cpu = "cortex-m4";
+  m4.features = "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon";
+  m4.cFlags = kCortexM4CFlags;
+  m4.qemuMachine = "mps2-an386";
+  targets.push_back(m4);
+
+  TargetDescription m7 = cortexM;
+  m7.name = "cortex-m7";
+  m7.triple = "thumbv7em-unknown-none-eabihf";
+  m7.cpu = "cortex-m7";
+  m7.features = "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon";
+  m7.cFlags = kCortexM7CFlags;
+  targets.push_back(m7);
+
+  TargetDescription m55 = cortexM;
+  m55.name = "cortex-m55";
+  m55.triple = "thumbv8.1m.main-unknown-none-eabihf";
+  m55.cpu = "cortex-m55";
+  m55.features = "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,"
+                 "+lob,+ras,-d32,-neon";
+  m55.mve = true;
+  m55.pipelineTarget = PipelineTarget::CortexMHelium;
+  m55.cFlags = kCortexM55CFlags;
+  m55.qemuMachine = "mps3-an547";
+  targets.push_back(m55);
+  return targets;
+}
+
+} // namespace
+
+llvm::ArrayRef<TargetDescription> serenity::allTargets() {
+  static const std::vector<TargetDescription> targets = makeTargets();
+  return targets;
+}
+
+const TargetDescription *serenity::lookupTarget(StringRef name) {
+  for (const TargetDescription &target : allTargets())
+    if (target.name == name)
+      return &target;
+  return nullptr;
+}
+
+const TargetDescription &serenity::primaryTarget(PipelineTarget family) {
+  for (const TargetDescription &target : allTargets())
+    if (target.pipelineTarget == family)
+      return target;
+  llvm_unreachable("every pipeline target has a target in the table");
+}
+
+std::string
+serenity::targetNames(bool (*filter)(const TargetDescription &)) {
+  llvm::SmallVector<StringRef> names;
+  for (const TargetDescription &target : allTargets())
+    if (!filter || filter(target))
+      names.push_back(target.name);
+  std::string text;
+  for (auto [index, name] : llvm::enumerate(names)) {
+    if (index != 0)
+      text += index + 1 == names.size() ? " or " : ", ";
+    text += name.str();
+  }
+  return text;
+}
+
+llvm::json::Value serenity::targetsToJSON() {
+  llvm::json::Array targets;
+  for (const TargetDescription &target : allTargets()) {
+    llvm::json::Array cFlags;
+    for (StringRef flag : target.cFlags)
+      cFlags.push_back(flag);
+    targets.push_back(llvm::json::Object{
+        {"name", target.name},
+        {"triple", target.triple},
+        {"cpu", target.cpu},
+        {"features", target.features},
+        {"float_abi", stringifyEnum(target.floatABI)},
+        {"capabilities",
+         llvm::json::Object{{"dsp", target.dsp},
+                            {"mve", target.mve},
+                            {"hardware_divide", target.hardwareDivide},
+                            {"unaligned_access", target.unalignedAccess},
+                            {"fpu", target.fpu}}},
+        {"pipeline_target", stringifyEnum(target.pipelineTarget)},
+        {"arena_alignment", target.arenaAlignment},
+        {"cflags", std::move(cFlags)},
+        {"qemu_machine", target.hasBoard()
+                             ? llvm::json::Value(target.qemuMachine)
+                             : llvm::json::Value(nullptr)}});
+  }
+  return llvm::json::Object{{"targets", std::move(targets)}};
+}

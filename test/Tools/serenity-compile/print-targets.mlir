@@ -1,0 +1,42 @@
+// serenity-compile --print-targets prints the target table
+// (include/Serenity/Target/TargetDescription.h) as JSON, without a model or
+// -o, in the format python/serenity/deploy.py reads (docs/Deploy.md).
+// RUN: serenity-compile --print-targets | FileCheck %s
+// RUN: serenity-compile --print-targets | %python -c "import json, sys; t = json.load(sys.stdin)['targets']; sys.exit(0 if [x['name'] for x in t] == ['host', 'cortex-m4', 'cortex-m7', 'cortex-m55'] else t)"
+// A budget needs a target with a QEMU board (the table's).
+// RUN: not serenity-compile %s --target cortex-m7 --ram-budget 1000 -o %t 2>&1 | FileCheck %s --check-prefix=NOBOARD
+
+// CHECK:      "targets": [
+// CHECK:        "name": "host"
+// CHECK:        "qemu_machine": null
+// CHECK:        "cflags": [
+// CHECK-NEXT:     "-mcpu=cortex-m4",
+// CHECK-NEXT:     "-mthumb",
+// CHECK-NEXT:     "-mfloat-abi=hard",
+// CHECK-NEXT:     "-mfpu=fpv4-sp-d16"
+// CHECK-NEXT:   ],
+// CHECK:        "features": "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon",
+// CHECK:        "name": "cortex-m4",
+// CHECK:        "pipeline_target": "cortex-m",
+// CHECK:        "qemu_machine": "mps2-an386",
+// CHECK:        "triple": "thumbv7em-unknown-none-eabihf"
+// CHECK:        "name": "cortex-m7",
+// CHECK:        "qemu_machine": null,
+// CHECK:        "capabilities": {
+// CHECK-NEXT:     "dsp": true,
+// CHECK-NEXT:     "fpu": true,
+// CHECK-NEXT:     "hardware_divide": true,
+// CHECK-NEXT:     "mve": true,
+// CHECK-NEXT:     "unaligned_access": true
+// CHECK-NEXT:   },
+// CHECK:        "float_abi": "hard",
+// CHECK:        "name": "cortex-m55",
+// CHECK:        "pipeline_target": "cortex-m-helium",
+// CHECK:        "qemu_machine": "mps3-an547",
+// CHECK:        "triple": "thumbv8.1m.main-unknown-none-eabihf"
+
+// NOBOARD: serenity-compile: error: --ram-budget/--flash-budget need --target cortex-m4 or cortex-m55 (the configurations are measured on QEMU)
+
+func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  return %x : tensor<1x4xf32>
+}

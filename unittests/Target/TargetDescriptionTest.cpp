@@ -1,0 +1,137 @@
+//===- TargetDescriptionTest.cpp - The target table ------------------------===//
+//
+// The table of Serenity/Target/TargetDescription.h: every target complete,
+// lookups by name, the facts the pipeline reads per family, the JSON of
+// serenity-compile --print-targets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Serenity/Target/TargetDescription.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <gtest/gtest.h>
+
+using namespace serenity;
+
+namespace {
+
+TEST(TargetDescription, EveryTargetIsComplete) {
+  llvm::StringSet<> names;
+  for (const TargetDescription &target : allTargets()) {
+    SCOPED_TRACE(target.name.str());
+    EXPECT_TRUE(names.insert(target.name).second) << "duplicate name";
+    EXPECT_FALSE(target.triple.empty());
+    EXPECT_FALSE(target.cpu.empty());
+    EXPECT_GT(target.arenaAlignment, 0);
+    EXPECT_EQ(target.arenaAlignment & (target.arenaAlignment - 1), 0)
+        << "alignment is a power of two";
+    // Cortex-M objects are hard-float, and C linked with them is built for
+    // the same core and ABI.
+    if (isCortexM(target.pipelineTarget)) {
+      EXPECT_EQ(target.floatABI, FloatABI::Hard);
+      EXPECT_TRUE(llvm::is_contained(target.cFlags,
+                                     ("-mcpu=" + target.cpu).c_str()));
+      EXPECT_TRUE(llvm::is_contained(target.cFlags, "-mfloat-abi=hard"));
+      EXPECT_TRUE(llvm::StringRef(target.triple).starts_with("thumb"));
+    }
+    // Helium is MVE, which the core's features name.
+    EXPECT_EQ(target.mve, target.features.contains("+mve"));
+    EXPECT_EQ(target.dsp, target.features.contains("+dsp"));
+  }
+  EXPECT_EQ(allTargets().front().name, "host");
+}
+
+TEST(TargetDescription, LookupByName) {
+  const TargetDescription *m4 = lookupTarget("cortex-m4");
+  ASSERT_NE(m4, nullptr);
+  EXPECT_EQ(m4->triple, "thumbv7em-unknown-none-eabihf");
+  EXPECT_EQ(m4->cpu, "cortex-m4");
+  EXPECT_EQ(m4->features, "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon");
+  EXPECT_EQ(m4->pipelineTarget, PipelineTarget::CortexM);
+  EXPECT_EQ(m4->qemuMachine, "mps2-an386");
+
+  const TargetDescription *m55 = lookupTarget("cortex-m55");
+  ASSERT_NE(m55, nullptr);
+  EXPECT_EQ(m55->triple, "thumbv8.1m.main-unknown-none-eabihf");
+  EXPECT_TRUE(m55->mve);
+  EXPECT_EQ(m55->pipelineTarget, PipelineTarget::CortexMHelium);
+  EXPECT_EQ(m55->qemuMachine, "mps3-an547");
+
+  // No board yet: compiled for, not measured.
+  const TargetDescription *m7 = lookupTarget("cortex-m7");
+  ASSERT_NE(m7, nullptr);
+  EXPECT_FALSE(m7->hasBoard());
+
+  const TargetDescription *host = lookupTarget("host");
+  ASSERT_NE(host, nullptr);
+  EXPECT_FALSE(host->hasBoard());
+  EXPECT_EQ(host->arenaAlignment, 64);
+}
+
+TEST(TargetDescription, UnknownName) {
+  EXPECT_EQ(lookupTarget("cortex-a9"), nullptr);
+  EXPECT_EQ(lookupTarget(""), nullptr);
+  // A pipeline family is not a target.
+  EXPECT_EQ(lookupTarget("cortex-m"), nullptr);
+  EXPECT_EQ(lookupTarget("Cortex-M4"), nullptr);
+}
+
+TEST(TargetDescription, Names) {
+  EXPECT_EQ(targetNames(), "host, cortex-m4, cortex-m7 or cortex-m55");
+  EXPECT_EQ(targetNames([](const TargetDescription &target) {
+              return target.hasBoard();
+            }),
+            "cortex-m4 or cortex-m55");
+}
+
+/// The pipeline knows only the family (target=cortex-m) and reads the facts
+/// of its primary target: every target of the family must agree on them.
+TEST(TargetDescription, FamiliesAgreeOnWhatThePipelineReads) {
+  for (const auto &entry : enumEntries(PipelineTarget{})) {
+    SCOPED_TRACE(entry.name);
+    const TargetDescription &primary = primaryTarget(entry.value);
+    EXPECT_EQ(primary.pipelineTarget, entry.value);
+    for (const TargetDescription &target : allTargets()) {
+      if (target.pipelineTarget != entry.value)
+        continue;
+      SCOPED_TRACE(target.name.str());
+      EXPECT_EQ(target.arenaAlignment, primary.arenaAlignment);
+      EXPECT_EQ(target.dsp, primary.dsp);
+      EXPECT_EQ(target.mve, primary.mve);
+    }
+  }
+  EXPECT_EQ(primaryTarget(PipelineTarget::Host).name, "host");
+  EXPECT_EQ(primaryTarget(PipelineTarget::CortexM).name, "cortex-m4");
+  EXPECT_EQ(primaryTarget(PipelineTarget::CortexMHelium).name, "cortex-m55");
+}
+
+TEST(TargetDescription, JSON) {
+  llvm::json::Value value = targetsToJSON();
+  const llvm::json::Array *targets =
+      value.getAsObject() ? value.getAsObject()->getArray("targets") : nullptr;
+  ASSERT_NE(targets, nullptr);
+  ASSERT_EQ(targets->size(), allTargets().size());
+  for (auto [printed, target] : llvm::zip_equal(*targets, allTargets())) {
+    const llvm::json::Object *object = printed.getAsObject();
+    ASSERT_NE(object, nullptr);
+    EXPECT_EQ(object->getString("name"), target.name);
+    EXPECT_EQ(object->getString("triple"), llvm::StringRef(target.triple));
+    EXPECT_EQ(object->getString("pipeline_target"),
+              llvm::StringRef(stringifyEnum(target.pipelineTarget)));
+    EXPECT_EQ(object->getInteger("arena_alignment"), target.arenaAlignment);
+    ASSERT_NE(object->getObject("capabilities"), nullptr);
+    EXPECT_EQ(object->getObject("capabilities")->getBoolean("mve"),
+              target.mve);
+    ASSERT_NE(object->getArray("cflags"), nullptr);
+    EXPECT_EQ(object->getArray("cflags")->size(), target.cFlags.size());
+    // null, not "", for a target without a board.
+    if (target.hasBoard())
+      EXPECT_EQ(object->getString("qemu_machine"), target.qemuMachine);
+    else
+      EXPECT_EQ(object->get("qemu_machine")->kind(),
+                llvm::json::Value::Null);
+  }
+}
+
+} // namespace
