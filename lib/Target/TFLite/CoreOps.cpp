@@ -500,14 +500,11 @@ FailureOr<OpResults> importAveragePool(Importer &imp, const Operator &op) {
     Value res = imp.op("avg_pool2d", {x, zp, zp}, out.shape, imp.f32, attrs);
     y = imp.activation(res, act, out);
   } else {
-    auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
-    if (failed(qi))
+    auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
+    if (failed(q))
       return failure();
-    auto qo = imp.perTensor(out);
-    if (failed(qo))
-      return failure();
-    auto [si, zi] = *qi;
-    auto [so, zo] = *qo;
+    auto [si, zi] = q->first;
+    auto [so, zo] = q->second;
     if (si != so)
       return imp.fail("int8 AVERAGE_POOL_2D with different input and output scales is not "
                       "supported");
@@ -546,13 +543,10 @@ FailureOr<OpResults> importReshape(Importer &imp, const Operator &op) {
   if (product(out.shape) != product(xs))
     return imp.fail("cannot reshape " + listRepr(xs) + " to " + listRepr(out.shape));
   if (Importer::elemOf(*x) == imp.i8) {
-    auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
-    if (failed(qi))
+    auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
+    if (failed(q))
       return failure();
-    auto qo = imp.perTensor(out);
-    if (failed(qo))
-      return failure();
-    if (*qi != *qo)
+    if (q->first != q->second)
       return imp.fail("RESHAPE that changes quantization is not supported");
   }
   return one(imp.reshape(*x, out.shape));
@@ -569,14 +563,11 @@ FailureOr<Value> softmaxInt16Output(Importer &imp, Value x, const Operator &op, 
     return failure();
   if (*oelem != imp.i16)
     return imp.fail("int16 SOFTMAX needs an int16 output, not " + out.typeName());
-  auto qi = imp.perTensor(it);
-  if (failed(qi))
+  auto q = inOutQuant(imp, it, out);
+  if (failed(q))
     return failure();
-  auto qo = imp.perTensor(out);
-  if (failed(qo))
-    return failure();
-  auto [si, zi] = *qi;
-  auto [so, zo] = *qo;
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
   float fso = static_cast<float>(so);
   if (Importer::elemOf(x) == imp.i8) {
     // TF_LITE_ENSURE_NEAR in float: |s_out - 1/65536| <= 0.001 / 65536.

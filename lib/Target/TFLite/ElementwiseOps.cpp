@@ -710,14 +710,11 @@ FailureOr<OpResults> importQuantize(Importer &imp, const Operator &op) {
   if (!llvm::is_contained(pairs, pair))
     return imp.fail("QUANTIZE " + elemName(xe) + " -> " + elemName(oelem) +
                     " is not supported by TFLite Micro");
-  auto pi = imp.perTensor(tx);
-  if (failed(pi))
+  auto q = inOutQuant(imp, tx, out);
+  if (failed(q))
     return mlir::failure();
-  auto po = imp.perTensor(out);
-  if (failed(po))
-    return mlir::failure();
-  auto [si, zi] = *pi;
-  auto [so, zo] = *po;
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
   // uint8 <-> int8 (the model's edges): a uint8 u with zero point z is the
   // int8 u - 128 (its bits with the sign bit flipped) with zero point z - 128,
   // and Requantize's clamp to [0, 255] is the int8 one shifted.

@@ -151,6 +151,21 @@ std::pair<Value, Value> Importer::split(Value a) {
   return {hi, fsub(a, hi)};
 }
 
+/// fl(v / s) from r = fl(1 / s) and the exact split s = shi + slo: the
+/// quotient q0 = v * r corrected by the remainder of Dekker's TwoProduct.
+static Value dekkerDivide(Importer &imp, Value v, Value sC, Value rC, Value shiC, Value sloC) {
+  Value q0 = imp.fmul(v, rC);
+  Value p = imp.fmul(q0, sC);
+  auto [qh, ql] = imp.split(q0);
+  // Dekker TwoProduct: p + e == q0 * s exactly.
+  Value e = imp.fsub(imp.fmul(qh, shiC), p);
+  e = imp.fadd(e, imp.fmul(qh, sloC));
+  e = imp.fadd(e, imp.fmul(ql, shiC));
+  e = imp.fadd(e, imp.fmul(ql, sloC));
+  Value rem = imp.fsub(imp.fsub(v, p), e); // v - p is exact (Sterbenz)
+  return imp.fadd(q0, imp.fmul(rem, rC));
+}
+
 /// fl(v / s) for f32 tensor v and a positive constant s.
 Value Importer::divExact(Value v, double s) {
   int64_t rank = rankOf(v);
@@ -161,16 +176,7 @@ Value Importer::divExact(Value v, double s) {
   Value rC = fconst(r, rank);
   Value shiC = fconst(shi, rank);
   Value sloC = fconst(slo, rank);
-  Value q0 = fmul(v, rC);
-  Value p = fmul(q0, sC);
-  auto [qh, ql] = split(q0);
-  // Dekker TwoProduct: p + e == q0 * s exactly.
-  Value e = fsub(fmul(qh, shiC), p);
-  e = fadd(e, fmul(qh, sloC));
-  e = fadd(e, fmul(ql, shiC));
-  e = fadd(e, fmul(ql, sloC));
-  Value rem = fsub(fsub(v, p), e); // v - p is exact (Sterbenz)
-  return fadd(q0, fmul(rem, rC));
+  return dekkerDivide(*this, v, sC, rC, shiC, sloC);
 }
 
 /// fl(v / s) for f32 tensors v and positive s.
@@ -178,16 +184,7 @@ Value Importer::divExact(Value v, Value s) {
   Value sC = s;
   Value rC = ew("reciprocal", {s});
   auto [shiC, sloC] = split(s);
-  Value q0 = fmul(v, rC);
-  Value p = fmul(q0, sC);
-  auto [qh, ql] = split(q0);
-  // Dekker TwoProduct: p + e == q0 * s exactly.
-  Value e = fsub(fmul(qh, shiC), p);
-  e = fadd(e, fmul(qh, sloC));
-  e = fadd(e, fmul(ql, shiC));
-  e = fadd(e, fmul(ql, sloC));
-  Value rem = fsub(fsub(v, p), e); // v - p is exact (Sterbenz)
-  return fadd(q0, fmul(rem, rC));
+  return dekkerDivide(*this, v, sC, rC, shiC, sloC);
 }
 
 Value Importer::roundHalfAway(Value y) {

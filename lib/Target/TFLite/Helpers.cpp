@@ -63,3 +63,14 @@ FailureOr<Weights> mlir::serenity::tflite::weights(Importer &imp, const Tensor &
   w.i = std::move(*i);
   return w;
 }
+
+FailureOr<std::pair<std::pair<double, int64_t>, std::pair<double, int64_t>>>
+mlir::serenity::tflite::inOutQuant(Importer &imp, const Tensor &inT, const Tensor &out) {
+  auto qi = imp.perTensor(inT);
+  if (failed(qi))
+    return mlir::failure();
+  auto qo = imp.perTensor(out);
+  if (failed(qo))
+    return mlir::failure();
+  return std::make_pair(*qi, *qo);
+}

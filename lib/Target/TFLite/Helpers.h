@@ -43,6 +43,11 @@ struct Weights {
 /// float32 data for a float operator of a quantized model, else INT8 data.
 FailureOr<Weights> weights(Importer &imp, const Tensor &wt, const Operator &op);
 
+/// Importer.perTensor of an input and of an output tensor, in that order:
+/// ((s_in, z_in), (s_out, z_out)).
+FailureOr<std::pair<std::pair<double, int64_t>, std::pair<double, int64_t>>>
+inOutQuant(Importer &imp, const Tensor &inT, const Tensor &out);
+
 } // namespace mlir::serenity::tflite
 
 #endif // SERENITY_LIB_TARGET_TFLITE_HELPERS_H

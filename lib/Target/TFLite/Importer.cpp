@@ -247,10 +247,14 @@ llvm::SmallVector<NamedAttribute, 2> Importer::clampAttrs(double lo, double hi, 
 //===----------------------------------------------------------------------===//
 
 LogicalResult Importer::fail(const llvm::Twine &msg) {
-  if (currentOp)
-    emitError(loc) << "operator " << currentOp->index << " (" << currentOp->name()
-                   << "): " << msg;
-  else
+  if (currentOp) {
+    InFlightDiagnostic diag = emitError(loc) << "operator " << currentOp->index << " ("
+                                             << currentOp->name() << "): " << msg;
+    // The location's name (file, index, builtin, output tensor) as a note:
+    // the file position alone cannot say which operator it is.
+    if (auto name = dyn_cast<NameLoc>(loc))
+      diag.attachNote() << "at " << name.getName().getValue();
+  } else
     emitError(loc) << msg;
   return failure();
 }

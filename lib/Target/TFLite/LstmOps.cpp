@@ -212,6 +212,19 @@ std::pair<Value, Value> lstmInterpolate(Importer &imp, Value x, int64_t multipli
   return {v, r};
 }
 
+/// (p ^ s) + (s & k) with the sign mask s = v >> 31, as elem in the shape of
+/// x: the tail of tflmSigmoid16 / tflmTanh16.
+Value lstmSignFix(Importer &imp, Value x, Value v, Value p, int64_t k, Type elem) {
+  const int64_t rank = 3;
+  Value sign = lstmSign(imp, v);
+  Value xr = imp.ew("bitwise_xor", {p, sign}, imp.i32);
+  Value an = imp.ew("bitwise_and", {sign, imp.ic(k, rank)}, imp.i32);
+  Value y = imp.ew("add", {xr, an}, imp.i32);
+  if (elem != imp.i32)
+    y = imp.ew("cast", {y}, elem);
+  return imp.reshape(y, Importer::shapeOf(x));
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -227,13 +240,7 @@ Value Importer::tflmSigmoid16(Value x, int64_t multiplier, int64_t leftShift, Ty
   Value p = ew("arithmetic_right_shift", {sum, ic(10, rank)}, i32, {boolAttr("round", false)});
   // v < 0: 32768 - p = (p ^ -1) + 32769; with the sign mask s = v >> 31 (0 or
   // -1) that is (p ^ s) + (s & 32769), which reads p once.
-  Value sign = lstmSign(*this, v);
-  Value xr = ew("bitwise_xor", {p, sign}, i32);
-  Value an = ew("bitwise_and", {sign, ic(32769, rank)}, i32);
-  Value y = ew("add", {xr, an}, i32);
-  if (elem != i32)
-    y = ew("cast", {y}, elem);
-  return reshape(y, shapeOf(x));
+  return lstmSignFix(*this, x, v, p, 32769, elem);
 }
 
 Value Importer::tflmTanh16(Value x, int64_t multiplier, int64_t leftShift, Type elem) {
@@ -246,13 +253,7 @@ Value Importer::tflmTanh16(Value x, int64_t multiplier, int64_t leftShift, Type 
       ew("arithmetic_right_shift", {sum, ic(8, rank)}, i32, {boolAttr("round", false)});
   Value q = ew("sub", {shifted, ic(32768, rank)}, i32);
   // v < 0: -q = (q ^ s) + (s & 1) with s = v >> 31 (see tflmSigmoid16).
-  Value sign = lstmSign(*this, v);
-  Value xr = ew("bitwise_xor", {q, sign}, i32);
-  Value an = ew("bitwise_and", {sign, ic(1, rank)}, i32);
-  Value y = ew("add", {xr, an}, i32);
-  if (elem != i32)
-    y = ew("cast", {y}, elem);
-  return reshape(y, shapeOf(x));
+  return lstmSignFix(*this, x, v, q, 1, elem);
 }
 
 namespace {

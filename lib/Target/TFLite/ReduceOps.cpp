@@ -149,14 +149,11 @@ FailureOr<Value> rdFused(Importer &imp, Value x, int act, const Tensor &out,
 
 LogicalResult rdSameQuant(Importer &imp, const Operator &op, llvm::StringRef name,
                           bool exact = false) {
-  auto in = imp.perTensor(imp.tensor(op.inputs[0]));
-  if (failed(in))
+  auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), imp.tensor(op.outputs[0]));
+  if (failed(q))
     return mlir::failure();
-  auto out = imp.perTensor(imp.tensor(op.outputs[0]));
-  if (failed(out))
-    return mlir::failure();
-  auto [si, zi] = *in;
-  auto [so, zo] = *out;
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
   float fi = static_cast<float>(si), fo = static_cast<float>(so);
   bool same = exact ? fi == fo : static_cast<double>(std::fabs(fi - fo)) <= 1e-6;
   if (!same || zi != zo)
@@ -317,14 +314,11 @@ FailureOr<OpResults> importMeanOrSum(Importer &imp, const Operator &op, bool isM
     return mlir::failure();
   if (*outElem != elem)
     return imp.fail(name + ": the output type must be the input type");
-  auto in = imp.perTensor(imp.tensor(op.inputs[0]));
-  if (failed(in))
+  auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
+  if (failed(q))
     return mlir::failure();
-  auto oq = imp.perTensor(out);
-  if (failed(oq))
-    return mlir::failure();
-  auto [si, zi] = *in;
-  auto [so, zo] = *oq;
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
   // PrepareMeanOrSumHelper: QuantizeMultiplier(double(s_in) / double(s_out)).
   double real = static_cast<double>(static_cast<float>(si)) /
                 static_cast<double>(static_cast<float>(so));
@@ -479,17 +473,14 @@ FailureOr<Value> transposeConvInt16(Importer &imp, Value x, const NdArray<int64_
   const Tensor &wt = imp.tensor(op.inputs[1]), &inT = imp.tensor(op.inputs[2]);
   const Tensor &out = imp.tensor(op.outputs[0]);
   const Tensor *biasT = optionalBias(imp, op);
-  auto in = imp.perTensor(inT);
-  if (failed(in))
-    return mlir::failure();
-  auto oq = imp.perTensor(out);
-  if (failed(oq))
+  auto q = inOutQuant(imp, inT, out);
+  if (failed(q))
     return mlir::failure();
   auto wq = imp.qparams(wt);
   if (failed(wq))
     return mlir::failure();
-  auto [si, zi] = *in;
-  auto [so, zo] = *oq;
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
   const std::vector<double> &sW = wq->first;
   const std::vector<int64_t> &zW = wq->second;
   int64_t oc = out.shape[3];

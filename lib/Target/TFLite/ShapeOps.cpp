@@ -80,6 +80,17 @@ LogicalResult checkTypes(Importer &imp, Value v, llvm::ArrayRef<Type> allowed,
                   " is not supported by TFLite Micro's kernel (it takes " + names + ")");
 }
 
+/// Input 0 of `op`, refused (checkTypes) unless of one of the `allowed` types.
+FailureOr<Value> typedInput(Importer &imp, const Operator &op, llvm::ArrayRef<Type> allowed,
+                            const std::string &what) {
+  auto xr = imp.value(op.inputs[0]);
+  if (failed(xr))
+    return mlir::failure();
+  if (failed(checkTypes(imp, *xr, allowed, what)))
+    return mlir::failure();
+  return *xr;
+}
+
 /// A constant INT32/INT64 operand's values (TFLM reads these in Prepare).
 FailureOr<std::vector<int64_t>> constInts(Importer &imp, int idx, const std::string &what) {
   if (idx < 0)
@@ -259,12 +270,10 @@ Value padConcat(Importer &imp, Value x, llvm::ArrayRef<int64_t> pads, double val
 /// TFLM transpose.cc: constant perm, rank <= 5, float32/int8/int16, a plain
 /// copy.
 FailureOr<OpResults> importTranspose(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16}, "TRANSPOSE");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16}, "TRANSPOSE")))
-    return mlir::failure();
   Shape xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
   auto permr = constInts(imp, inputAt(op, 1), "perm");
@@ -299,13 +308,11 @@ FailureOr<OpResults> importTranspose(Importer &imp, const Operator &op) {
 /// int8 (static_cast<uint8_t>(zp) stored in an int8: the same bits) and 0
 /// otherwise.
 FailureOr<OpResults> importPad(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  std::string name = op.name();
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32}, name);
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  std::string name = op.name();
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16, imp.i32}, name)))
-    return mlir::failure();
   const Tensor &out = imp.tensor(op.outputs[0]);
   Shape xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
@@ -408,12 +415,10 @@ FailureOr<OpResults> importPad(Importer &imp, const Operator &op) {
 /// never sets `offset`: models using them are refused (TFLM computes something
 /// else than TFLite there).
 FailureOr<OpResults> importStridedSlice(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "STRIDED_SLICE");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "STRIDED_SLICE")))
-    return mlir::failure();
   OptionReader o = op.options();
   int64_t beginMask = o.i32(0), endMask = o.i32(1);
   int64_t ellipsisMask = o.i32(2), newAxisMask = o.i32(3), shrinkMask = o.i32(4);
@@ -514,12 +519,10 @@ FailureOr<OpResults> importStridedSlice(Importer &imp, const Operator &op) {
 /// TFLM slice.cc: begin and size (INT32/INT64, size -1: to the end), rank <=
 /// 5.
 FailureOr<OpResults> importSlice(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "SLICE");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "SLICE")))
-    return mlir::failure();
   Shape xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
   auto beginr = constInts(imp, inputAt(op, 1), "begin");
@@ -637,12 +640,10 @@ FailureOr<OpResults> importPack(Importer &imp, const Operator &op) {
 FailureOr<OpResults> importUnpack(Importer &imp, const Operator &op) {
   OptionReader o = op.options();
   int64_t num = o.i32(0), axis = o.i32(1);
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32}, "UNPACK");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16, imp.i32}, "UNPACK")))
-    return mlir::failure();
   Shape xs = Importer::shapeOf(x);
   auto ar = normAxis(imp, axis, xs.size());
   if (failed(ar))
@@ -800,12 +801,10 @@ FailureOr<OpResults> importSqueeze(Importer &imp, const Operator &op) {
 /// TFLM expand_dims.cc: INT32 axis (negative counts from rank + 1),
 /// float32/int8/int16.
 FailureOr<OpResults> importExpandDims(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16}, "EXPAND_DIMS");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16}, "EXPAND_DIMS")))
-    return mlir::failure();
   if (pyTensor(imp, inputAt(op, 1)).type != kInt32)
     return imp.fail("TFLite Micro reads an INT32 axis");
   auto axisr = constInts(imp, inputAt(op, 1), "axis");
@@ -845,12 +844,10 @@ FailureOr<OpResults> importShape(Importer &imp, const Operator &op) {
 /// positions[batch, coord], inner): one tosa.gather on the
 /// [batch*outer, axis, inner] view.
 FailureOr<OpResults> importGather(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8}, "GATHER");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8}, "GATHER")))
-    return mlir::failure();
   const Tensor &pt = pyTensor(imp, inputAt(op, 1));
   if (pt.type != kInt32)
     return imp.fail("positions of type " + pt.typeName() + ": TFLite Micro takes INT32 only");
@@ -937,12 +934,10 @@ std::vector<int64_t> nearest(int64_t inSize, int64_t outSize, bool align, bool h
 /// least 0 with half_pixel_centers. One tosa.gather of the [B, H*W, C] view
 /// with the constant [B, OH*OW] source indices.
 FailureOr<OpResults> importResizeNearestNeighbor(Importer &imp, const Operator &op) {
-  auto xr = imp.value(op.inputs[0]);
+  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16}, "RESIZE_NEAREST_NEIGHBOR");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
-  if (failed(checkTypes(imp, x, {imp.f32, imp.i8, imp.i16}, "RESIZE_NEAREST_NEIGHBOR")))
-    return mlir::failure();
   Shape xs = Importer::shapeOf(x);
   if (xs.size() != 4)
     return imp.fail("TFLite Micro's RESIZE_NEAREST_NEIGHBOR takes a 4-D input");

@@ -683,13 +683,12 @@ FailureOr<OpResults> tableOp(Importer &imp, const Operator &op, const MakeTable 
   if (elem != imp.i8)
     return imp.fail(typeName(imp, elem) + " " + op.name() +
                     " is not supported (int8 and float32 are)");
-  auto in = imp.perTensor(*io->it);
-  if (failed(in))
+  auto q = inOutQuant(imp, *io->it, *io->ot);
+  if (failed(q))
     return failure();
-  auto out = imp.perTensor(*io->ot);
-  if (failed(out))
-    return failure();
-  llvm::Expected<Table> table = make(in->first, in->second, out->first, out->second);
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
+  llvm::Expected<Table> table = make(si, zi, so, zo);
   if (!table)
     return imp.fail("TFLite Micro cannot run this int8 " + op.name() + ": " +
                     llvm::toString(table.takeError()));
@@ -904,18 +903,18 @@ Value logXGe1(Importer &imp, Value a, int64_t inputBits, int64_t outputBits) {
 
 // ------------------------------------------------------------ int16
 
-LogicalResult int16ZeroPoints(Importer &imp, const Operator &op, const Tensor &it,
-                              const Tensor &ot) {
-  auto in = imp.perTensor(it);
-  if (failed(in))
+/// The input and output scales of an int16 op whose zero points must be 0.
+FailureOr<std::pair<double, double>> int16Scales(Importer &imp, const Operator &op,
+                                                 const Tensor &it, const Tensor &ot) {
+  auto q = inOutQuant(imp, it, ot);
+  if (failed(q))
     return failure();
-  auto out = imp.perTensor(ot);
-  if (failed(out))
-    return failure();
-  if (in->second != 0 || out->second != 0)
+  auto [si, zi] = q->first;
+  auto [so, zo] = q->second;
+  if (zi != 0 || zo != 0)
     return imp.fail("int16 " + op.name() + " needs zero points 0 (TFLite Micro's requirement), "
-                    "not " + str(in->second) + " and " + str(out->second));
-  return mlir::success();
+                    "not " + str(zi) + " and " + str(zo));
+  return std::make_pair(si, so);
 }
 
 Value toInt16(Importer &imp, Value v) {
@@ -938,15 +937,11 @@ FailureOr<Value> mbqmI32(Importer &imp, Value v, int64_t multiplier, int64_t shi
 /// LSTM's gates: tflmSigmoid16 / tflmTanh16).
 FailureOr<Value> sigmoidTanhInt16(Importer &imp, const Operator &op, Value x, const Tensor &it,
                                   const Tensor &ot, bool tanh) {
-  if (failed(int16ZeroPoints(imp, op, it, ot)))
+  auto scales = int16Scales(imp, op, it, ot);
+  if (failed(scales))
     return failure();
-  auto in = imp.perTensor(it);
-  if (failed(in))
-    return failure();
-  auto out = imp.perTensor(ot);
-  if (failed(out))
-    return failure();
-  auto params = sigmoidTanhInt16Params(in->first, out->first, tanh);
+  auto [si, so] = *scales;
+  auto params = sigmoidTanhInt16Params(si, so, tanh);
   if (!params)
     return imp.fail("TFLite Micro cannot run this int16 " + op.name() + ": " +
                     llvm::toString(params.takeError()));
@@ -1062,16 +1057,12 @@ FailureOr<OpResults> importRelu(Importer &imp, const Operator &op) {
   auto int16Fn = [&](Value x, const Tensor &it, const Tensor &ot) -> FailureOr<Value> {
     // ReluQuantized<int16_t>: MBQM by the float32 quotient of the scales,
     // clamp to [0, 32767] (zero points 0).
-    if (failed(int16ZeroPoints(imp, op, it, ot)))
+    auto scales = int16Scales(imp, op, it, ot);
+    if (failed(scales))
       return failure();
-    auto in = imp.perTensor(it);
-    if (failed(in))
-      return failure();
-    auto out = imp.perTensor(ot);
-    if (failed(out))
-      return failure();
-    auto ms = tflmQuantizeMultiplier(static_cast<double>(static_cast<float>(in->first) /
-                                                         static_cast<float>(out->first)));
+    auto [si, so] = *scales;
+    auto ms = tflmQuantizeMultiplier(
+        static_cast<double>(static_cast<float>(si) / static_cast<float>(so)));
     if (!ms)
       return imp.fail("TFLite Micro cannot run this int16 RELU: " +
                       llvm::toString(ms.takeError()));
@@ -1129,14 +1120,11 @@ FailureOr<OpResults> importLeakyRelu(Importer &imp, const Operator &op) {
 
   auto int16Fn = [&](Value x, const Tensor &it, const Tensor &ot) -> FailureOr<Value> {
     // QuantizeLeakyRelu<int16_t>: as the int8 table's arithmetic, in i32 TOSA.
-    auto in = imp.perTensor(it);
-    if (failed(in))
+    auto q = inOutQuant(imp, it, ot);
+    if (failed(q))
       return failure();
-    auto out = imp.perTensor(ot);
-    if (failed(out))
-      return failure();
-    auto [si, zi] = *in;
-    auto [so, zo] = *out;
+    auto [si, zi] = q->first;
+    auto [so, zo] = q->second;
     float fsi = static_cast<float>(si), fso = static_cast<float>(so);
     auto id = tflmQuantizeMultiplier(static_cast<double>(fsi / fso));
     if (!id)
@@ -1199,14 +1187,11 @@ FailureOr<OpResults> importLogSoftmax(Importer &imp, const Operator &op) {
   if (elem != imp.i8)
     return imp.fail(typeName(imp, elem) +
                     " LOG_SOFTMAX is not supported (int8 and float32 are)");
-  auto in = imp.perTensor(*io->it);
-  if (failed(in))
+  auto q = inOutQuant(imp, *io->it, *io->ot);
+  if (failed(q))
     return failure();
-  auto out = imp.perTensor(*io->ot);
-  if (failed(out))
-    return failure();
-  double si = in->first;
-  auto [so, zo] = *out;
+  double si = q->first.first;
+  auto [so, zo] = q->second;
   if (static_cast<float>(so) != static_cast<float>(16.0 / 256) || zo != 127)
     return imp.fail("int8 LOG_SOFTMAX needs output scale 16/256 and zero point 127 (TFLite "
                     "Micro's requirement), not " +

@@ -36,6 +36,11 @@ NUMPY_OF_ELEMENT = {"f32": np.float32, "i8": np.int8, "i16": np.int16, "i32": np
 
 
 # ------------------------------------------------- the printed module of the C++ importer
+# Subprocess timeout of the lowering and JIT runs: a guard against a hang, not
+# a time limit; an hour, so that a machine loaded several times over (tests
+# running beside builds) never fails a correct run. Results never depend on it.
+HANG_TIMEOUT = 3600
+
 def tensor_type(shape, elem: str) -> str:
     if len(shape) == 0:
         return f"tensor<{elem}>"
@@ -155,12 +160,12 @@ def verify_mlir(text: str, tosa_validate: bool = False) -> None:
 
 
 def run_mlir(text: str, batches: Sequence[Sequence[np.ndarray]], float_inputs: bool,
-             timeout: int = 600) -> List[List[np.ndarray]]:
+             timeout: int = HANG_TIMEOUT) -> List[List[np.ndarray]]:
     """JIT-runs the imported module once per batch of inputs; returns its outputs."""
     return run_mlir_many([(text, batches, float_inputs)], timeout)[0]
 
 
-def run_mlir_many(items, timeout: int = 600):
+def run_mlir_many(items, timeout: int = HANG_TIMEOUT):
     """Like run_mlir for several imported modules [(text, batches, float_inputs)]
     at once: one lowering and one JIT for all of them."""
     funcs, lines = [], ["func.func private @printMemrefI32(memref<*xi32>) "
@@ -437,7 +442,7 @@ def per_op_float_errors(model: Model, seed: int = 0):
 
 
 def lower_with_pipeline(text: str, options: str = "", serenity_opt: Optional[str] = None,
-                        timeout: int = 600):
+                        timeout: int = HANG_TIMEOUT):
     """The imported module's @main, renamed @net, through ``serenity-pipeline``
     (``lower-to-llvm=0`` plus ``options``). Returns (lowered module, input
     memref types, output memref types, arena bytes when the arena is a leading
@@ -464,7 +469,7 @@ def lower_with_pipeline(text: str, options: str = "", serenity_opt: Optional[str
 
 
 def run_pipeline(text: str, batches: Sequence[Sequence[np.ndarray]], options: str = "",
-                 serenity_opt: Optional[str] = None, timeout: int = 600) -> List[List[np.ndarray]]:
+                 serenity_opt: Optional[str] = None, timeout: int = HANG_TIMEOUT) -> List[List[np.ndarray]]:
     """Like run_mlir, but lowers the imported module with ``serenity-pipeline``
     (lower_with_pipeline) and drives it with serenity.harness: a generated
     ``@main`` puts each batch's inputs in place, calls the network once per

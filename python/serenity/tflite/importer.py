@@ -15,6 +15,7 @@ from .schema import Model, TFLiteError
 
 # "<stdin>:0:0: error: MESSAGE": the location prefix of the translation's diagnostics.
 _DIAGNOSTIC = re.compile(r"^.*?:\d+:\d+: error: ", re.M)
+_ANY_DIAGNOSTIC = re.compile(r"^.*?:\d+:\d+: (error|note|warning): ", re.M)
 
 
 def translate(buffer: bytes, float_mode: bool = False, rounding: str = "double",
@@ -47,9 +48,11 @@ def translate(buffer: bytes, float_mode: bool = False, rounding: str = "double",
         if not starts:
             raise TFLiteError(f"serenity-translate failed (exit {proc.returncode}): "
                               f"{err.strip() or 'no message'}")
-        # The first error with its continuation lines (notes of the same diagnostic).
-        end = starts[1].start() if len(starts) > 1 else len(err)
-        raise TFLiteError(err[starts[0].end():end].rstrip("\n"))
+        # The first error's message, up to the next diagnostic (its note names the
+        # operator's location: file, index, builtin, output tensor).
+        rest = err[starts[0].end():]
+        following = _ANY_DIAGNOSTIC.search(rest)
+        raise TFLiteError(rest[:following.start() if following else len(rest)].rstrip("\n"))
     return proc.stdout.decode("utf-8")
 
 
