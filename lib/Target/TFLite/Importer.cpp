@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
 #include <sstream>
 
 using namespace mlir;
@@ -276,6 +277,16 @@ Importer::qparams(const Tensor &t) {
   if (!t.quant)
     return fail("tensor " + std::to_string(t.index) + " '" + t.name +
                 "' has no quantization parameters");
+  // TFLite's kernels hold zero points in int32: a damaged file's larger ones
+  // are refused before any arithmetic on them.
+  for (int64_t zp : t.quant->zeroPoint)
+    if (zp < INT32_MIN || zp > INT32_MAX)
+      return fail("tensor " + std::to_string(t.index) + " '" + t.name + "' has zero point " +
+                  std::to_string(zp) + ", outside int32");
+  for (float scale : t.quant->scale)
+    if (!std::isfinite(scale) || scale < 0)
+      return fail("tensor " + std::to_string(t.index) + " '" + t.name + "' has scale " +
+                  pyRepr(scale) + ": scales must be finite and not negative");
   std::vector<double> s(t.quant->scale.begin(), t.quant->scale.end());
   return std::make_pair(s, t.quant->zeroPoint);
 }

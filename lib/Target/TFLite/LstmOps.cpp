@@ -17,6 +17,8 @@
 #include "Format.h"
 #include "Importer.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -151,6 +153,8 @@ std::pair<int64_t, int64_t> cellTanhParams(int64_t cellScalePower) {
 /// The input multiplier the int16 kernels' integer formula cannot hold in
 /// int32 (Python's _lstm_interpolate error), or 0.
 int64_t overflowingMultiplier(int64_t multiplier, int64_t leftShift) {
+  if (multiplier == 0 && (leftShift < 0 || leftShift > 32)) // 3 << 32 overflows anyway
+    return std::numeric_limits<int64_t>::max();
   auto [m, s] = normalized(multiplier, leftShift);
   (void)s;
   if (m * (int64_t(1) << 15) + (int64_t(1) << 14) >= int64_t(1) << 31)
@@ -453,6 +457,8 @@ FailureOr<OpResults> importUnidirectionalSequenceLstm(Importer &imp, const Opera
     gates.push_back({wIn[g]->data<int64_t>(), wRec[g]->data<int64_t>(),
                      b.reshape({-1}), fcScale(sX, *wIn[g]), fcScale(sH, *wRec[g])});
   }
+  if (!(sC > 0) || !(sH > 0)) // zero in a damaged file: log2 and quotients below
+    return imp.fail("the cell and output state scales must be positive");
   // Inter-gate multipliers (CreateInterGateMulParams, double products).
   double sCf = static_cast<double>(static_cast<float>(sC));
   double mForget = kGateOutScale * sCf / sCf;

@@ -74,7 +74,7 @@ public:
 
   template <typename T>
   llvm::Expected<T> scalar(const Table *t, unsigned field, T def, const char *what) {
-    if (!t->VerifyField<T>(v, slot(field), 1))
+    if (!t->VerifyField<T>(v, slot(field), sizeof(T)))
       return malformed(llvm::Twine(what) + " field " + llvm::Twine(field) +
                        " lies outside the file: file is truncated or corrupt");
     return t->GetField<T>(slot(field), def);
@@ -239,8 +239,8 @@ template <typename T>
 T optionField(const Table *t, llvm::ArrayRef<uint8_t> file, unsigned field, T def) {
   if (!t)
     return def;
-  Verifier v(file.data(), file.size(), 64, 1000000, false);
-  if (!t->VerifyField<T>(v, slot(field), 1))
+  Verifier v(file.data(), file.size(), 64, 1000000, /*check_alignment=*/true);
+  if (!t->VerifyField<T>(v, slot(field), sizeof(T)))
     return def;
   return t->GetField<T>(slot(field), def);
 }
@@ -261,7 +261,7 @@ bool OptionReader::boolean(unsigned field, bool def) const {
 std::vector<int32_t> OptionReader::i32Vector(unsigned field) const {
   if (!table)
     return {};
-  Verifier v(file.data(), file.size(), 64, 1000000, false);
+  Verifier v(file.data(), file.size(), 64, 1000000, /*check_alignment=*/true);
   if (!table->VerifyOffset(v, slot(field)))
     return {};
   auto *vec = table->GetPointer<const flatbuffers::Vector<int32_t> *>(slot(field));
@@ -280,10 +280,10 @@ llvm::Expected<Model> mlir::serenity::tflite::readModel(llvm::ArrayRef<uint8_t> 
     return malformed("not a TFLite model: file identifier is '" +
                      llvm::StringRef(reinterpret_cast<const char *>(buf.data() + 4), 4) +
                      "', expected 'TFL3'");
-  // TFLite files are not always aligned: alignment is not checked (reads
-  // copy), bounds are.
+  // Bounds and alignment: flatbuffers' accessors read scalars and vectors in
+  // place, so a misaligned offset in a damaged file is refused, not read.
   Verifier verifier(buf.data(), buf.size(), /*max_depth=*/64, /*max_tables=*/10000000,
-                    /*check_alignment=*/false);
+                    /*check_alignment=*/true);
   Reader r(verifier);
   r.bufStart = buf.data();
   if (!verifier.VerifyOffset(0))
@@ -348,11 +348,18 @@ llvm::Expected<Model> mlir::serenity::tflite::readModel(llvm::ArrayRef<uint8_t> 
           t.quant = Quantization{scale, zp, axis};
         }
       }
-      for (int64_t d : t.shape)
+      int64_t elements = 1;
+      for (int64_t d : t.shape) {
         if (d < 0)
           return malformed("tensor " + llvm::Twine(t.index) + " '" + t.name +
                            "' has a dynamic or negative dimension (" + llvm::Twine(d) +
                            "): only static shapes are supported");
+        // A microcontroller tensor is far below 2^32 elements; a larger
+        // count is a damaged shape (and would overflow the arithmetic on it).
+        if (__builtin_mul_overflow(elements, d, &elements) || elements > (int64_t(1) << 32))
+          return malformed("tensor " + llvm::Twine(t.index) + " '" + t.name +
+                           "' has more than 2^32 elements: file is corrupt");
+      }
       if (bidx >= buffers.size())
         return malformed("tensor " + llvm::Twine(t.index) + " '" + t.name +
                          "' refers to buffer " + llvm::Twine(bidx) + " but the model has " +

@@ -75,6 +75,8 @@ using Table = std::vector<int64_t>;
 /// MultiplyByQuantizedMultiplier would hit its shift check (> 30) or the int32
 /// cast of -2^31 (a negative mantissa of -1).
 llvm::Expected<MS> tflmQuantizeMultiplier(double real) {
+  if (!std::isfinite(real)) // a zero scale in a damaged file
+    return valueError("cannot requantize with scale " + pyRepr(real));
   if (real == 0.0)
     return MS{0, 0};
   int shift = 0;
