@@ -71,7 +71,6 @@ constexpr int kProjection[2] = {16, 17};
 constexpr int kHState = 18;
 constexpr int kCState = 19;
 constexpr int kLayerNorm[4] = {20, 21, 22, 23};
-[[maybe_unused]] const char *const kGateNames[4] = {"input", "forget", "cell", "output"};
 
 /// Python's ACT_NAMES.get(act, act).
 std::string actName(int act) {
@@ -93,12 +92,6 @@ std::pair<int64_t, int64_t> normalized(int64_t multiplier, int64_t leftShift) {
   return {multiplier, leftShift};
 }
 
-[[maybe_unused]] int64_t scaled(int64_t x, int64_t multiplier, int64_t shift) {
-  int64_t rnd = shift > 0 ? (int64_t(1) << (shift - 1)) : 0;
-  int64_t p = x * multiplier + rnd;
-  return shift >= 0 ? (p >> shift) : (p << -shift);
-}
-
 /// (base, slope) for a = |v| < 255 << stepBits: base[k] = T[k] << stepBits,
 /// slope[k] = T[k+1] - T[k]; entry 255 the saturated value with slope 0.
 std::pair<std::vector<int64_t>, std::vector<int64_t>> interpolationTables(int64_t stepBits,
@@ -111,28 +104,6 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> interpolationTables(int64_
   base[255] = saturated;
   slope[255] = 0;
   return {base, slope};
-}
-
-/// reference_integer_ops::Logistic (int16 -> int16) on one value.
-[[maybe_unused]] int64_t tflmSigmoidInt16(int64_t x, int64_t multiplier = 0,
-                                          int64_t leftShift = 0) {
-  auto [m, s] = normalized(multiplier, leftShift);
-  int64_t v = scaled(x, m, s);
-  int64_t a = std::min<int64_t>(std::abs(v), int64_t(255) << 9);
-  auto [base, slope] = interpolationTables(9, int64_t(0x7FFF) << 10);
-  int64_t p = (base[a >> 9] + (a & 511) * slope[a >> 9] + 512) >> 10;
-  return v >= 0 ? p : 32768 - p;
-}
-
-/// reference_integer_ops::Tanh (int16 -> int16) on one value.
-[[maybe_unused]] int64_t tflmTanhInt16(int64_t x, int64_t multiplier = 0,
-                                       int64_t leftShift = 0) {
-  auto [m, s] = normalized(multiplier, leftShift);
-  int64_t v = scaled(x, m, s);
-  int64_t a = std::min<int64_t>(std::abs(v), int64_t(255) << 8);
-  auto [base, slope] = interpolationTables(8, int64_t(0xFFFF) << 8);
-  int64_t q = ((base[a >> 8] + (a & 255) * slope[a >> 8] + 128) >> 8) - 32768;
-  return v >= 0 ? q : -q;
 }
 
 /// TFLite's CheckedLog2 result: round(logf(x) * (1 / logf(2))) in float32.
