@@ -2,7 +2,13 @@
 
 #include "Serenity/Pipelines/Frontier.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 
 #include <algorithm>
 #include <optional>
@@ -75,14 +81,19 @@ mlir::serenity::rankWithinBudgets(ArrayRef<FrontierPoint> points,
   return failure();
 }
 
+/// The frontier file format this reader understands (docs/Deploy.md).
+static constexpr StringLiteral kFrontierFormat = "serenity-frontier";
+static constexpr int64_t kFrontierVersion = 1;
+
 FailureOr<SmallVector<FrontierPoint>>
-mlir::serenity::readFrontierExport(StringRef path, StringRef target,
-                                   std::string &error) {
+mlir::serenity::readFrontierFile(StringRef path, const FrontierQuery &query,
+                                 std::string &error) {
+  const std::string remeasure =
+      "python3 -m serenity frontier MODEL --target " + query.target;
   auto text = llvm::MemoryBuffer::getFile(path);
   if (!text) {
-    error = "cannot read " + path.str() +
-            " (write it with `python3 -m serenity frontier MODEL --target " +
-            target.str() + " --export " + path.str() + "`)";
+    error = "cannot read " + path.str() + " (write it with `" + remeasure +
+            " --export " + path.str() + "`)";
     return failure();
   }
   llvm::Expected<llvm::json::Value> parsed =
@@ -90,36 +101,111 @@ mlir::serenity::readFrontierExport(StringRef path, StringRef target,
   const llvm::json::Object *root = parsed ? parsed->getAsObject() : nullptr;
   if (!parsed)
     llvm::consumeError(parsed.takeError());
-  const llvm::json::Array *list = root ? root->getArray("points") : nullptr;
-  std::optional<StringRef> written = root ? root->getString("target")
-                                          : std::nullopt;
-  if (!list || !written) {
-    error = path.str() + " is not a frontier export (python3 -m serenity "
-                         "frontier MODEL --export FILE)";
+  const llvm::json::Array *frontiers =
+      root ? root->getArray("frontiers") : nullptr;
+  if (!root || root->getString("format") != kFrontierFormat || !frontiers) {
+    error = path.str() + " is not a frontier file (`" + remeasure +
+            " --export FILE` writes one)";
     return failure();
   }
-  if (*written != target) {
-    error = path.str() + " was measured on " + written->str() + ", not " +
-            target.str();
+  if (root->getInteger("version") != kFrontierVersion) {
+    error = path.str() + " is a frontier file of another version (this "
+                         "serenity reads version " +
+            std::to_string(kFrontierVersion) + "): measure the model again";
     return failure();
   }
-  SmallVector<FrontierPoint> points;
-  for (const llvm::json::Value &value : *list) {
-    const llvm::json::Object *object = value.getAsObject();
-    std::optional<StringRef> options =
-        object ? object->getString("options") : std::nullopt;
-    FrontierPoint point;
-    if (!options || !readFrontierPoint(*object, point)) {
-      error = path.str() + ": a point without options, ram, flash or "
-                           "instructions";
+  // The frontiers the query selects; what else the file holds, for the
+  // error when none is selected.
+  SmallVector<const llvm::json::Object *> selected;
+  llvm::StringSet<> otherTargets, models;
+  for (const llvm::json::Value &value : *frontiers) {
+    const llvm::json::Object *frontier = value.getAsObject();
+    std::optional<StringRef> target =
+        frontier ? frontier->getString("target") : std::nullopt;
+    std::optional<StringRef> sha256 =
+        frontier ? frontier->getString("sha256") : std::nullopt;
+    if (!target || !sha256 || !frontier->getArray("points")) {
+      error = path.str() + ": a frontier without target, sha256 or points";
       return failure();
     }
-    point.options = options->str();
-    points.push_back(std::move(point));
+    if (*target != query.target) {
+      otherTargets.insert(*target);
+      continue;
+    }
+    if (!query.modelSha256.empty() && *sha256 != query.modelSha256)
+      continue;
+    if (!query.compiler.empty() &&
+        frontier->getString("compiler") != StringRef(query.compiler))
+      continue;
+    models.insert(*sha256);
+    selected.push_back(frontier);
   }
+  if (selected.empty()) {
+    if (query.modelSha256.empty() && !otherTargets.empty()) {
+      SmallVector<StringRef> names(otherTargets.keys());
+      llvm::sort(names);
+      error = path.str() + " was measured on " + llvm::join(names, ", ") +
+              ", not " + query.target;
+    } else {
+      error = "no frontier of this model for " + query.target +
+              (query.compiler.empty() ? std::string()
+                                      : " measured by this serenity-compile") +
+              " in " + path.str() + ": run `" + remeasure + "` first";
+    }
+    return failure();
+  }
+  if (models.size() > 1) {
+    error = path.str() + " holds the frontiers of " +
+            std::to_string(models.size()) + " models for " + query.target +
+            ": export one model's (" + remeasure + " --export FILE)";
+    return failure();
+  }
+  // Every point once: a configuration measured counts as measured.
+  SmallVector<FrontierPoint> points;
+  llvm::StringMap<size_t> byOptions;
+  for (const llvm::json::Object *frontier : selected)
+    for (const llvm::json::Value &value : *frontier->getArray("points")) {
+      const llvm::json::Object *object = value.getAsObject();
+      std::optional<StringRef> options =
+          object ? object->getString("options") : std::nullopt;
+      FrontierPoint point;
+      if (!options || !readFrontierPoint(*object, point)) {
+        error = path.str() + ": a point without options, ram, flash or "
+                             "instructions";
+        return failure();
+      }
+      point.options = options->str();
+      auto [it, inserted] = byOptions.try_emplace(point.options, points.size());
+      if (inserted)
+        points.push_back(std::move(point));
+      else if (points[it->second].predicted && !point.predicted)
+        points[it->second] = std::move(point);
+    }
   if (points.empty()) {
     error = path.str() + " holds no configuration";
     return failure();
   }
   return points;
+}
+
+std::string mlir::serenity::compilerIdentity(StringRef executable) {
+  SmallString<256> real;
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::real_path(executable, real) ||
+      llvm::sys::fs::status(real, status))
+    return "";
+  return (real + ":" + Twine(status.getSize()) + ":" +
+          Twine(static_cast<int64_t>(
+              llvm::sys::toTimeT(status.getLastModificationTime()))))
+      .str();
+}
+
+std::string mlir::serenity::fileSha256(StringRef path) {
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return "";
+  llvm::SHA256 hash;
+  hash.update(llvm::arrayRefFromStringRef((*bytes)->getBuffer()));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }

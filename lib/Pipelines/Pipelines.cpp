@@ -517,7 +517,8 @@ LogicalResult mlir::serenity::resolvePipelineBudgets(
                         "tile, tile-max-mac-overhead, widen-budget and "
                         "widen-filters: do not set them as well");
   std::string error;
-  auto points = readFrontierExport(options.frontier, board, error);
+  auto points = readFrontierFile(options.frontier,
+                                 FrontierQuery{board.str(), {}, {}}, error);
   if (failed(points))
     return errorHandler("serenity-pipeline: " + error);
   auto ranked = rankWithinBudgets(*points, options.ramBudget,

@@ -52,8 +52,14 @@ section of the object but .bss: code, constants, .data's initial image).
 Everything is cached (``--cache``, default ``~/.cache/serenity/frontier.json``)
 by the model's bytes, the target, the options and the serenity-compile binary
 (QEMU runs by the object's bytes): a measured model's budget question takes
-well under a second plus the build of its answer; serenity-compile
-``--ram-budget/--flash-budget`` reads the same cache (its "candidates").
+well under a second plus the build of its answer. The cache is a frontier
+file (docs/Deploy.md, "The frontier file"; FORMAT, VERSION below): its
+"frontiers" are what serenity-compile ``--ram-budget/--flash-budget`` and
+serenity-pipeline ``frontier=FILE`` read (Serenity/Pipelines/Frontier.h,
+readFrontierFile), one per model, target and compiler, written after every
+exploration and decision; its other sections (measurements, runs, profiles)
+are this module's own memo. ``--export FILE`` writes one model's frontier in
+the same format.
 """
 
 import hashlib
@@ -117,25 +123,39 @@ def _sha256(path):
 
 
 def _compiler_id(compiler):
+    """The compiler's identity in a frontier file, as serenity-compile's
+    compilerIdentity computes it: real path, size, mtime in seconds."""
     st = os.stat(compiler)
     return "%s:%d:%d" % (os.path.realpath(compiler), st.st_size, int(st.st_mtime))
 
 
-class Cache:
-    """A JSON file of measured points, per-layer profiles and the candidate
-    points of each model (see the module docstring)."""
+# The frontier file format (docs/Deploy.md, "The frontier file"), read by
+# Serenity/Pipelines/Frontier.h's readFrontierFile.
+FORMAT = "serenity-frontier"
+VERSION = 1
+# The fields of a point in a frontier file.
+POINT_FIELDS = ("options", "arena", "state", "stack", "ram", "flash", "instructions", "predicted")
 
-    SECTIONS = ("points", "runs", "profiles", "candidates")
+
+class Cache:
+    """A frontier file with this module's memo beside the frontiers: measured
+    points ("measurements"), QEMU runs, per-layer profiles (see the module
+    docstring). A file of another format or version is not read (its
+    measurements are made again)."""
+
+    SECTIONS = ("measurements", "runs", "profiles")
 
     def __init__(self, path):
         self.path = path
         self.data = {section: {} for section in self.SECTIONS}
+        self.data["frontiers"] = []
         if path and os.path.exists(path):
             with open(path) as f:
                 loaded = json.load(f)
-            if isinstance(loaded, dict):
+            if isinstance(loaded, dict) and loaded.get("format") == FORMAT and loaded.get("version") == VERSION:
                 for section in self.SECTIONS:
                     self.data[section].update(loaded.get(section, {}))
+                self.data["frontiers"] = list(loaded.get("frontiers", []))
 
     def save(self):
         if not self.path:
@@ -143,8 +163,27 @@ class Cache:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
-            json.dump(self.data, f, indent=1, sort_keys=True)
+            json.dump(dict(self.data, format=FORMAT, version=VERSION), f, indent=1, sort_keys=True)
         os.replace(tmp, self.path)
+
+
+def frontier_record(model, target, points, compiler=None):
+    """One frontier of a frontier file: the model (its file name and the
+    SHA-256 of its bytes), the target, the identity of the serenity-compile
+    that measured it (``compiler_identity``) and its points."""
+    record = {"model": os.path.basename(model), "sha256": _sha256(model), "target": target,
+              "points": [{k: p[k] for k in POINT_FIELDS} for p in points]}
+    if compiler:
+        record["compiler"] = _compiler_id(compiler)
+    return record
+
+
+def store_frontier(cache, model, target, compiler, points):
+    """Replaces the cache's frontier of (model, target, compiler) by `points`."""
+    record = frontier_record(model, target, points, compiler)
+    same = lambda r: all(r.get(k) == record.get(k) for k in ("sha256", "target", "compiler"))
+    cache.data["frontiers"] = [r for r in cache.data["frontiers"] if not same(r)] + [record]
+    cache.save()
 
 
 def _key(model, target, options, compiler):
@@ -153,7 +192,7 @@ def _key(model, target, options, compiler):
 
 def measured(model, target, options, cache, compiler):
     """The cached measurement of this configuration, or None."""
-    return cache.data["points"].get(_key(model, target, options, compiler))
+    return cache.data["measurements"].get(_key(model, target, options, compiler))
 
 
 def measure(model, target, options, cache, compiler, work):
@@ -161,8 +200,8 @@ def measure(model, target, options, cache, compiler, work):
     {"arena", "state", "stack", "ram", "text", "rodata", "data", "flash",
     "instructions", "outputs" (a digest of the printed outputs)}."""
     key = _key(model, target, options, compiler)
-    if key in cache.data["points"]:
-        return cache.data["points"][key]
+    if key in cache.data["measurements"]:
+        return cache.data["measurements"][key]
     out = tempfile.mkdtemp(dir=work)
     report, exe = deploy.build_timed(model, out, target, options, io="arena", compiler=compiler)
     run_key = "|".join((_sha256(exe), target))
@@ -180,7 +219,7 @@ def measure(model, target, options, cache, compiler, work):
              "text": flash["text"], "rodata": flash["rodata"], "data": flash["data"],
              "flash": flash["bytes"]}
     point["ram"] = point["arena"] + point["state"] + point["stack"]
-    cache.data["points"][key] = point
+    cache.data["measurements"][key] = point
     cache.save()
     return point
 
@@ -440,7 +479,8 @@ def explore(model, target, cache, compiler, work, tiles=None):
     all) and the default: (measured rows [((tile, widen, options), point)],
     candidate points: predicted ones, or measured where the configuration
     was measured, each with "prediction" (the predicted values) when it was
-    predicted). The candidates are stored in the cache for serenity-compile."""
+    predicted). The candidates are the cache's frontier of the model for
+    serenity-compile."""
     rows, points, seen = [], [], set()
     for tile, tile_options in TILE_CHOICES:
         if tiles and tile not in tiles:
@@ -495,17 +535,13 @@ def explore(model, target, cache, compiler, work, tiles=None):
     # enters too, as serenity-compile reads them.
     prefix, suffix = "%s|%s|" % (_sha256(model), target), "|" + _compiler_id(compiler)
     known = {p["options"] for p in points}
-    for key, p in sorted(cache.data["points"].items()):
+    for key, p in sorted(cache.data["measurements"].items()):
         if key.startswith(prefix) and key.endswith(suffix):
             options = key[len(prefix):-len(suffix)]
             if options not in known:
                 known.add(options)
                 points.append(dict(p, options=options, predicted=False, **_labels(options)))
-    key = "|".join((_sha256(model), target, _compiler_id(compiler)))
-    cache.data["candidates"][key] = [
-        {k: p[k] for k in ("options", "arena", "state", "stack", "ram", "flash", "instructions", "predicted")}
-        for p in points]
-    cache.save()
+    store_frontier(cache, model, target, compiler, points)
     return rows, points
 
 
@@ -594,6 +630,9 @@ def decide(model, target, points, cache, compiler, work, ram_budget=None, flash_
                             p.pop(resource + "_low", None)
     best["measurement"] = measure(model, target, best["options"], cache, compiler, work)
     best["builds"], best["proven"] = builds, proven
+    if cache is not None and builds:
+        # The measurements replace the predictions in the frontier file.
+        store_frontier(cache, model, target, compiler, points)
     return best
 
 
@@ -615,14 +654,12 @@ def candidate_table(points, chosen=None):
     return "\n".join(lines)
 
 
-def export(path, model, target, points):
-    """Writes the candidate points for serenity-pipeline's `frontier=FILE`
-    (Serenity/Pipelines/Frontier.h): {"target", "model", "sha256",
-    "points": [{"options", "ram", "flash", "instructions", "arena", "state",
-    "stack", "predicted"}]}, predicted ones with their stated values."""
-    data = {"target": target, "model": os.path.basename(model), "sha256": _sha256(model),
-            "points": [{k: p[k] for k in ("options", "ram", "flash", "instructions", "arena", "state",
-                                          "stack", "predicted")} for p in points]}
+def export(path, model, target, points, compiler=None):
+    """Writes the model's frontier as a frontier file of its own (the
+    module docstring), for serenity-pipeline's `frontier=FILE` and
+    serenity-compile's `--frontier FILE`."""
+    data = {"format": FORMAT, "version": VERSION,
+            "frontiers": [frontier_record(model, target, points, compiler)]}
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
 
@@ -687,7 +724,7 @@ def run(args):
         print("build it: serenity-compile %s --target %s%s" % (
             args.model, args.target, " --pipeline \"%s\"" % p["options"] if p["options"] else ""))
     if args.export:
-        export(args.export, args.model, args.target, points)
+        export(args.export, args.model, args.target, points, compiler)
         print("\nwrote %s (serenity-pipeline frontier=%s ram-budget=... flash-budget=...)" % (
             args.export, args.export))
     if args.plot:
@@ -711,7 +748,7 @@ def add_subparser(subparsers):
                         "candidates once one fits; a decision cut short is flagged NOT PROVEN (default: "
                         "none, the decision is bounded by 8 builds and does not depend on the machine's load)")
     p.add_argument("--plot", help="PNG file for the frontier plot")
-    p.add_argument("--export", help="JSON file of the candidate points for serenity-pipeline's frontier=FILE")
+    p.add_argument("--export", help="frontier file of the model's candidate points (serenity-pipeline frontier=FILE, serenity-compile --frontier FILE)")
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "serenity", "frontier.json"),
                    help="measurement cache (JSON); '' for none")
     p.add_argument("--tflm", default=os.path.join(deploy.ROOT, "..", "shared", "bench", "tflm"),

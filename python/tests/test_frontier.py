@@ -170,6 +170,15 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
     tiles = ["tile 20%", "no tiling"]
     rows, points = frontier.explore(model, "cortex-m4", cache, compiler, work, tiles)
     assert sum(1 for p in points if p.get("predicted")) >= 4
+    # The cache is a frontier file (docs/Deploy.md): this model's frontier
+    # on the M4, by this compiler, with every candidate.
+    with open(cache_path) as f:
+        written = json.load(f)
+    assert (written["format"], written["version"]) == ("serenity-frontier", 1)
+    [record] = written["frontiers"]
+    assert (record["target"], record["model"]) == ("cortex-m4", "small.tflite")
+    assert record["compiler"].startswith(os.path.realpath(compiler) + ":")
+    assert len(record["points"]) == len(points)
     default_outputs = rows[0][1]["outputs"]
     # The widenable filters, from the fully widened build's profile.
     widened = frontier.profile(model, "cortex-m4", "tile=none widen-budget=-1", cache, compiler, work)

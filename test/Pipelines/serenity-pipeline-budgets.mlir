@@ -32,4 +32,4 @@
 // HOST: error: serenity-pipeline: ram-budget/flash-budget need target=cortex-m or target=cortex-m-helium
 // BOTH: error: serenity-pipeline: ram-budget/flash-budget choose tile, tile-max-mac-overhead, widen-budget and widen-filters: do not set them as well
 // ZERO: error: serenity-pipeline: ram-budget and flash-budget must be positive numbers of bytes
-// MALFORMED: error: serenity-pipeline: {{.*}}serenity-pipeline-budgets.mlir is not a frontier export
+// MALFORMED: error: serenity-pipeline: {{.*}}serenity-pipeline-budgets.mlir is not a frontier file

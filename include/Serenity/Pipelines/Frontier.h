@@ -48,12 +48,36 @@ FailureOr<SmallVector<FrontierPoint>>
 rankWithinBudgets(ArrayRef<FrontierPoint> points, int64_t ramBudget,
                   int64_t flashBudget, std::string &error);
 
-/// The points of a frontier export (`python3 -m serenity frontier MODEL
-/// --target T --export FILE`: {"target", "model", "points": [...]}) for
-/// `target` (cortex-m4, cortex-m55); failure with `error` when the file is
-/// missing, malformed or for another target.
+/// Which frontier of a frontier file to read: the board's target name
+/// (cortex-m4, cortex-m55) and, when not empty, the SHA-256 of the model's
+/// bytes (hex) and the identity of the serenity-compile that measured it
+/// (compilerIdentity).
+struct FrontierQuery {
+  std::string target, modelSha256, compiler;
+};
+
+/// The points of the frontier `query` selects in the frontier file at
+/// `path` (docs/Deploy.md, "The frontier file": {"format":
+/// "serenity-frontier", "version": 1, "frontiers": [{"model", "sha256",
+/// "target", "compiler", "points": [{"options", "ram", "flash",
+/// "instructions", "arena", "state", "stack", "predicted"}]}]}), which
+/// `python3 -m serenity frontier` writes as its cache and with --export.
+/// Without a model in the query the file must hold one model's frontier for
+/// the target. Failure with `error` when the file is missing or malformed,
+/// or holds no such frontier (saying what it holds).
 FailureOr<SmallVector<FrontierPoint>>
-readFrontierExport(StringRef path, StringRef target, std::string &error);
+readFrontierFile(StringRef path, const FrontierQuery &query,
+                 std::string &error);
+
+/// The identity of a serenity-compile executable in a frontier file:
+/// "REALPATH:SIZE:MTIME" (MTIME in whole seconds since the epoch), so that a
+/// rebuilt compiler does not read another build's measurements. Empty when
+/// the file cannot be found.
+std::string compilerIdentity(StringRef executable);
+
+/// The SHA-256 of the file at `path` as 64 lower-case hex digits; empty when
+/// it cannot be read.
+std::string fileSha256(StringRef path);
 
 } // namespace serenity
 } // namespace mlir
