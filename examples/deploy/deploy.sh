@@ -19,7 +19,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 # 2. Build the program for the board: startup code and linker script of the
 #    mps2-an386 (Cortex-M4) board, newlib with semihosting for printf.
 arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 \
-  --specs=rdimon.specs -T "$root/scripts/cortex-m/mps2-an386.ld" \
+  --specs=rdimon.specs -L "$root/scripts/cortex-m" -T "$root/scripts/cortex-m/mps2-an386.ld" \
   "$root/scripts/cortex-m/startup.c" "$root/examples/deploy/kws_main.c" out/kws.o \
   -Iout -o kws.elf
 arm-none-eabi-size kws.elf

@@ -24,8 +24,12 @@ const StringRef kCortexM4CFlags[] = {"-mcpu=cortex-m4", "-mthumb",
                                      "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"};
 const StringRef kCortexM7CFlags[] = {"-mcpu=cortex-m7", "-mthumb",
                                      "-mfloat-abi=hard", "-mfpu=fpv5-d16"};
+const StringRef kCortexM33CFlags[] = {"-mcpu=cortex-m33", "-mthumb",
+                                      "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"};
 const StringRef kCortexM55CFlags[] = {"-mcpu=cortex-m55", "-mthumb",
                                       "-mfloat-abi=hard"};
+const StringRef kCortexM0PlusCFlags[] = {"-mcpu=cortex-m0plus", "-mthumb",
+                                         "-mfloat-abi=soft"};
 
 std::vector<TargetDescription> makeTargets() {
   std::vector<TargetDescription> targets;
@@ -68,7 +72,19 @@ std::vector<TargetDescription> makeTargets() {
   m7.cpu = "cortex-m7";
   m7.features = "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon";
   m7.cFlags = kCortexM7CFlags;
+  m7.qemuMachine = "mps2-an500";
   targets.push_back(m7);
+
+  // ARMv8-M Mainline with the DSP extension and a single-precision FPU
+  // (nRF5340, STM32U5, RP2350), run Secure on mps2-an505's SSE-200.
+  TargetDescription m33 = cortexM;
+  m33.name = "cortex-m33";
+  m33.triple = "thumbv8m.main-unknown-none-eabihf";
+  m33.cpu = "cortex-m33";
+  m33.features = "+dsp,+hwdiv,+fp-armv8d16sp,+fp16,-fp64,-d32,-neon";
+  m33.cFlags = kCortexM33CFlags;
+  m33.qemuMachine = "mps2-an505";
+  targets.push_back(m33);
 
   TargetDescription m55 = cortexM;
   m55.name = "cortex-m55";
@@ -81,6 +97,21 @@ std::vector<TargetDescription> makeTargets() {
   m55.cFlags = kCortexM55CFlags;
   m55.qemuMachine = "mps3-an547";
   targets.push_back(m55);
+
+  // ARMv6-M (RP2040, STM32G0/L0, SAMD21): Thumb-1, no DSP, no divide, no
+  // FPU (float in library calls), and word accesses must be aligned. Its
+  // board is the Cortex-M3 of mps2-an385, where the start-up turns on
+  // UNALIGN_TRP so that an unaligned access faults as on the M0+.
+  TargetDescription m0plus;
+  m0plus.name = "cortex-m0plus";
+  m0plus.triple = "thumbv6m-unknown-none-eabi";
+  m0plus.cpu = "cortex-m0plus";
+  m0plus.floatABI = FloatABI::Soft;
+  m0plus.pipelineTarget = PipelineTarget::CortexMBaseline;
+  m0plus.arenaAlignment = 4;
+  m0plus.cFlags = kCortexM0PlusCFlags;
+  m0plus.qemuMachine = "mps2-an385";
+  targets.push_back(m0plus);
   return targets;
 }
 

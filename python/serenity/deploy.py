@@ -1,8 +1,9 @@
 """Networks compiled by serenity-compile, run as a C developer runs them.
 
 The host runs the program directly; a Cortex-M target runs on its QEMU board
-(:data:`BOARDS`: the Cortex-M4 on ``mps2-an386``, the Cortex-M55 with Helium
-on ``mps3-an547``) with ``-icount shift=0`` (one instruction per nanosecond
+(:data:`BOARDS`: the Cortex-M4 on ``mps2-an386``, the Cortex-M7 on
+``mps2-an500``, the Cortex-M33 on ``mps2-an505``, the Cortex-M55 with Helium
+on ``mps3-an547``, Cortex-M0+ code on ``mps2-an385``'s Cortex-M3) with ``-icount shift=0`` (one instruction per nanosecond
 of virtual time). The targets and their boards (QEMU machine, C flags) are
 the C++ target table (include/Serenity/Target/TargetDescription.h), read once
 from ``serenity-compile --print-targets``; only what is C source or a file
@@ -29,10 +30,11 @@ CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
 # board_timer_start() starts a counter that counts up, board_timer_now()
 # reads it.
 _CMSDK_TIMER = r"""
-/* CMSDK APB timer 0 of the mps2-an386 board (25 MHz), counting down. */
-#define TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
-#define TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
-#define TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+/* CMSDK APB timer 0 of the mps2 boards (0x40000000 on mps2-an385/386/500,
+   the Secure alias 0x50000000 on mps2-an505's SSE-200), counting down. */
+#define TIMER_CTRL (*(volatile uint32_t *)(TIMER_BASE + 0x0u))
+#define TIMER_VALUE (*(volatile uint32_t *)(TIMER_BASE + 0x4u))
+#define TIMER_RELOAD (*(volatile uint32_t *)(TIMER_BASE + 0x8u))
 static void board_timer_start(void) {
   TIMER_RELOAD = 0xFFFFFFFFu;
   TIMER_VALUE = 0xFFFFFFFFu;
@@ -77,7 +79,10 @@ static uint64_t board_calibrate(void) {
 }
 """.replace("CALIBRATION_INSTRUCTIONS", str(CALIBRATION_INSTRUCTIONS))
 
-_TIMERS = {"mps2-an386": _CMSDK_TIMER, "mps3-an547": _SSE300_COUNTER}
+_TIMERS = {machine: "#define TIMER_BASE %s\n" % base + _CMSDK_TIMER
+           for machine, base in (("mps2-an385", "0x40000000u"), ("mps2-an386", "0x40000000u"),
+                                 ("mps2-an500", "0x40000000u"), ("mps2-an505", "0x50000000u"))}
+_TIMERS["mps3-an547"] = _SSE300_COUNTER
 
 Board = collections.namedtuple("Board", "target machine cflags linker_script timer")
 
@@ -179,7 +184,8 @@ def arm_link_command(include_dir, sources, elf, target="cortex-m4"):
     """arm-none-eabi-gcc linking `sources` (C files, objects) for `target`'s
     QEMU board (scripts/cortex-m: its linker script, the shared start-up)."""
     board = boards()[target]
-    return ["arm-none-eabi-gcc", *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-T",
+    # -L: the boards' scripts include scripts/cortex-m/mps2-sections.ld.
+    return ["arm-none-eabi-gcc", *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-L", CORTEX_M, "-T",
             os.path.join(CORTEX_M, board.linker_script), os.path.join(CORTEX_M, "startup.c"), *sources,
             "-o", elf]
 

@@ -1,6 +1,7 @@
 //===- TargetDescription.h - The targets Serenity compiles for --*- C++ -*-===//
 //
-// One table of the targets (host, cortex-m4, cortex-m7, cortex-m55): what
+// One table of the targets (host, cortex-m4, cortex-m7, cortex-m33,
+// cortex-m55, cortex-m0plus): what
 // LLVM's code generator needs (triple, CPU, features, float ABI), what the
 // core can do (DSP, MVE/Helium, hardware divide, unaligned access, FPU),
 // which pipeline family and arena alignment it uses, and the C flags and QEMU
@@ -31,13 +32,15 @@ namespace serenity {
 
 /// The family serenity-pipeline's `target=` option names: the host (64-bit
 /// index, vectorized loops) or a Cortex-M core (32-bit index) with the DSP
-/// extension (M4, M7, M33) or with Helium (M55, M85). Several targets share
-/// a family; the pipeline, which knows only the family, reads the facts of
-/// its primaryTarget.
-enum class PipelineTarget { Host, CortexM, CortexMHelium };
+/// extension (M4, M7, M33), with Helium (M55, M85), or ARMv6-M (M0, M0+:
+/// Thumb-1, no DSP, no divide, no FPU, aligned accesses only). Several
+/// targets share a family; the pipeline, which knows only the family, reads
+/// the facts of its primaryTarget.
+enum class PipelineTarget { Host, CortexM, CortexMHelium, CortexMBaseline };
 SERENITY_ENUM_NAMES(PipelineTarget, {PipelineTarget::Host, "host"},
                     {PipelineTarget::CortexM, "cortex-m"},
-                    {PipelineTarget::CortexMHelium, "cortex-m-helium"})
+                    {PipelineTarget::CortexMHelium, "cortex-m-helium"},
+                    {PipelineTarget::CortexMBaseline, "cortex-m-baseline"})
 
 /// Whether `target` is a Cortex-M core (32-bit index, no vector lowering,
 /// static relocation).
@@ -45,11 +48,12 @@ inline bool isCortexM(PipelineTarget target) {
   return target != PipelineTarget::Host;
 }
 
-/// How floating-point arguments are passed: the host's default, or in FPU
-/// registers (-mfloat-abi=hard).
-enum class FloatABI { Default, Hard };
+/// How floating-point arguments are passed and computed: the host's
+/// default, in FPU registers (-mfloat-abi=hard), or in integer registers
+/// through library calls on a core without an FPU (-mfloat-abi=soft).
+enum class FloatABI { Default, Hard, Soft };
 SERENITY_ENUM_NAMES(FloatABI, {FloatABI::Default, "default"},
-                    {FloatABI::Hard, "hard"})
+                    {FloatABI::Hard, "hard"}, {FloatABI::Soft, "soft"})
 
 /// One target of serenity-compile's `--target`.
 struct TargetDescription {
@@ -79,9 +83,11 @@ struct TargetDescription {
   /// The C compiler flags (arm-none-eabi-gcc) of code linked with its
   /// objects: core and float ABI (none for the host's own compiler).
   llvm::ArrayRef<llvm::StringRef> cFlags;
-  /// The QEMU machine its programs are measured on ("" when it has none:
-  /// the host runs them itself, cortex-m7 has no board yet). Its linker
-  /// script is scripts/cortex-m/MACHINE.ld.
+  /// The QEMU machine its programs are measured on ("" for the host, which
+  /// runs them itself). Its linker script is scripts/cortex-m/MACHINE.ld.
+  /// A board may run a larger core of the same ISA (cortex-m0plus on
+  /// mps2-an385's Cortex-M3: Thumb-1 code runs there unchanged, so its
+  /// instruction counts are the M0+'s).
   llvm::StringRef qemuMachine;
 
   bool hasBoard() const { return !qemuMachine.empty(); }

@@ -460,6 +460,8 @@ LogicalResult mlir::serenity::emitObjectFile(
   llvm::TargetOptions options;
   if (spec.floatABI == ::serenity::FloatABI::Hard)
     options.FloatABIType = llvm::FloatABI::Hard;
+  else if (spec.floatABI == ::serenity::FloatABI::Soft)
+    options.FloatABIType = llvm::FloatABI::Soft;
   // A Cortex-M program is linked at fixed addresses (no loader).
   std::optional<llvm::Reloc::Model> relocation =
       ::serenity::isCortexM(spec.pipelineTarget) ? llvm::Reloc::Static
