@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -94,8 +95,9 @@ static bool dotKernels(ConvKernels convKernels, PipelineTarget target) {
 
 /// Adds the passes from memrefs (after static allocation) to the LLVM
 /// dialect.
-static void addLLVMLowering(OpPassManager &pm, bool cortexM,
+static void addLLVMLowering(OpPassManager &pm, PipelineTarget target,
                             int64_t outlineMinOps) {
+  const bool cortexM = isCortexM(target);
   const unsigned indexBitwidth = cortexM ? 32 : 0;
   // Kernels of large functions in functions of their own: the loop lowering
   // below then works on many small functions (in parallel, linear time).
@@ -118,6 +120,11 @@ static void addLLVMLowering(OpPassManager &pm, bool cortexM,
     expand.opMnemonics = {"roundeven"};
     funcPM.addPass(math::createMathExpandOpsPass(expand));
   }
+  // Without an FPU, LLVM turns maximumf/minimumf (float max pooling, ReLU
+  // clamps) into calls of fmaximumf/fminimumf, which newlib does not have:
+  // compares and selects instead (NaN propagated as llvm.maximum does).
+  if (!::serenity::primaryTarget(target).fpu && cortexM)
+    funcPM.addPass(arith::createArithExpandOpsPass());
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
   // Vector ops (the vector primitive's blocks): transfers unrolled into
@@ -179,7 +186,7 @@ LogicalResult mlir::serenity::buildSerenityLLVMLowering(
     int64_t outlineMinOps) {
   if (failed(checkOutlineMinOps(outlineMinOps, errorHandler)))
     return failure();
-  addLLVMLowering(pm, isCortexM(target), outlineMinOps);
+  addLLVMLowering(pm, target, outlineMinOps);
   return success();
 }
 
@@ -484,7 +491,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     funcPM.addPass(createTosaToArithPass(tosaToArith));
   }
   if (options.lowerToLLVM)
-    addLLVMLowering(pm, cortexM, options.outlineMinOps);
+    addLLVMLowering(pm, options.target, options.outlineMinOps);
   return success();
 }
 

@@ -26,14 +26,17 @@ TEST(TargetDescription, EveryTargetIsComplete) {
     EXPECT_GT(target.arenaAlignment, 0);
     EXPECT_EQ(target.arenaAlignment & (target.arenaAlignment - 1), 0)
         << "alignment is a power of two";
-    // Cortex-M objects are hard-float, and C linked with them is built for
-    // the same core and ABI.
+    // Cortex-M objects are hard-float where the core has an FPU, soft-float
+    // where it has none, and C linked with them is built for the same core
+    // and ABI.
     if (isCortexM(target.pipelineTarget)) {
-      EXPECT_EQ(target.floatABI, FloatABI::Hard);
+      EXPECT_EQ(target.floatABI, target.fpu ? FloatABI::Hard : FloatABI::Soft);
       EXPECT_TRUE(llvm::is_contained(target.cFlags,
                                      ("-mcpu=" + target.cpu).c_str()));
-      EXPECT_TRUE(llvm::is_contained(target.cFlags, "-mfloat-abi=hard"));
+      EXPECT_TRUE(llvm::is_contained(
+          target.cFlags, target.fpu ? "-mfloat-abi=hard" : "-mfloat-abi=soft"));
       EXPECT_TRUE(llvm::StringRef(target.triple).starts_with("thumb"));
+      EXPECT_EQ(llvm::StringRef(target.triple).ends_with("eabihf"), target.fpu);
     }
     // Helium is MVE, which the core's features name.
     EXPECT_EQ(target.mve, target.features.contains("+mve"));
@@ -58,10 +61,26 @@ TEST(TargetDescription, LookupByName) {
   EXPECT_EQ(m55->pipelineTarget, PipelineTarget::CortexMHelium);
   EXPECT_EQ(m55->qemuMachine, "mps3-an547");
 
-  // No board yet: compiled for, not measured.
   const TargetDescription *m7 = lookupTarget("cortex-m7");
   ASSERT_NE(m7, nullptr);
-  EXPECT_FALSE(m7->hasBoard());
+  EXPECT_EQ(m7->qemuMachine, "mps2-an500");
+  EXPECT_EQ(m7->pipelineTarget, PipelineTarget::CortexM);
+
+  const TargetDescription *m33 = lookupTarget("cortex-m33");
+  ASSERT_NE(m33, nullptr);
+  EXPECT_EQ(m33->triple, "thumbv8m.main-unknown-none-eabihf");
+  EXPECT_TRUE(m33->dsp);
+  EXPECT_EQ(m33->qemuMachine, "mps2-an505");
+
+  // ARMv6-M: nothing of the M4's extensions, float in library calls.
+  const TargetDescription *m0plus = lookupTarget("cortex-m0plus");
+  ASSERT_NE(m0plus, nullptr);
+  EXPECT_EQ(m0plus->triple, "thumbv6m-unknown-none-eabi");
+  EXPECT_FALSE(m0plus->dsp || m0plus->hardwareDivide ||
+               m0plus->unalignedAccess || m0plus->fpu || m0plus->mve);
+  EXPECT_EQ(m0plus->floatABI, FloatABI::Soft);
+  EXPECT_EQ(m0plus->pipelineTarget, PipelineTarget::CortexMBaseline);
+  EXPECT_EQ(m0plus->qemuMachine, "mps2-an385");
 
   const TargetDescription *host = lookupTarget("host");
   ASSERT_NE(host, nullptr);
@@ -78,11 +97,12 @@ TEST(TargetDescription, UnknownName) {
 }
 
 TEST(TargetDescription, Names) {
-  EXPECT_EQ(targetNames(), "host, cortex-m4, cortex-m7 or cortex-m55");
+  EXPECT_EQ(targetNames(), "host, cortex-m4, cortex-m7, cortex-m33, "
+                           "cortex-m55 or cortex-m0plus");
   EXPECT_EQ(targetNames([](const TargetDescription &target) {
               return target.hasBoard();
             }),
-            "cortex-m4 or cortex-m55");
+            "cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus");
 }
 
 /// The pipeline knows only the family (target=cortex-m) and reads the facts
@@ -104,6 +124,8 @@ TEST(TargetDescription, FamiliesAgreeOnWhatThePipelineReads) {
   EXPECT_EQ(primaryTarget(PipelineTarget::Host).name, "host");
   EXPECT_EQ(primaryTarget(PipelineTarget::CortexM).name, "cortex-m4");
   EXPECT_EQ(primaryTarget(PipelineTarget::CortexMHelium).name, "cortex-m55");
+  EXPECT_EQ(primaryTarget(PipelineTarget::CortexMBaseline).name,
+            "cortex-m0plus");
 }
 
 TEST(TargetDescription, JSON) {

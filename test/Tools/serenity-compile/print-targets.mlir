@@ -2,9 +2,9 @@
 // (include/Serenity/Target/TargetDescription.h) as JSON, without a model or
 // -o, in the format python/serenity/deploy.py reads (docs/Deploy.md).
 // RUN: serenity-compile --print-targets | FileCheck %s
-// RUN: serenity-compile --print-targets | %python -c "import json, sys; t = json.load(sys.stdin)['targets']; sys.exit(0 if [x['name'] for x in t] == ['host', 'cortex-m4', 'cortex-m7', 'cortex-m55'] else t)"
+// RUN: serenity-compile --print-targets | %python -c "import json, sys; t = json.load(sys.stdin)['targets']; sys.exit(0 if [x['name'] for x in t] == ['host', 'cortex-m4', 'cortex-m7', 'cortex-m33', 'cortex-m55', 'cortex-m0plus'] else t)"
 // A budget needs a target with a QEMU board (the table's).
-// RUN: not serenity-compile %s --target cortex-m7 --ram-budget 1000 -o %t 2>&1 | FileCheck %s --check-prefix=NOBOARD
+// RUN: not serenity-compile %s --target host --ram-budget 1000 -o %t 2>&1 | FileCheck %s --check-prefix=NOBOARD
 
 // CHECK:      "targets": [
 // CHECK:        "name": "host"
@@ -21,7 +21,9 @@
 // CHECK:        "qemu_machine": "mps2-an386",
 // CHECK:        "triple": "thumbv7em-unknown-none-eabihf"
 // CHECK:        "name": "cortex-m7",
-// CHECK:        "qemu_machine": null,
+// CHECK:        "qemu_machine": "mps2-an500",
+// CHECK:        "name": "cortex-m33",
+// CHECK:        "qemu_machine": "mps2-an505",
 // CHECK:        "capabilities": {
 // CHECK-NEXT:     "dsp": true,
 // CHECK-NEXT:     "fpu": true,
@@ -34,8 +36,20 @@
 // CHECK:        "pipeline_target": "cortex-m-helium",
 // CHECK:        "qemu_machine": "mps3-an547",
 // CHECK:        "triple": "thumbv8.1m.main-unknown-none-eabihf"
+// CHECK:        "capabilities": {
+// CHECK-NEXT:     "dsp": false,
+// CHECK-NEXT:     "fpu": false,
+// CHECK-NEXT:     "hardware_divide": false,
+// CHECK-NEXT:     "mve": false,
+// CHECK-NEXT:     "unaligned_access": false
+// CHECK-NEXT:   },
+// CHECK:        "float_abi": "soft",
+// CHECK:        "name": "cortex-m0plus",
+// CHECK:        "pipeline_target": "cortex-m-baseline",
+// CHECK:        "qemu_machine": "mps2-an385",
+// CHECK:        "triple": "thumbv6m-unknown-none-eabi"
 
-// NOBOARD: serenity-compile: error: --ram-budget/--flash-budget need --target cortex-m4 or cortex-m55 (the configurations are measured on QEMU)
+// NOBOARD: serenity-compile: error: --ram-budget/--flash-budget need --target cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus (the configurations are measured on QEMU)
 
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   return %x : tensor<1x4xf32>
