@@ -2,8 +2,9 @@
 # The commands of docs/Deploy.md, run as written: compile the keyword
 # spotting model for Cortex-M4, Cortex-M55 and the host with serenity-compile,
 # build examples/deploy/kws_main.c against each, run the Cortex-M4 program on
-# QEMU mps2-an386, the Cortex-M55 one on QEMU mps3-an547 and the host program
-# natively; all print the same scores.
+# QEMU mps2-an386, the Cortex-M55 one on QEMU mps3-an547, the host program
+# natively, then the Cortex-M7, M33 and M0+ programs on their boards; all
+# print the same scores.
 # Usage: examples/deploy/deploy.sh KWS.tflite WORK_DIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -48,3 +49,23 @@ qemu-system-arm -M mps3-an547 -nographic -semihosting-config enable=on,target=na
   -kernel kws-m55.elf > qemu-m55.txt
 diff <(sed "s/; arena.*//" qemu-m55.txt) <(sed "s/; arena.*//" host.txt) &&
   echo "QEMU Cortex-M55 and host print the same scores"
+
+# 6. Every other board of the target table (Cortex-M7 on mps2-an500,
+#    Cortex-M33 on mps2-an505, Cortex-M0+ code on mps2-an385): the same
+#    program with the board's flags, linker script and QEMU machine, which
+#    `serenity-compile --print-targets` lists.
+for target in cortex-m7 cortex-m33 cortex-m0plus; do
+  read -r machine flags < <("$build/bin/serenity-compile" --print-targets | python3 -c "
+import json, sys
+t = next(t for t in json.load(sys.stdin)['targets'] if t['name'] == '$target')
+print(t['qemu_machine'], ' '.join(t['cflags']))")
+  "$build/bin/serenity-compile" "$model" --target "$target" --name kws -o "out-$target"
+  # shellcheck disable=SC2086
+  arm-none-eabi-gcc $flags -O2 --specs=rdimon.specs -L "$root/scripts/cortex-m" \
+    -T "$root/scripts/cortex-m/$machine.ld" "$root/scripts/cortex-m/startup.c" \
+    "$root/examples/deploy/kws_main.c" "out-$target/kws.o" -I"out-$target" -o "kws-$target.elf"
+  qemu-system-arm -M "$machine" -nographic -semihosting-config enable=on,target=native \
+    -kernel "kws-$target.elf" > "qemu-$target.txt"
+  diff <(sed "s/; arena.*//" "qemu-$target.txt") <(sed "s/; arena.*//" host.txt) &&
+    echo "QEMU $target ($machine) and host print the same scores"
+done

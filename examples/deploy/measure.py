@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Measures the five MLPerf Tiny models compiled by serenity-compile for a
 Cortex-M target and run on its QEMU board (cortex-m4: mps2-an386,
-cortex-m55: mps3-an547), and prints a markdown table next to TensorFlow Lite
-Micro's arenas (../shared/bench/tflm/README.md):
+cortex-m7: mps2-an500, cortex-m33: mps2-an505, cortex-m55: mps3-an547,
+cortex-m0plus: ARMv6-M code on mps2-an385), and prints a markdown table next
+to TensorFlow Lite Micro's arenas (../shared/bench/tflm/README.md) and, where
+measured on the same board (python/serenity/data/tflm_cmsis_nn.json), TFLite
+Micro + CMSIS-NN's instructions and whole program's flash:
 
 - arena: NAME_ARENA_BYTES with `--io arena` (inputs and outputs planned in
   the arena, as TFLite Micro does): with the stack, all the RAM the network
@@ -27,7 +30,7 @@ cost of a mark (two marks in a row, measured in the same run), and each
 kernel is named by the TOSA op it was lowered from (the imported model's
 line), then summed per TOSA op kind.
 
-Usage: measure.py [--target cortex-m4|cortex-m55] [--per-layer] [--models DIR] [--tflm README.md]   (needs
+Usage: measure.py [--target cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus] [--per-layer] [--models DIR] [--tflm README.md]   (needs
 arm-none-eabi-gcc and qemu-system-arm; serenity-compile on PATH or in build/)
 """
 import argparse
@@ -41,6 +44,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from serenity.deploy import (BOARDS, ROOT, arm_link_command, board_timer, find_compiler,  # noqa: E402
                              instructions, profile_layers, qemu_command, run)
 
+TFLM_CMSIS_NN = os.path.join(ROOT, "python", "serenity", "data", "tflm_cmsis_nn.json")
 MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
 PAINT = 16384
 
@@ -192,9 +196,14 @@ def main():
                 per_layer(model, path, args.target, args.pipeline, compiler, work)
         return 0
     tflm = tflm_arenas(args.tflm)
+    # TFLite Micro + CMSIS-NN (TFLite Micro's reference kernels where Arm has
+    # no CMSIS-NN) on the same board, where measured.
+    with open(TFLM_CMSIS_NN) as f:
+        cmsis = json.load(f).get(args.target, {})
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
-          "| stack (bytes) | .text | .rodata | flash | instructions |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| stack (bytes) | .text | .rodata | flash | TFLM program flash | instructions "
+          "| TFLM+CMSIS-NN instructions | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         for model, path in model_paths(args.models, args.only):
             out = os.path.join(work, model)
@@ -222,10 +231,14 @@ def main():
             # that starts at non-zero zero points; 0 for the others).
             data = sections.get(".data", 0)
             state = report.get("state_bytes", 0)
-            print("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %d |" % (
+            ours = instructions(int(m.group(2)), int(m.group(3)))
+            theirs = cmsis.get(model, {})
+            print("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %d | %s | %s |" % (
                 model, "%d + state %d" % (report["arena_bytes"], state) if state else report["arena_bytes"],
                 caller_ram, smallest or "-", activations or "-", stack,
-                text, rodata, text + rodata + data, instructions(int(m.group(2)), int(m.group(3)))))
+                text, rodata, text + rodata + data, theirs.get("flash", "-"), ours,
+                theirs.get("instructions", "-"),
+                "%.2fx" % (ours / theirs["instructions"]) if theirs.get("instructions") else "-"))
             sys.stdout.flush()
     return 0
 
