@@ -302,6 +302,10 @@ FailureOr<std::pair<double, int64_t>> Importer::perTensor(const Tensor &t) {
 }
 
 FailureOr<Value> Importer::value(int idx) {
+  // -1 marks an absent optional input; only the required ones are checked
+  // before the handlers, which read the others through here too.
+  if (idx < 0)
+    return fail("an input it reads is absent (tensor index " + std::to_string(idx) + ")");
   auto it = values.find(idx);
   if (it != values.end())
     return it->second;

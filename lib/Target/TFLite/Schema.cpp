@@ -92,6 +92,13 @@ public:
       return malformed(llvm::Twine(what) + " field " + llvm::Twine(field) +
                        " (a vector) runs past the end of the file: file is "
                        "truncated or corrupt");
+    // flatbuffers 2.0's VerifyVector checks the alignment of the length word
+    // only; a builder aligns the elements too (8-byte zero points), and they
+    // are read in place.
+    if (vec && (vec->Data() - bufStart) % alignof(T) != 0)
+      return malformed(llvm::Twine(what) + " field " + llvm::Twine(field) + " (a vector of " +
+                       llvm::Twine(sizeof(T)) +
+                       "-byte elements) is misaligned: file is truncated or corrupt");
     return vec;
   }
 
