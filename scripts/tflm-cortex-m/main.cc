@@ -36,7 +36,12 @@ static void board_timer_start() {
 }
 static uint64_t board_timer_now() { return 0xFFFFFFFFu - TIMER_VALUE; }
 __attribute__((noinline)) static void board_spin(uint32_t n) {
+#if defined(__ARM_ARCH_6M__)
+  // Thumb-1 (GCC's divided syntax there): SUB of an immediate sets the flags.
+  __asm volatile("1: sub %0, #1\n bne 1b" : "+l"(n));
+#else
   __asm volatile("1: subs %0, #1\n bne 1b" : "+r"(n));
+#endif
 }
 // Timer ticks of 2000000 instructions (SUBS + BNE per iteration).
 static uint64_t board_calibrate() {
