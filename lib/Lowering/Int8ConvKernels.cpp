@@ -101,6 +101,8 @@ KernelMode kernelMode(KernelTarget target) {
     return {Isa::Dsp, true};
   case KernelTarget::Helium:
     return {Isa::Vector, true};
+  case KernelTarget::CortexMBaseline:
+    return {Isa::Scalar, true};
   case KernelTarget::Generic:
     return {Isa::Scalar, false};
   case KernelTarget::GenericVector:

@@ -437,8 +437,17 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   SerenityInt8ConvKernelsPassOptions kernels;
   kernels.target = core.mve   ? KernelTarget::Helium
                    : core.dsp ? KernelTarget::CortexM
+                   : cortexM  ? KernelTarget::CortexMBaseline
                               : KernelTarget::Generic;
-  kernels.widenBudget = options.widenBudget;
+  // ARMv6-M has no dual multiply: an int16 copy of a filter saves its
+  // kernels only the sign extension LDRSB does anyway (kws on the M0+:
+  // 1 % of the instructions for 9 KB of flash), so the automatic budget
+  // widens nothing there.
+  kernels.widenBudget =
+      options.target == PipelineTarget::CortexMBaseline &&
+              !options.widenBudget.hasValue()
+          ? 0
+          : options.widenBudget;
   kernels.widenFilters.assign(options.widenFilters.begin(),
                               options.widenFilters.end());
   kernels.taggedOnly = !dot;

@@ -57,45 +57,37 @@ std::vector<TargetDescription> makeTargets() {
   cortexM.pipelineTarget = PipelineTarget::CortexM;
   cortexM.arenaAlignment = 4;
 
-  TargetDescription m4 = cortexM;
-  m4.name = "cortex-m4";
-  m4.triple = "thumbv7em-unknown-none-eabihf";
-  m4.cpu = "cortex-m4";
-  m4.features = "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon";
-  m4.cFlags = kCortexM4CFlags;
-  m4.qemuMachine = "mps2-an386";
-  targets.push_back(m4);
-
-  TargetDescription m7 = cortexM;
-  m7.name = "cortex-m7";
-  m7.triple = "thumbv7em-unknown-none-eabihf";
-  m7.cpu = "cortex-m7";
-  m7.features = "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon";
-  m7.cFlags = kCortexM7CFlags;
-  m7.qemuMachine = "mps2-an500";
-  targets.push_back(m7);
-
+  // One Cortex-M core of the table: the family's facts, its own code
+  // generation settings and board.
+  auto core = [&](StringRef name, StringRef triple, StringRef features,
+                  llvm::ArrayRef<StringRef> cFlags, StringRef machine) {
+    TargetDescription target = cortexM;
+    target.name = name;
+    target.triple = triple.str();
+    target.cpu = name.str();
+    target.features = features;
+    target.cFlags = cFlags;
+    target.qemuMachine = machine;
+    return target;
+  };
+  targets.push_back(core("cortex-m4", "thumbv7em-unknown-none-eabihf",
+                         "+dsp,+hwdiv,+vfp4d16sp,+fp16,-fp64,-d32,-neon",
+                         kCortexM4CFlags, "mps2-an386"));
+  targets.push_back(core("cortex-m7", "thumbv7em-unknown-none-eabihf",
+                         "+dsp,+hwdiv,+fp-armv8d16,+fp64,+fp16,-d32,-neon",
+                         kCortexM7CFlags, "mps2-an500"));
   // ARMv8-M Mainline with the DSP extension and a single-precision FPU
   // (nRF5340, STM32U5, RP2350), run Secure on mps2-an505's SSE-200.
-  TargetDescription m33 = cortexM;
-  m33.name = "cortex-m33";
-  m33.triple = "thumbv8m.main-unknown-none-eabihf";
-  m33.cpu = "cortex-m33";
-  m33.features = "+dsp,+hwdiv,+fp-armv8d16sp,+fp16,-fp64,-d32,-neon";
-  m33.cFlags = kCortexM33CFlags;
-  m33.qemuMachine = "mps2-an505";
-  targets.push_back(m33);
-
-  TargetDescription m55 = cortexM;
-  m55.name = "cortex-m55";
-  m55.triple = "thumbv8.1m.main-unknown-none-eabihf";
-  m55.cpu = "cortex-m55";
-  m55.features = "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,"
-                 "+lob,+ras,-d32,-neon";
+  targets.push_back(core("cortex-m33", "thumbv8m.main-unknown-none-eabihf",
+                         "+dsp,+hwdiv,+fp-armv8d16sp,+fp16,-fp64,-d32,-neon",
+                         kCortexM33CFlags, "mps2-an505"));
+  TargetDescription m55 =
+      core("cortex-m55", "thumbv8.1m.main-unknown-none-eabihf",
+           "+dsp,+hwdiv,+mve,+mve.fp,+fp-armv8d16,+fp64,+fullfp16,+lob,+ras,"
+           "-d32,-neon",
+           kCortexM55CFlags, "mps3-an547");
   m55.mve = true;
   m55.pipelineTarget = PipelineTarget::CortexMHelium;
-  m55.cFlags = kCortexM55CFlags;
-  m55.qemuMachine = "mps3-an547";
   targets.push_back(m55);
 
   // ARMv6-M (RP2040, STM32G0/L0, SAMD21): Thumb-1, no DSP, no divide, no
