@@ -29,22 +29,23 @@ std::string mlir::serenity::tflite::typeName(Importer &imp, Type elem) {
   return elemName(elem);
 }
 
-Weights Weights::reshape(std::vector<int64_t> s) const {
-  Weights w = *this;
-  if (isFloat)
-    w.f = f.reshape(s);
+/// A copy of `w` with `fn` applied to the array that holds its data.
+template <typename Fn>
+static Weights mapData(const Weights &w, Fn fn) {
+  Weights r = w;
+  if (w.isFloat)
+    r.f = fn(w.f);
   else
-    w.i = i.reshape(s);
-  return w;
+    r.i = fn(w.i);
+  return r;
+}
+
+Weights Weights::reshape(std::vector<int64_t> s) const {
+  return mapData(*this, [&](const auto &a) { return a.reshape(s); });
 }
 
 Weights Weights::transpose(llvm::ArrayRef<int64_t> perm) const {
-  Weights w = *this;
-  if (isFloat)
-    w.f = f.transpose(perm);
-  else
-    w.i = i.transpose(perm);
-  return w;
+  return mapData(*this, [&](const auto &a) { return a.transpose(perm); });
 }
 
 FailureOr<Weights> mlir::serenity::tflite::weights(Importer &imp, const Tensor &wt, const Operator &op) {
