@@ -290,7 +290,62 @@ FailureOr<BinaryParams> binaryParams(Importer &imp, const Binary &o, Type elem) 
   return BinaryParams{a->first, c->first, out->first, a->second, c->second, out->second};
 }
 
+/// The per-tensor parameters of a quantized binary operator whose operand
+/// type must be one of `allowed` (TFLM's kernels reject the others).
+FailureOr<BinaryParams> checkedBinaryParams(Importer &imp, llvm::StringRef name,
+                                            const Binary &o, Type elem,
+                                            llvm::ArrayRef<llvm::StringRef> allowed) {
+  if (failed(checkIntTypes(imp, name, elem, allowed)))
+    return mlir::failure();
+  return binaryParams(imp, o, elem);
+}
+
 double f32d(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+/// AddFunc's twice_max as ADD and SQUARED_DIFFERENCE derive it:
+/// 2 * double(max(float(sa), float(sb))).
+double twiceMaxOf(const BinaryParams &p) {
+  return 2.0 * static_cast<double>(std::max(static_cast<float>(p.sa), static_cast<float>(p.sc)));
+}
+
+/// AddFunc's scaled inputs (scaledPair) combined by the i32 element-wise op
+/// `combine` ("add" or "sub").
+FailureOr<Value> combineScaled(Importer &imp, const Binary &o, const BinaryParams &p,
+                               llvm::StringRef combine, double ma, double mc, int leftShift) {
+  auto pair = scaledPair(imp, o.a, o.c, ma, mc, p.za, p.zc, leftShift);
+  if (failed(pair))
+    return mlir::failure();
+  return imp.ew(combine, {pair->first, pair->second}, imp.i32);
+}
+
+/// A binary operator's result: `compute` gets both operands at the output's
+/// rank and their element type; its value is reshaped to the output.
+FailureOr<OpResults>
+importBinary(Importer &imp, const Operator &op,
+             llvm::function_ref<FailureOr<Value>(const Binary &, Type)> compute) {
+  auto o = binaryOperands(imp, op);
+  if (failed(o))
+    return mlir::failure();
+  return result(imp, compute(*o, Importer::elemOf(o->a)), *o->out);
+}
+
+/// A binary operator with a fused activation (SUB, MUL): `direct` computes
+/// float32 and int32, `quantized` int8 and int16 from the per-tensor
+/// parameters; either clamped to the activation range.
+FailureOr<OpResults> activatedBinary(
+    Importer &imp, const Operator &op, llvm::StringRef name,
+    llvm::function_ref<Value(const Binary &, Type)> direct,
+    llvm::function_ref<FailureOr<Value>(const Binary &, const BinaryParams &, Type)> quantized) {
+  int a = op.options().i8(0);
+  return importBinary(imp, op, [&](const Binary &o, Type elem) -> FailureOr<Value> {
+    if (elem == imp.f32 || elem == imp.i32)
+      return act(imp, direct(o, elem), a, *o.out);
+    auto p = checkedBinaryParams(imp, name, o, elem, {"i8", "i16"});
+    if (failed(p))
+      return mlir::failure();
+    return act(imp, quantized(o, *p, elem), a, *o.out);
+  });
+}
 
 //===----------------------------------------------------------------------===//
 // ADD / SUB
@@ -310,38 +365,33 @@ FailureOr<OpResults> importAddBroadcast(Importer &imp, const Operator &op, const
     return core(imp, op);
   }
   int a = op.options().i8(0);
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32)
-    return result(imp, act(imp, imp.ew("add", {o->a, o->c}, imp.f32), a, out), out);
-  if (!imp.tfliteExact)
-    return imp.fail("broadcasting integer ADD is imported with TFLite's arithmetic only "
-                    "(--rounding=double)");
-  if (failed(checkIntTypes(imp, "ADD", elem, {"i8", "i16", "i32"})))
-    return mlir::failure();
-  if (elem == imp.i32)
-    return result(imp, imp.ew("add", {o->a, o->c}, imp.i32), out);
-  auto p = binaryParams(imp, *o, elem);
-  if (failed(p))
-    return mlir::failure();
-  FailureOr<Value> y;
-  if (elem == imp.i8) {
-    y = imp.tfliteAdd(o->a, o->c, p->sa, p->za, p->sc, p->zc, p->so, p->zo);
-  } else {
-    double twiceMax = 2.0 * static_cast<double>(std::max(static_cast<float>(p->sa),
-                                                         static_cast<float>(p->sc)));
-    auto pair = scaledPair(imp, o->a, o->c, f32d(p->sa) / twiceMax, f32d(p->sc) / twiceMax,
-                           p->za, p->zc, 15);
-    if (failed(pair))
+  return importBinary(imp, op, [&](const Binary &o, Type elem) -> FailureOr<Value> {
+    if (elem == imp.f32)
+      return act(imp, imp.ew("add", {o.a, o.c}, imp.f32), a, *o.out);
+    if (!imp.tfliteExact)
+      return imp.fail("broadcasting integer ADD is imported with TFLite's arithmetic only "
+                      "(--rounding=double)");
+    if (failed(checkIntTypes(imp, "ADD", elem, {"i8", "i16", "i32"})))
       return mlir::failure();
-    Value s = imp.ew("add", {pair->first, pair->second}, imp.i32);
-    y = requant(imp, s, twiceMax / (static_cast<double>(1 << 15) * f32d(p->so)), 0, p->zo,
-                imp.i16);
-  }
-  return result(imp, act(imp, y, a, out), out);
+    if (elem == imp.i32)
+      return imp.ew("add", {o.a, o.c}, imp.i32);
+    auto p = binaryParams(imp, o, elem);
+    if (failed(p))
+      return mlir::failure();
+    FailureOr<Value> y;
+    if (elem == imp.i8) {
+      y = imp.tfliteAdd(o.a, o.c, p->sa, p->za, p->sc, p->zc, p->so, p->zo);
+    } else {
+      double twiceMax = twiceMaxOf(*p);
+      FailureOr<Value> s = combineScaled(imp, o, *p, "add", f32d(p->sa) / twiceMax,
+                                         f32d(p->sc) / twiceMax, 15);
+      if (failed(s))
+        return mlir::failure();
+      y = requant(imp, *s, twiceMax / (static_cast<double>(1 << 15) * f32d(p->so)), 0, p->zo,
+                  imp.i16);
+    }
+    return act(imp, y, a, *o.out);
+  });
 }
 
 /// SUB. int8/int16 as TFLM's CalculateOpDataSub (sub_common.cc): like ADD, but
@@ -349,30 +399,19 @@ FailureOr<OpResults> importAddBroadcast(Importer &imp, const Operator &op, const
 /// double; then SubElementwise (reference/sub.h). int32 and float32 subtract
 /// and clamp to CalculateActivationRange.
 FailureOr<OpResults> importSub(Importer &imp, const Operator &op) {
-  int a = op.options().i8(0);
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32 || elem == imp.i32)
-    return result(imp, act(imp, imp.ew("sub", {o->a, o->c}, elem), a, out), out);
-  if (failed(checkIntTypes(imp, "SUB", elem, {"i8", "i16"})))
-    return mlir::failure();
-  auto p = binaryParams(imp, *o, elem);
-  if (failed(p))
-    return mlir::failure();
-  int leftShift = elem == imp.i8 ? 20 : 15;
-  float twiceMax = 2.0f * std::max(static_cast<float>(p->sa), static_cast<float>(p->sc));
-  double ma = static_cast<float>(p->sa) / twiceMax;
-  double mc = static_cast<float>(p->sc) / twiceMax;
-  double mo = twiceMax / (static_cast<float>(1 << leftShift) * static_cast<float>(p->so));
-  auto pair = scaledPair(imp, o->a, o->c, ma, mc, p->za, p->zc, leftShift);
-  if (failed(pair))
-    return mlir::failure();
-  Value s = imp.ew("sub", {pair->first, pair->second}, imp.i32);
-  FailureOr<Value> y = requant(imp, s, mo, 0, p->zo, elem);
-  return result(imp, act(imp, y, a, out), out);
+  return activatedBinary(
+      imp, op, "SUB", [&](const Binary &o, Type elem) { return imp.ew("sub", {o.a, o.c}, elem); },
+      [&](const Binary &o, const BinaryParams &p, Type elem) -> FailureOr<Value> {
+        int leftShift = elem == imp.i8 ? 20 : 15;
+        float twiceMax = 2.0f * std::max(static_cast<float>(p.sa), static_cast<float>(p.sc));
+        double ma = static_cast<float>(p.sa) / twiceMax;
+        double mc = static_cast<float>(p.sc) / twiceMax;
+        double mo = twiceMax / (static_cast<float>(1 << leftShift) * static_cast<float>(p.so));
+        FailureOr<Value> s = combineScaled(imp, o, p, "sub", ma, mc, leftShift);
+        if (failed(s))
+          return mlir::failure();
+        return requant(imp, *s, mo, 0, p.zo, elem);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -384,24 +423,14 @@ FailureOr<OpResults> importSub(Importer &imp, const Operator &op) {
 /// MBQM((a - za) * (b - zb)) + zo clamped to the activation range. int32:
 /// wrapping product, CalculateActivationRange clamp; float32: product.
 FailureOr<OpResults> importMul(Importer &imp, const Operator &op) {
-  int a = op.options().i8(0);
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32 || elem == imp.i32)
-    return result(imp, act(imp, imp.tosaMul(o->a, o->c, elem), a, out), out);
-  if (failed(checkIntTypes(imp, "MUL", elem, {"i8", "i16"})))
-    return mlir::failure();
-  auto p = binaryParams(imp, *o, elem);
-  if (failed(p))
-    return mlir::failure();
-  Value a32 = toI32(imp, o->a, p->za);
-  Value c32 = toI32(imp, o->c, p->zc);
-  Value prod = imp.tosaMul(a32, c32, imp.i32);
-  FailureOr<Value> y = requant(imp, prod, f32d(p->sa) * f32d(p->sc) / f32d(p->so), 0, p->zo, elem);
-  return result(imp, act(imp, y, a, out), out);
+  return activatedBinary(
+      imp, op, "MUL", [&](const Binary &o, Type elem) { return imp.tosaMul(o.a, o.c, elem); },
+      [&](const Binary &o, const BinaryParams &p, Type elem) {
+        Value a32 = toI32(imp, o.a, p.za);
+        Value c32 = toI32(imp, o.c, p.zc);
+        Value prod = imp.tosaMul(a32, c32, imp.i32);
+        return requant(imp, prod, f32d(p.sa) * f32d(p.sc) / f32d(p.so), 0, p.zo, elem);
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -411,19 +440,16 @@ FailureOr<OpResults> importMul(Importer &imp, const Operator &op) {
 /// MAXIMUM / MINIMUM: TFLM (maximum_minimum.cc) compares the stored values,
 /// without requantization, whatever the quantization parameters.
 FailureOr<OpResults> minMax(Importer &imp, const Operator &op, llvm::StringRef name) {
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32)
-    return result(imp, imp.ew(name, {o->a, o->c}, imp.f32), out);
-  if (failed(checkIntTypes(imp, op.name(), elem, {"i8", "i16", "i32"})))
-    return mlir::failure();
-  Value a32 = toI32(imp, o->a);
-  Value c32 = toI32(imp, o->c);
-  Value y = imp.ew(name, {a32, c32}, imp.i32);
-  return result(imp, elem != imp.i32 ? imp.ew("cast", {y}, elem) : y, out);
+  return importBinary(imp, op, [&](const Binary &o, Type elem) -> FailureOr<Value> {
+    if (elem == imp.f32)
+      return imp.ew(name, {o.a, o.c}, imp.f32);
+    if (failed(checkIntTypes(imp, op.name(), elem, {"i8", "i16", "i32"})))
+      return mlir::failure();
+    Value a32 = toI32(imp, o.a);
+    Value c32 = toI32(imp, o.c);
+    Value y = imp.ew(name, {a32, c32}, imp.i32);
+    return elem != imp.i32 ? imp.ew("cast", {y}, elem) : y;
+  });
 }
 
 FailureOr<OpResults> importMaximum(Importer &imp, const Operator &op) {
@@ -444,33 +470,25 @@ FailureOr<OpResults> importMinimum(Importer &imp, const Operator &op) {
 /// MBQM(d * d, twice_max^2 / double(float(2^(2 shift) * so))) + zo, saturated;
 /// no fused activation. int32/float32: (a - b)^2.
 FailureOr<OpResults> importSquaredDifference(Importer &imp, const Operator &op) {
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32 || elem == imp.i32) {
-    Value d = imp.ew("sub", {o->a, o->c}, elem);
-    return result(imp, imp.tosaMul(d, d, elem), out);
-  }
-  if (failed(checkIntTypes(imp, "SQUARED_DIFFERENCE", elem, {"i8", "i16"})))
-    return mlir::failure();
-  auto p = binaryParams(imp, *o, elem);
-  if (failed(p))
-    return mlir::failure();
-  int leftShift = elem == imp.i8 ? 7 : 0;
-  double twiceMax = 2.0 * static_cast<double>(std::max(static_cast<float>(p->sa),
-                                                       static_cast<float>(p->sc)));
-  auto pair = scaledPair(imp, o->a, o->c, f32d(p->sa) / twiceMax, f32d(p->sc) / twiceMax, p->za,
-                         p->zc, leftShift);
-  if (failed(pair))
-    return mlir::failure();
-  Value d = imp.ew("sub", {pair->first, pair->second}, imp.i32);
-  Value sq = imp.tosaMul(d, d, imp.i32);
-  double denom = static_cast<double>(static_cast<float>(int64_t(1) << (2 * leftShift)) *
-                                     static_cast<float>(p->so));
-  FailureOr<Value> y = requant(imp, sq, twiceMax * twiceMax / denom, 0, p->zo, elem);
-  return result(imp, y, out);
+  return importBinary(imp, op, [&](const Binary &o, Type elem) -> FailureOr<Value> {
+    if (elem == imp.f32 || elem == imp.i32) {
+      Value d = imp.ew("sub", {o.a, o.c}, elem);
+      return imp.tosaMul(d, d, elem);
+    }
+    auto p = checkedBinaryParams(imp, "SQUARED_DIFFERENCE", o, elem, {"i8", "i16"});
+    if (failed(p))
+      return mlir::failure();
+    int leftShift = elem == imp.i8 ? 7 : 0;
+    double twiceMax = twiceMaxOf(*p);
+    FailureOr<Value> d = combineScaled(imp, o, *p, "sub", f32d(p->sa) / twiceMax,
+                                       f32d(p->sc) / twiceMax, leftShift);
+    if (failed(d))
+      return mlir::failure();
+    Value sq = imp.tosaMul(*d, *d, imp.i32);
+    double denom = static_cast<double>(static_cast<float>(int64_t(1) << (2 * leftShift)) *
+                                       static_cast<float>(p->so));
+    return requant(imp, sq, twiceMax * twiceMax / denom, 0, p->zo, elem);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,31 +598,22 @@ FailureOr<Value> tfliteDivInt8(Importer &imp, const Operator &op, Value a, Value
 /// DivElementwise (reference/div.h), see tfliteDivInt8.
 FailureOr<OpResults> importDiv(Importer &imp, const Operator &op) {
   int a = op.options().i8(0);
-  auto o = binaryOperands(imp, op);
-  if (failed(o))
-    return mlir::failure();
-  Type elem = Importer::elemOf(o->a);
-  const Tensor &out = *o->out;
-  if (elem == imp.f32) {
-    Value r = imp.ew("reciprocal", {o->c}, imp.f32);
-    return result(imp, act(imp, imp.tosaMul(o->a, r, imp.f32), a, out), out);
-  }
-  if (failed(checkIntTypes(imp, "DIV", elem, {"i8", "i32"})))
-    return mlir::failure();
-  if (elem == imp.i32)
-    return result(imp, act(imp, imp.ew("intdiv", {o->a, o->c}, imp.i32), a, out), out);
-  auto pa = imp.perTensor(*o->ta);
-  if (failed(pa))
-    return mlir::failure();
-  auto pc = imp.perTensor(*o->tc);
-  if (failed(pc))
-    return mlir::failure();
-  auto po = imp.perTensor(out);
-  if (failed(po))
-    return mlir::failure();
-  FailureOr<Value> y = tfliteDivInt8(imp, op, o->a, o->c, pa->first, pa->second, pc->first,
-                                     pc->second, po->first, po->second);
-  return result(imp, act(imp, y, a, out), out);
+  return importBinary(imp, op, [&](const Binary &o, Type elem) -> FailureOr<Value> {
+    if (elem == imp.f32) {
+      Value r = imp.ew("reciprocal", {o.c}, imp.f32);
+      return act(imp, imp.tosaMul(o.a, r, imp.f32), a, *o.out);
+    }
+    if (failed(checkIntTypes(imp, "DIV", elem, {"i8", "i32"})))
+      return mlir::failure();
+    if (elem == imp.i32)
+      return act(imp, imp.ew("intdiv", {o.a, o.c}, imp.i32), a, *o.out);
+    // int8 operands: binaryParams reads them as imp.perTensor does.
+    auto p = binaryParams(imp, o, elem);
+    if (failed(p))
+      return mlir::failure();
+    return act(imp, tfliteDivInt8(imp, op, o.a, o.c, p->sa, p->za, p->sc, p->zc, p->so, p->zo), a,
+               *o.out);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -633,18 +642,11 @@ FailureOr<OpResults> importPrelu(Importer &imp, const Operator &op) {
   if ((xe != imp.i8 && xe != imp.i16) || ae != imp.i8)
     return imp.fail("PRELU with " + elemName(xe) + " input and " + elemName(ae) +
                     " alpha is not supported by TFLite Micro (int8 or int16 input, int8 alpha)");
-  auto pi = qparamsOf(imp, *o->ta, xe);
-  if (failed(pi))
+  // The int8 alpha: binaryParams reads its parameters as imp.perTensor does.
+  auto p = binaryParams(imp, *o, xe);
+  if (failed(p))
     return mlir::failure();
-  auto pa = imp.perTensor(*o->tc);
-  if (failed(pa))
-    return mlir::failure();
-  auto po = qparamsOf(imp, out, xe);
-  if (failed(po))
-    return mlir::failure();
-  auto [si, zi] = *pi;
-  auto [sa, za] = *pa;
-  auto [so, zo] = *po;
+  auto [si, sa, so, zi, za, zo] = *p;
   Value x32 = toI32(imp, x, zi);
   FailureOr<Value> pos = requant(imp, x32, f32d(si) / f32d(so), 0, zo, xe);
   if (failed(pos))
@@ -663,6 +665,18 @@ FailureOr<OpResults> importPrelu(Importer &imp, const Operator &op) {
 // QUANTIZE / DEQUANTIZE
 //===----------------------------------------------------------------------===//
 
+/// The input of a one-input conversion (QUANTIZE, CAST) and its output's
+/// element type.
+FailureOr<std::pair<Value, Type>> conversionOperands(Importer &imp, const Operator &op) {
+  FailureOr<Value> x = imp.value(op.inputs[0]);
+  if (failed(x))
+    return mlir::failure();
+  FailureOr<Type> oe = imp.elemOfTensor(imp.tensor(op.outputs[0]));
+  if (failed(oe))
+    return mlir::failure();
+  return std::make_pair(*x, *oe);
+}
+
 /// int8 bits with the sign bit flipped: a uint8 value u read as int8, or back
 /// (u - 128 <-> u).
 Value flipSignBit(Importer &imp, Value x) {
@@ -676,15 +690,11 @@ Value flipSignBit(Importer &imp, Value x) {
 /// MBQM(q - zi, double(si) / double(so)) + zo, clamped, for the type pairs
 /// TFLM accepts.
 FailureOr<OpResults> importQuantize(Importer &imp, const Operator &op) {
-  FailureOr<Value> xr = imp.value(op.inputs[0]);
-  if (failed(xr))
+  auto io = conversionOperands(imp, op);
+  if (failed(io))
     return mlir::failure();
-  Value x = *xr;
+  auto [x, oelem] = *io;
   const Tensor &tx = imp.tensor(op.inputs[0]), &out = imp.tensor(op.outputs[0]);
-  FailureOr<Type> oe = imp.elemOfTensor(out);
-  if (failed(oe))
-    return mlir::failure();
-  Type oelem = *oe;
   if (imp.floatMode)
     return OpResults{x};
   Type xe = Importer::elemOf(x);
@@ -769,15 +779,10 @@ FailureOr<OpResults> importDequantize(Importer &imp, const Operator &op) {
 /// float32 rounds to nearest like C++; float32 -> integer truncates toward
 /// zero (floor / ceil by sign, then an exact tosa.cast).
 FailureOr<OpResults> importCast(Importer &imp, const Operator &op) {
-  FailureOr<Value> xr = imp.value(op.inputs[0]);
-  if (failed(xr))
+  auto io = conversionOperands(imp, op);
+  if (failed(io))
     return mlir::failure();
-  Value x = *xr;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  FailureOr<Type> oe = imp.elemOfTensor(out);
-  if (failed(oe))
-    return mlir::failure();
-  Type oelem = *oe;
+  auto [x, oelem] = *io;
   Type xe = Importer::elemOf(x);
   if (xe == oelem)
     return OpResults{x};
