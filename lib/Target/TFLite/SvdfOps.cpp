@@ -44,6 +44,19 @@ FailureOr<std::pair<double, int64_t>> svScale(Importer &imp, const Tensor &t,
                         t.quant->zeroPoint.empty() ? int64_t(0) : t.quant->zeroPoint[0]);
 }
 
+/// svScale of each (tensor, role) in turn; the first failure stops.
+FailureOr<llvm::SmallVector<std::pair<double, int64_t>>>
+svScales(Importer &imp, llvm::ArrayRef<std::pair<const Tensor *, llvm::StringRef>> tensors) {
+  llvm::SmallVector<std::pair<double, int64_t>> scales;
+  for (auto [t, what] : tensors) {
+    auto p = svScale(imp, *t, what);
+    if (failed(p))
+      return mlir::failure();
+    scales.push_back(*p);
+  }
+  return scales;
+}
+
 /// Steps (1)+(2): the state shifted by one with the new column [B, F, 1]
 /// appended, written back to the variable; returns the new state [B, F, M].
 FailureOr<Value> svdfShiftAppend(Importer &imp, int stateIdx, Value col, const SvdfDims &d) {
@@ -85,26 +98,18 @@ FailureOr<OpResults> svdfInt(Importer &imp, const Operator &op, const Tensor &xT
   Type elem = sT.type == kInt8 ? imp.i8 : imp.i16;
   bool isI8 = sT.type == kInt8;
   int64_t units = d.nFilter / d.rank;
-  auto px = svScale(imp, xT, "input");
-  if (failed(px))
+  auto scales = svScales(imp, {{&xT, "input"},
+                               {&wfT, "feature weights"},
+                               {&wtT, "time weights"},
+                               {&sT, "state"},
+                               {&out, "output"}});
+  if (failed(scales))
     return mlir::failure();
-  auto pwf = svScale(imp, wfT, "feature weights");
-  if (failed(pwf))
-    return mlir::failure();
-  auto pwt = svScale(imp, wtT, "time weights");
-  if (failed(pwt))
-    return mlir::failure();
-  auto ps = svScale(imp, sT, "state");
-  if (failed(ps))
-    return mlir::failure();
-  auto py = svScale(imp, out, "output");
-  if (failed(py))
-    return mlir::failure();
-  auto [sx, zx] = *px;
-  auto [swf, zwf] = *pwf;
-  auto [swt, zwt] = *pwt;
-  auto [ss, zs] = *ps;
-  auto [sy, zy] = *py;
+  auto [sx, zx] = (*scales)[0];
+  auto [swf, zwf] = (*scales)[1];
+  auto [swt, zwt] = (*scales)[2];
+  auto [ss, zs] = (*scales)[3];
+  auto [sy, zy] = (*scales)[4];
   struct ZpCheck {
     const char *what;
     int64_t z;
