@@ -12,7 +12,7 @@ output of TFLite Micro on its seed-0 input (../shared/bench/tflm/reference,
 test/Integration/run_compiled.py). One markdown table (docs/Deploy.md
 section 7).
 
-Usage: frontier_budgets.py [--target cortex-m4|cortex-m55] [--models DIR] [--only a,b] [--cache FILE]
+Usage: frontier_budgets.py [--target cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus] [--models DIR] [--only a,b] [--cache FILE]
 (serenity-compile on PATH or in build/; arm-none-eabi-gcc and qemu-system-arm)
 """
 import argparse

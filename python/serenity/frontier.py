@@ -738,7 +738,7 @@ def add_subparser(subparsers):
         "frontier", help="measured RAM / flash / instructions of a model's configurations on a Cortex-M board",
         description=__doc__.splitlines()[0].replace("``", ""))
     p.add_argument("model", help=".tflite or TOSA .mlir model")
-    p.add_argument("--target", default="cortex-m4", help="cortex-m4 or cortex-m55 (a QEMU board)")
+    p.add_argument("--target", default="cortex-m4", help="a target with a QEMU board: cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus")
     p.add_argument("--ram-budget", type=int, help="RAM budget in bytes (arena + state + stack)")
     p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],

@@ -2,11 +2,12 @@
 """Compiles a network with serenity-compile (object, C header, JSON), builds a
 C program that includes the header and calls NAME_run on seeded inputs with
 an arena of NAME_ARENA_BYTES, runs it on the host or on a QEMU board
-(cortex-m4: mps2-an386; cortex-m55: mps3-an547, Helium), and compares the printed outputs with the upstream reference
+(python/serenity/deploy.py BOARDS: every target of the table with a board), and
+compares the printed outputs with the upstream reference
 lowering run by mlir-runner on the same inputs. This is what a C developer
 does with the generated files (docs/Deploy.md).
 
-Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4|cortex-m55
+Usage: run_compiled.py NET.mlir|NET.tflite --target host|cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus
            [--io caller|arena] [--pipeline "options"] [--seed 1] [--atol 0] [--rtol 0]
            [--float] [--input-file IN.bin --expect-file OUT.bin]
 --float imports a .tflite model as its float32 graph (serenity-compile

@@ -1,7 +1,8 @@
 //===- serenity-compile.cpp - Model to object file, C header and report ---===//
 //
 // serenity-compile MODEL.mlir|MODEL.tflite --target host|cortex-m4|cortex-m7|
-//     cortex-m55 [--name NAME] [--pipeline "serenity-pipeline options"] -o DIR
+//     cortex-m33|cortex-m55|cortex-m0plus [--name NAME]
+//     [--pipeline "serenity-pipeline options"] -o DIR
 // writes DIR/NAME.o (the network, no malloc, arena supplied by the caller),
 // DIR/NAME.h (a plain C entry point NAME_run, the arena size and alignment,
 // input and output shapes, types and quantization, the functions the link
