@@ -406,6 +406,25 @@ FailureOr<OpResults> importPad(Importer &imp, const Operator &op) {
   return OpResults{imp.reshape(y, shape)};
 }
 
+/// Input 0 of STRIDED_SLICE or SLICE (`name`): float32/int8/int16/int32/bool.
+FailureOr<Value> sliceInput(Importer &imp, const Operator &op, const std::string &name) {
+  return typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, name);
+}
+
+/// The constant integer operands at inputs 1, 2, ... of `op`, named `names`
+/// in that order (constInts); fails at the first that is not.
+FailureOr<std::vector<std::vector<int64_t>>>
+constOperands(Importer &imp, const Operator &op, llvm::ArrayRef<const char *> names) {
+  std::vector<std::vector<int64_t>> values;
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto v = constInts(imp, inputAt(op, i + 1), names[i]);
+    if (failed(v))
+      return mlir::failure();
+    values.push_back(std::move(*v));
+  }
+  return values;
+}
+
 /// TFLM strided_slice.cc + reference_ops::StridedSlice: constant
 /// begin/end/strides, rank <= 4, begin/end/shrink_axis masks; the start and
 /// stop of each axis as StridedSliceStartForAxis / StridedSliceEndForAxis
@@ -415,7 +434,7 @@ FailureOr<OpResults> importPad(Importer &imp, const Operator &op) {
 /// never sets `offset`: models using them are refused (TFLM computes something
 /// else than TFLite there).
 FailureOr<OpResults> importStridedSlice(Importer &imp, const Operator &op) {
-  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "STRIDED_SLICE");
+  auto xr = sliceInput(imp, op, "STRIDED_SLICE");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
@@ -431,16 +450,11 @@ FailureOr<OpResults> importStridedSlice(Importer &imp, const Operator &op) {
   if (rank > 4)
     return imp.fail("rank " + std::to_string(rank) +
                     ": TFLite Micro's STRIDED_SLICE takes up to rank 4");
-  auto beginr = constInts(imp, inputAt(op, 1), "begin");
-  if (failed(beginr))
+  auto operands = constOperands(imp, op, {"begin", "end", "strides"});
+  if (failed(operands))
     return mlir::failure();
-  auto endr = constInts(imp, inputAt(op, 2), "end");
-  if (failed(endr))
-    return mlir::failure();
-  auto stridesr = constInts(imp, inputAt(op, 3), "strides");
-  if (failed(stridesr))
-    return mlir::failure();
-  const std::vector<int64_t> &begin = *beginr, &end = *endr, &strides = *stridesr;
+  const std::vector<int64_t> &begin = (*operands)[0], &end = (*operands)[1],
+                             &strides = (*operands)[2];
   if (!(static_cast<int64_t>(begin.size()) == rank && end.size() == begin.size() &&
         strides.size() == begin.size()))
     return imp.fail("begin/end/strides need " + std::to_string(rank) + " elements each");
@@ -519,19 +533,16 @@ FailureOr<OpResults> importStridedSlice(Importer &imp, const Operator &op) {
 /// TFLM slice.cc: begin and size (INT32/INT64, size -1: to the end), rank <=
 /// 5.
 FailureOr<OpResults> importSlice(Importer &imp, const Operator &op) {
-  auto xr = typedInput(imp, op, {imp.f32, imp.i8, imp.i16, imp.i32, imp.i1}, "SLICE");
+  auto xr = sliceInput(imp, op, "SLICE");
   if (failed(xr))
     return mlir::failure();
   Value x = *xr;
   Shape xs = Importer::shapeOf(x);
   int64_t rank = xs.size();
-  auto beginr = constInts(imp, inputAt(op, 1), "begin");
-  if (failed(beginr))
+  auto operands = constOperands(imp, op, {"begin", "size"});
+  if (failed(operands))
     return mlir::failure();
-  auto sizer = constInts(imp, inputAt(op, 2), "size");
-  if (failed(sizer))
-    return mlir::failure();
-  const std::vector<int64_t> &begin = *beginr, &size = *sizer;
+  const std::vector<int64_t> &begin = (*operands)[0], &size = (*operands)[1];
   if (!(static_cast<int64_t>(begin.size()) == rank && size.size() == begin.size()))
     return imp.fail("begin and size need " + std::to_string(rank) + " elements each");
   Shape sizes;
