@@ -187,6 +187,20 @@ std::pair<Value, Value> lstmInterpolate(Importer &imp, Value x, int64_t multipli
   return {v, r};
 }
 
+/// (v, (r + 2^(shift - 1)) >> shift): lstmInterpolate's scaled input v and
+/// its interpolated value r rounded to `shift` fewer bits (i32, [1, n, 1]); the
+/// common start of tflmSigmoid16 / tflmTanh16.
+std::pair<Value, Value> lstmRoundedInterpolate(Importer &imp, Value x, int64_t multiplier,
+                                               int64_t leftShift, int64_t stepBits,
+                                               int64_t saturated, int64_t shift) {
+  const int64_t rank = 3;
+  auto [v, r] = lstmInterpolate(imp, x, multiplier, leftShift, stepBits, saturated);
+  Value sum = imp.ew("add", {r, imp.ic(int64_t(1) << (shift - 1), rank)}, imp.i32);
+  Value p = imp.ew("arithmetic_right_shift", {sum, imp.ic(shift, rank)}, imp.i32,
+                   {imp.boolAttr("round", false)});
+  return {v, p};
+}
+
 /// (p ^ s) + (s & k) with the sign mask s = v >> 31, as elem in the shape of
 /// x: the tail of tflmSigmoid16 / tflmTanh16.
 Value lstmSignFix(Importer &imp, Value x, Value v, Value p, int64_t k, Type elem) {
@@ -207,28 +221,19 @@ Value lstmSignFix(Importer &imp, Value x, Value v, Value p, int64_t k, Type elem
 //===----------------------------------------------------------------------===//
 
 Value Importer::tflmSigmoid16(Value x, int64_t multiplier, int64_t leftShift, Type elem) {
-  if (!elem)
-    elem = i32;
-  const int64_t rank = 3;
-  auto [v, r] = lstmInterpolate(*this, x, multiplier, leftShift, 9, int64_t(0x7FFF) << 10);
-  Value sum = ew("add", {r, ic(512, rank)}, i32);
-  Value p = ew("arithmetic_right_shift", {sum, ic(10, rank)}, i32, {boolAttr("round", false)});
+  auto [v, p] =
+      lstmRoundedInterpolate(*this, x, multiplier, leftShift, 9, int64_t(0x7FFF) << 10, 10);
   // v < 0: 32768 - p = (p ^ -1) + 32769; with the sign mask s = v >> 31 (0 or
   // -1) that is (p ^ s) + (s & 32769), which reads p once.
-  return lstmSignFix(*this, x, v, p, 32769, elem);
+  return lstmSignFix(*this, x, v, p, 32769, elem ? elem : i32);
 }
 
 Value Importer::tflmTanh16(Value x, int64_t multiplier, int64_t leftShift, Type elem) {
-  if (!elem)
-    elem = i32;
-  const int64_t rank = 3;
-  auto [v, r] = lstmInterpolate(*this, x, multiplier, leftShift, 8, int64_t(0xFFFF) << 8);
-  Value sum = ew("add", {r, ic(128, rank)}, i32);
-  Value shifted =
-      ew("arithmetic_right_shift", {sum, ic(8, rank)}, i32, {boolAttr("round", false)});
-  Value q = ew("sub", {shifted, ic(32768, rank)}, i32);
+  auto [v, shifted] =
+      lstmRoundedInterpolate(*this, x, multiplier, leftShift, 8, int64_t(0xFFFF) << 8, 8);
+  Value q = ew("sub", {shifted, ic(32768, 3)}, i32);
   // v < 0: -q = (q ^ s) + (s & 1) with s = v >> 31 (see tflmSigmoid16).
-  return lstmSignFix(*this, x, v, q, 1, elem);
+  return lstmSignFix(*this, x, v, q, 1, elem ? elem : i32);
 }
 
 namespace {
