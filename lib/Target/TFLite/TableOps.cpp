@@ -669,32 +669,41 @@ FailureOr<OpResults> result(FailureOr<Value> v) {
   return OpResults{*v};
 }
 
+/// A unary operator: `compute` gets unaryIo's operands and the input's element
+/// type.
+FailureOr<OpResults>
+importUnary(Importer &imp, const Operator &op,
+            llvm::function_ref<FailureOr<OpResults>(const UnaryIo &, Type)> compute) {
+  FailureOr<UnaryIo> io = unaryIo(imp, op);
+  if (failed(io))
+    return failure();
+  return compute(*io, Importer::elemOf(io->x));
+}
+
 /// An element-wise operator: `floatFn` for float32, `int16Fn(x, it, ot)` for
 /// int16, else the int8 table `make(in_scale, in_zp, out_scale, out_zp)`.
 FailureOr<OpResults> tableOp(Importer &imp, const Operator &op, const MakeTable &make,
                              const FloatFn &floatFn, const Int16Fn &int16Fn = nullptr) {
-  FailureOr<UnaryIo> io = unaryIo(imp, op);
-  if (failed(io))
-    return failure();
-  Value x = io->x;
-  Type elem = Importer::elemOf(x);
-  if (elem == imp.f32)
-    return result(floatFn(x));
-  if (elem == imp.i16 && int16Fn)
-    return result(int16Fn(x, *io->it, *io->ot));
-  if (elem != imp.i8)
-    return imp.fail(typeName(imp, elem) + " " + op.name() +
-                    " is not supported (int8 and float32 are)");
-  auto q = inOutQuant(imp, *io->it, *io->ot);
-  if (failed(q))
-    return failure();
-  auto [si, zi] = q->first;
-  auto [so, zo] = q->second;
-  llvm::Expected<Table> table = make(si, zi, so, zo);
-  if (!table)
-    return imp.fail("TFLite Micro cannot run this int8 " + op.name() + ": " +
-                    llvm::toString(table.takeError()));
-  return result(int8Table(imp, x, *table));
+  return importUnary(imp, op, [&](const UnaryIo &io, Type elem) -> FailureOr<OpResults> {
+    Value x = io.x;
+    if (elem == imp.f32)
+      return result(floatFn(x));
+    if (elem == imp.i16 && int16Fn)
+      return result(int16Fn(x, *io.it, *io.ot));
+    if (elem != imp.i8)
+      return imp.fail(typeName(imp, elem) + " " + op.name() +
+                      " is not supported (int8 and float32 are)");
+    auto q = inOutQuant(imp, *io.it, *io.ot);
+    if (failed(q))
+      return failure();
+    auto [si, zi] = q->first;
+    auto [so, zo] = q->second;
+    llvm::Expected<Table> table = make(si, zi, so, zo);
+    if (!table)
+      return imp.fail("TFLite Micro cannot run this int8 " + op.name() + ": " +
+                      llvm::toString(table.takeError()));
+    return result(int8Table(imp, x, *table));
+  });
 }
 
 Value fclamp(Importer &imp, Value x, double lo, double hi) {
@@ -1083,30 +1092,28 @@ FailureOr<OpResults> importRelu(Importer &imp, const Operator &op) {
 }
 
 FailureOr<OpResults> importRelu6(Importer &imp, const Operator &op) {
-  FailureOr<UnaryIo> io = unaryIo(imp, op);
-  if (failed(io))
-    return failure();
-  Value x = io->x;
-  Type elem = Importer::elemOf(x);
-  if (elem == imp.f32)
-    return OpResults{fclamp(imp, x, 0.0, 6.0)};
-  if (elem != imp.i8 && elem != imp.i16)
-    return imp.fail(typeName(imp, elem) +
-                    " RELU6 is not supported (int8, int16 and float32 are)");
-  // Relu6Quantized: a clamp in the input's quantization to [zp, quantized 6];
-  // TFLite Micro does not requantize (the output's parameters are not read).
-  auto sz = imp.perTensor(*io->it);
-  if (failed(sz))
-    return failure();
-  auto [s, z] = *sz;
-  int bits = elem == imp.i8 ? 8 : 16;
-  // FloatToQuantizedType<T>(6.0f, scale, zp): round(6.0f / scale) + zp, clamped.
-  float q = 6.0f / static_cast<float>(s);
-  int64_t six = static_cast<int64_t>(std::floor(static_cast<double>(q) + 0.5)) + z;
-  six = std::min<int64_t>(std::max<int64_t>(six, -(int64_t(1) << (bits - 1))),
-                          (int64_t(1) << (bits - 1)) - 1);
-  return OpResults{
-      imp.op("clamp", {x}, Importer::shapeOf(x), elem, imp.clampAttrs(z, six, elem))};
+  return importUnary(imp, op, [&](const UnaryIo &io, Type elem) -> FailureOr<OpResults> {
+    Value x = io.x;
+    if (elem == imp.f32)
+      return OpResults{fclamp(imp, x, 0.0, 6.0)};
+    if (elem != imp.i8 && elem != imp.i16)
+      return imp.fail(typeName(imp, elem) +
+                      " RELU6 is not supported (int8, int16 and float32 are)");
+    // Relu6Quantized: a clamp in the input's quantization to [zp, quantized 6];
+    // TFLite Micro does not requantize (the output's parameters are not read).
+    auto sz = imp.perTensor(*io.it);
+    if (failed(sz))
+      return failure();
+    auto [s, z] = *sz;
+    int bits = elem == imp.i8 ? 8 : 16;
+    // FloatToQuantizedType<T>(6.0f, scale, zp): round(6.0f / scale) + zp, clamped.
+    float q = 6.0f / static_cast<float>(s);
+    int64_t six = static_cast<int64_t>(std::floor(static_cast<double>(q) + 0.5)) + z;
+    six = std::min<int64_t>(std::max<int64_t>(six, -(int64_t(1) << (bits - 1))),
+                            (int64_t(1) << (bits - 1)) - 1);
+    return OpResults{
+        imp.op("clamp", {x}, Importer::shapeOf(x), elem, imp.clampAttrs(z, six, elem))};
+  });
 }
 
 FailureOr<OpResults> importLeakyRelu(Importer &imp, const Operator &op) {
@@ -1169,84 +1176,82 @@ FailureOr<OpResults> importLeakyRelu(Importer &imp, const Operator &op) {
 }
 
 FailureOr<OpResults> importLogSoftmax(Importer &imp, const Operator &op) {
-  FailureOr<UnaryIo> io = unaryIo(imp, op);
-  if (failed(io))
-    return failure();
-  Value x = io->x;
-  llvm::SmallVector<int64_t> shape = Importer::shapeOf(x);
-  int64_t rank = shape.size();
-  int64_t axis = rank - 1;
-  Type elem = Importer::elemOf(x);
-  if (elem == imp.f32) {
-    // (x - max) - log(sum(exp(x - max))), as reference_ops::LogSoftmax.
-    Value mx = imp.ireduce("reduce_max", x, axis);
-    Value d = imp.ew("sub", {x, mx}, imp.f32);
-    Value e = imp.ew("exp", {d}, imp.f32);
-    Value s = imp.ireduce("reduce_sum", e, axis);
-    Value l = imp.ew("log", {s}, imp.f32);
-    return OpResults{imp.ew("sub", {d, l}, imp.f32)};
-  }
-  if (elem != imp.i8)
-    return imp.fail(typeName(imp, elem) +
-                    " LOG_SOFTMAX is not supported (int8 and float32 are)");
-  auto q = inOutQuant(imp, *io->it, *io->ot);
-  if (failed(q))
-    return failure();
-  double si = q->first.first;
-  auto [so, zo] = q->second;
-  if (static_cast<float>(so) != static_cast<float>(16.0 / 256) || zo != 127)
-    return imp.fail("int8 LOG_SOFTMAX needs output scale 16/256 and zero point 127 (TFLite "
-                    "Micro's requirement), not " +
-                    pyRepr(so) + " and " + str(zo));
-  int64_t depth = shape.back();
-  if (depth > 4096)
-    return imp.fail("int8 LOG_SOFTMAX over " + str(depth) +
-                    " elements is not supported (its Q12 sum of exponentials may overflow)");
-  auto params = logSoftmaxInt8Params(si);
-  if (!params)
-    return imp.fail("TFLite Micro cannot run this int8 LOG_SOFTMAX: " +
-                    llvm::toString(params.takeError()));
-  auto tables = logSoftmaxInt8Tables(si);
-  if (!tables)
-    return imp.fail("TFLite Micro cannot run this int8 LOG_SOFTMAX: " +
-                    llvm::toString(tables.takeError()));
-  // reference_ops::LogSoftmaxQuantized: per element of x - max(row) (256
-  // values), the Q5.26 rescaled difference and its Rescale<12>(exp) term are
-  // table entries.
-  Type i32 = imp.i32;
-  Value xi = imp.ew("cast", {x}, i32);
-  Value mx = imp.ireduce("reduce_max", xi, axis);
-  Value diff = imp.ew("sub", {xi, mx}, i32);
-  Value c255 = imp.ic(255, rank);
-  Value idx0 = imp.ew("add", {diff, c255}, i32);
-  int64_t n = product(shape);
-  Value idx = imp.reshape(idx0, {1, n});
+  return importUnary(imp, op, [&](const UnaryIo &io, Type elem) -> FailureOr<OpResults> {
+    Value x = io.x;
+    llvm::SmallVector<int64_t> shape = Importer::shapeOf(x);
+    int64_t rank = shape.size();
+    int64_t axis = rank - 1;
+    if (elem == imp.f32) {
+      // (x - max) - log(sum(exp(x - max))), as reference_ops::LogSoftmax.
+      Value mx = imp.ireduce("reduce_max", x, axis);
+      Value d = imp.ew("sub", {x, mx}, imp.f32);
+      Value e = imp.ew("exp", {d}, imp.f32);
+      Value s = imp.ireduce("reduce_sum", e, axis);
+      Value l = imp.ew("log", {s}, imp.f32);
+      return OpResults{imp.ew("sub", {d, l}, imp.f32)};
+    }
+    if (elem != imp.i8)
+      return imp.fail(typeName(imp, elem) +
+                      " LOG_SOFTMAX is not supported (int8 and float32 are)");
+    auto q = inOutQuant(imp, *io.it, *io.ot);
+    if (failed(q))
+      return failure();
+    double si = q->first.first;
+    auto [so, zo] = q->second;
+    if (static_cast<float>(so) != static_cast<float>(16.0 / 256) || zo != 127)
+      return imp.fail("int8 LOG_SOFTMAX needs output scale 16/256 and zero point 127 (TFLite "
+                      "Micro's requirement), not " +
+                      pyRepr(so) + " and " + str(zo));
+    int64_t depth = shape.back();
+    if (depth > 4096)
+      return imp.fail("int8 LOG_SOFTMAX over " + str(depth) +
+                      " elements is not supported (its Q12 sum of exponentials may overflow)");
+    auto params = logSoftmaxInt8Params(si);
+    if (!params)
+      return imp.fail("TFLite Micro cannot run this int8 LOG_SOFTMAX: " +
+                      llvm::toString(params.takeError()));
+    auto tables = logSoftmaxInt8Tables(si);
+    if (!tables)
+      return imp.fail("TFLite Micro cannot run this int8 LOG_SOFTMAX: " +
+                      llvm::toString(tables.takeError()));
+    // reference_ops::LogSoftmaxQuantized: per element of x - max(row) (256
+    // values), the Q5.26 rescaled difference and its Rescale<12>(exp) term are
+    // table entries.
+    Type i32 = imp.i32;
+    Value xi = imp.ew("cast", {x}, i32);
+    Value mx = imp.ireduce("reduce_max", xi, axis);
+    Value diff = imp.ew("sub", {xi, mx}, i32);
+    Value c255 = imp.ic(255, rank);
+    Value idx0 = imp.ew("add", {diff, c255}, i32);
+    int64_t n = product(shape);
+    Value idx = imp.reshape(idx0, {1, n});
 
-  auto gather = [&](const Table &table) {
-    Value t = imp.constant(NdArray<int64_t>({1, 256, 1}, table), i32, /*cache=*/true);
-    Value g = imp.op("gather", {t, idx}, {1, n, 1}, i32);
-    return imp.reshape(g, shape);
-  };
-  Value terms = gather(tables->first);
-  Value diffQ5 = gather(tables->second);
-  Value sum = imp.ireduce("reduce_sum", terms, axis);
-  Value logSum = logXGe1(imp, sum, 12, 5);
-  Value minc = imp.ic(kInt32Min, rank);
-  Value shifted = imp.ew("add", {logSum, minc}, i32);
-  Value bound = imp.rescaleRaw(shifted, {params->multRev}, {31 - params->shiftRev}, 0, 0, i32,
-                               "DOUBLE_ROUND");
-  Value dm = imp.ic(params->diffMin - 1, rank);
-  Value adjusted = imp.ew("maximum", {bound, dm}, i32);
-  Value sub = imp.ew("sub", {diffQ5, logSum}, i32);
-  Value c22 = imp.ic(22, rank);
-  Value o = rdbpotVar(imp, sub, c22);
-  Value c127 = imp.ic(127, rank);
-  o = imp.ew("add", {o, c127}, i32);
-  o = imp.iclamp(o, -128, 127);
-  Value keep = imp.ew("greater", {diff, adjusted}, imp.i1);
-  Value cm128 = imp.ic(-128, rank);
-  o = imp.ew("select", {keep, o, cm128}, i32);
-  return OpResults{imp.ew("cast", {o}, imp.i8)};
+    auto gather = [&](const Table &table) {
+      Value t = imp.constant(NdArray<int64_t>({1, 256, 1}, table), i32, /*cache=*/true);
+      Value g = imp.op("gather", {t, idx}, {1, n, 1}, i32);
+      return imp.reshape(g, shape);
+    };
+    Value terms = gather(tables->first);
+    Value diffQ5 = gather(tables->second);
+    Value sum = imp.ireduce("reduce_sum", terms, axis);
+    Value logSum = logXGe1(imp, sum, 12, 5);
+    Value minc = imp.ic(kInt32Min, rank);
+    Value shifted = imp.ew("add", {logSum, minc}, i32);
+    Value bound = imp.rescaleRaw(shifted, {params->multRev}, {31 - params->shiftRev}, 0, 0, i32,
+                                 "DOUBLE_ROUND");
+    Value dm = imp.ic(params->diffMin - 1, rank);
+    Value adjusted = imp.ew("maximum", {bound, dm}, i32);
+    Value sub = imp.ew("sub", {diffQ5, logSum}, i32);
+    Value c22 = imp.ic(22, rank);
+    Value o = rdbpotVar(imp, sub, c22);
+    Value c127 = imp.ic(127, rank);
+    o = imp.ew("add", {o, c127}, i32);
+    o = imp.iclamp(o, -128, 127);
+    Value keep = imp.ew("greater", {diff, adjusted}, imp.i1);
+    Value cm128 = imp.ic(-128, rank);
+    o = imp.ew("select", {keep, o, cm128}, i32);
+    return OpResults{imp.ew("cast", {o}, imp.i8)};
+  });
 }
 
 FailureOr<OpResults> importL2Normalization(Importer &imp, const Operator &op) {
