@@ -481,57 +481,54 @@ FailureOr<OpResults> importAveragePool(Importer &imp, const Operator &op) {
   OptionReader o = op.options();
   int padding = o.i8(0), sw = o.i32(1), sh = o.i32(2), fw = o.i32(3), fh = o.i32(4);
   int act = o.i8(5);
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  SmallVector<int64_t> inShape = Importer::shapeOf(x);
-  Pads pad = imp.pads(padding, inShape, fh, fw, sh, sw, 1, 1, out.shape);
-  Pads origPad = pad;
-  std::tie(x, pad) = imp.fitStride(x, pad, {fh, fw}, {sh, sw});
-  SmallVector<NamedAttribute> attrs = {imp.i64Array("kernel", {fh, fw}),
-                                       imp.i64Array("pad", {pad[0], pad[1], pad[2], pad[3]}),
-                                       imp.i64Array("stride", {sh, sw})};
-  FailureOr<Value> y;
-  if (Importer::elemOf(x) == imp.f32) {
-    Value zp = imp.scalar1(0.0, imp.f32);
-    attrs.push_back(imp.typeAttr("acc_type", imp.f32));
-    Value res = imp.op("avg_pool2d", {x, zp, zp}, out.shape, imp.f32, attrs);
-    y = imp.activation(res, act, out);
-  } else {
-    auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
-    if (failed(q))
-      return failure();
-    auto [si, zi] = q->first;
-    auto [so, zo] = q->second;
-    if (si != so)
-      return imp.fail("int8 AVERAGE_POOL_2D with different input and output scales is not "
-                      "supported");
-    if (imp.tfliteExact) {
-      if (!quant::hasActivationRange(act))
-        return imp.fail("fused activation " + activationName(act) + " is not supported");
-      auto range = quant::activationRange(act, so, zo);
-      if (!range)
-        return imp.fail(llvm::toString(range.takeError()));
-      y = imp.tfliteAvgPool(x, inShape, {fh, fw}, {sh, sw}, pad, out.shape, range->first,
-                            range->second, origPad);
-    } else if (imp.emulate) {
-      auto e = imp.emulatedAvgPool(x, {fh, fw}, {sh, sw}, pad, out.shape, si, zi, zo);
-      if (failed(e))
-        return failure();
-      y = imp.activation(*e, act, out);
-    } else {
-      Value izp = imp.scalar1(zi, imp.i8);
-      Value ozp = imp.scalar1(zo, imp.i8);
-      attrs.push_back(imp.typeAttr("acc_type", imp.i32));
-      Value res = imp.op("avg_pool2d", {x, izp, ozp}, out.shape, Importer::elemOf(x), attrs);
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    SmallVector<int64_t> inShape = Importer::shapeOf(x);
+    Pads pad = imp.pads(padding, inShape, fh, fw, sh, sw, 1, 1, out.shape);
+    Pads origPad = pad;
+    std::tie(x, pad) = imp.fitStride(x, pad, {fh, fw}, {sh, sw});
+    SmallVector<NamedAttribute> attrs = {imp.i64Array("kernel", {fh, fw}),
+                                         imp.i64Array("pad", {pad[0], pad[1], pad[2], pad[3]}),
+                                         imp.i64Array("stride", {sh, sw})};
+    FailureOr<Value> y;
+    if (Importer::elemOf(x) == imp.f32) {
+      Value zp = imp.scalar1(0.0, imp.f32);
+      attrs.push_back(imp.typeAttr("acc_type", imp.f32));
+      Value res = imp.op("avg_pool2d", {x, zp, zp}, out.shape, imp.f32, attrs);
       y = imp.activation(res, act, out);
+    } else {
+      auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
+      if (failed(q))
+        return failure();
+      auto [si, zi] = q->first;
+      auto [so, zo] = q->second;
+      if (si != so)
+        return imp.fail("int8 AVERAGE_POOL_2D with different input and output scales is not "
+                        "supported");
+      if (imp.tfliteExact) {
+        if (!quant::hasActivationRange(act))
+          return imp.fail("fused activation " + activationName(act) + " is not supported");
+        auto range = quant::activationRange(act, so, zo);
+        if (!range)
+          return imp.fail(llvm::toString(range.takeError()));
+        y = imp.tfliteAvgPool(x, inShape, {fh, fw}, {sh, sw}, pad, out.shape, range->first,
+                              range->second, origPad);
+      } else if (imp.emulate) {
+        auto e = imp.emulatedAvgPool(x, {fh, fw}, {sh, sw}, pad, out.shape, si, zi, zo);
+        if (failed(e))
+          return failure();
+        y = imp.activation(*e, act, out);
+      } else {
+        Value izp = imp.scalar1(zi, imp.i8);
+        Value ozp = imp.scalar1(zo, imp.i8);
+        attrs.push_back(imp.typeAttr("acc_type", imp.i32));
+        Value res = imp.op("avg_pool2d", {x, izp, ozp}, out.shape, Importer::elemOf(x), attrs);
+        y = imp.activation(res, act, out);
+      }
     }
-  }
-  if (failed(y))
-    return failure();
-  return one(*y);
+    if (failed(y))
+      return failure();
+    return one(*y);
+  });
 }
 
 FailureOr<OpResults> importReshape(Importer &imp, const Operator &op) {
@@ -587,91 +584,88 @@ FailureOr<Value> softmaxInt16Output(Importer &imp, Value x, const Operator &op, 
 
 FailureOr<OpResults> importSoftmax(Importer &imp, const Operator &op) {
   double beta = op.options().f32(0, 1.0f);
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  SmallVector<int64_t> shape = Importer::shapeOf(x);
-  int64_t rank = shape.size();
-  int64_t axis = rank - 1;
-  SmallVector<int64_t> red = shape;
-  red.back() = 1;
-  auto oelem = imp.elemOfTensor(out);
-  if (failed(oelem))
-    return failure();
-  Type xElem = Importer::elemOf(x);
-  if (xElem == imp.i16 || (xElem == imp.i8 && *oelem == imp.i16)) {
-    if (!imp.tfliteExact)
-      return imp.fail("int16 SOFTMAX is imported with --rounding=double only");
-    auto y = softmaxInt16Output(imp, x, op, beta);
-    if (failed(y))
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    SmallVector<int64_t> shape = Importer::shapeOf(x);
+    int64_t rank = shape.size();
+    int64_t axis = rank - 1;
+    SmallVector<int64_t> red = shape;
+    red.back() = 1;
+    auto oelem = imp.elemOfTensor(out);
+    if (failed(oelem))
       return failure();
-    return one(*y);
-  }
-  if (xElem == imp.i8 && imp.tfliteExact) {
+    Type xElem = Importer::elemOf(x);
+    if (xElem == imp.i16 || (xElem == imp.i8 && *oelem == imp.i16)) {
+      if (!imp.tfliteExact)
+        return imp.fail("int16 SOFTMAX is imported with --rounding=double only");
+      auto y = softmaxInt16Output(imp, x, op, beta);
+      if (failed(y))
+        return failure();
+      return one(*y);
+    }
+    if (xElem == imp.i8 && imp.tfliteExact) {
+      auto qo = imp.perTensor(out);
+      if (failed(qo))
+        return failure();
+      auto [so, zo] = *qo;
+      if (zo != -128 || so != 1.0 / 256)
+        return imp.fail("int8 SOFTMAX needs output scale 1/256 and zero point -128 (TFLite's "
+                        "requirement), not " +
+                        pyRepr(so) + " and " + str(zo));
+      auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
+      if (failed(qi))
+        return failure();
+      auto y = imp.tfliteSoftmax(x, beta, qi->first);
+      if (failed(y))
+        return failure();
+      return one(*y);
+    }
+    Value xf = x;
+    if (xElem == imp.i8) {
+      // Dequantize exactly as a float reference would: float(q - zp) * scale.
+      auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
+      if (failed(qi))
+        return failure();
+      auto [si, zi] = *qi;
+      Value q = imp.f32Op("cast", {x}, shape);
+      Value zc = imp.fconst(double(zi), rank);
+      q = imp.f32Op("sub", {q, zc}, shape);
+      Value sc = imp.fconst(si, rank);
+      xf = imp.fmul(q, sc);
+    }
+    Value m = imp.f32Op("reduce_max", {xf}, red, {imp.i32Attr("axis", axis)});
+    Value d = imp.f32Op("sub", {xf, m}, shape);
+    if (beta != 1.0) {
+      Value bc = imp.fconst(beta, rank);
+      d = imp.fmul(d, bc);
+    }
+    Value e = imp.f32Op("exp", {d}, shape);
+    Value s = imp.f32Op("reduce_sum", {e}, red, {imp.i32Attr("axis", axis)});
+    if (xElem == imp.i8 && imp.emulate) {
+      auto qo = imp.perTensor(out);
+      if (failed(qo))
+        return failure();
+      return one(imp.emulatedSoftmaxTail(e, s, qo->first, qo->second));
+    }
+    Value r = imp.f32Op("reciprocal", {s}, red);
+    Value p = imp.fmul(e, r);
+    if (xElem != imp.i8)
+      return one(p);
     auto qo = imp.perTensor(out);
     if (failed(qo))
       return failure();
     auto [so, zo] = *qo;
-    if (zo != -128 || so != 1.0 / 256)
-      return imp.fail("int8 SOFTMAX needs output scale 1/256 and zero point -128 (TFLite's "
-                      "requirement), not " +
-                      pyRepr(so) + " and " + str(zo));
-    auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
-    if (failed(qi))
-      return failure();
-    auto y = imp.tfliteSoftmax(x, beta, qi->first);
-    if (failed(y))
-      return failure();
-    return one(*y);
-  }
-  Value xf = x;
-  if (xElem == imp.i8) {
-    // Dequantize exactly as a float reference would: float(q - zp) * scale.
-    auto qi = imp.perTensor(imp.tensor(op.inputs[0]));
-    if (failed(qi))
-      return failure();
-    auto [si, zi] = *qi;
-    Value q = imp.f32Op("cast", {x}, shape);
-    Value zc = imp.fconst(double(zi), rank);
-    q = imp.f32Op("sub", {q, zc}, shape);
-    Value sc = imp.fconst(si, rank);
-    xf = imp.fmul(q, sc);
-  }
-  Value m = imp.f32Op("reduce_max", {xf}, red, {imp.i32Attr("axis", axis)});
-  Value d = imp.f32Op("sub", {xf, m}, shape);
-  if (beta != 1.0) {
-    Value bc = imp.fconst(beta, rank);
-    d = imp.fmul(d, bc);
-  }
-  Value e = imp.f32Op("exp", {d}, shape);
-  Value s = imp.f32Op("reduce_sum", {e}, red, {imp.i32Attr("axis", axis)});
-  if (xElem == imp.i8 && imp.emulate) {
-    auto qo = imp.perTensor(out);
-    if (failed(qo))
-      return failure();
-    return one(imp.emulatedSoftmaxTail(e, s, qo->first, qo->second));
-  }
-  Value r = imp.f32Op("reciprocal", {s}, red);
-  Value p = imp.fmul(e, r);
-  if (xElem != imp.i8)
-    return one(p);
-  auto qo = imp.perTensor(out);
-  if (failed(qo))
-    return failure();
-  auto [so, zo] = *qo;
-  // Quantize: round half away from zero (p >= 0, so floor(p/so + 0.5)), add
-  // the zero point, saturate, then an exact cast to i8.
-  Value inv = imp.fconst(1.0 / so, rank);
-  Value y = imp.fmul(p, inv);
-  Value half = imp.fconst(0.5, rank);
-  y = imp.f32Op("add", {y, half}, shape);
-  y = imp.f32Op("floor", {y}, shape);
-  Value zc = imp.fconst(double(zo), rank);
-  y = imp.f32Op("add", {y, zc}, shape);
-  y = imp.f32Op("clamp", {y}, shape, imp.clampAttrs(-128.0, 127.0, imp.f32));
-  return one(imp.op("cast", {y}, shape, imp.i8));
+    // Quantize: round half away from zero (p >= 0, so floor(p/so + 0.5)), add
+    // the zero point, saturate, then an exact cast to i8.
+    Value inv = imp.fconst(1.0 / so, rank);
+    Value y = imp.fmul(p, inv);
+    Value half = imp.fconst(0.5, rank);
+    y = imp.f32Op("add", {y, half}, shape);
+    y = imp.f32Op("floor", {y}, shape);
+    Value zc = imp.fconst(double(zo), rank);
+    y = imp.f32Op("add", {y, zc}, shape);
+    y = imp.f32Op("clamp", {y}, shape, imp.clampAttrs(-128.0, 127.0, imp.f32));
+    return one(imp.op("cast", {y}, shape, imp.i8));
+  });
 }
 
 } // namespace

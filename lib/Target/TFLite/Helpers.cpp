@@ -75,3 +75,12 @@ mlir::serenity::tflite::inOutQuant(Importer &imp, const Tensor &inT, const Tenso
     return mlir::failure();
   return std::make_pair(*qi, *qo);
 }
+
+FailureOr<OpResults> mlir::serenity::tflite::withInput(
+    Importer &imp, const Operator &op,
+    llvm::function_ref<FailureOr<OpResults>(Value, const Tensor &)> compute) {
+  auto xv = imp.value(op.inputs[0]);
+  if (failed(xv))
+    return mlir::failure();
+  return compute(*xv, imp.tensor(op.outputs[0]));
+}

@@ -11,6 +11,8 @@
 
 #include "Importer.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <string>
 #include <vector>
 
@@ -47,6 +49,12 @@ FailureOr<Weights> weights(Importer &imp, const Tensor &wt, const Operator &op);
 /// ((s_in, z_in), (s_out, z_out)).
 FailureOr<std::pair<std::pair<double, int64_t>, std::pair<double, int64_t>>>
 inOutQuant(Importer &imp, const Tensor &inT, const Tensor &out);
+
+/// An operator whose result `compute` builds from the value of `op`'s input 0
+/// and `op`'s output tensor.
+FailureOr<OpResults>
+withInput(Importer &imp, const Operator &op,
+          llvm::function_ref<FailureOr<OpResults>(Value, const Tensor &)> compute);
 
 } // namespace mlir::serenity::tflite
 

@@ -242,45 +242,42 @@ FailureOr<OpResults> importMaxPool(Importer &imp, const Operator &op) {
   int padding = o.i8(0);
   int64_t sw = o.i32(1), sh = o.i32(2), fw = o.i32(3), fh = o.i32(4);
   int act = o.i8(5);
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return mlir::failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  Shape xs = Importer::shapeOf(x);
-  Type elem = Importer::elemOf(x);
-  if (xs.size() != 4)
-    return imp.fail("MAX_POOL_2D expects a 4-D NHWC input");
-  if (elem != imp.f32 && elem != imp.i8 && elem != imp.i16)
-    return imp.fail("MAX_POOL_2D on " + elemName(elem) +
-                    " is not supported (TFLite Micro: float32, int8, int16)");
-  if (elem != imp.f32 && failed(rdSameQuant(imp, op, "MAX_POOL_2D")))
-    return mlir::failure();
-  Pads pad = imp.pads(padding, xs, fh, fw, sh, sw, 1, 1, out.shape);
-  if (pad[0] >= fh || pad[1] >= fh || pad[2] >= fw || pad[3] >= fw)
-    return imp.fail("MAX_POOL_2D: a window lies entirely in the padding");
-  Shape shape(out.shape.begin(), out.shape.end());
-  Value src = fw == 1 && sw == 1 && pad[2] == 0 && pad[3] == 0 ? imp.rowView(x) : Value();
-  if (src) {
-    // The signal's own layout: the window along W (Conv1D models).
-    x = src;
-    fw = fh;
-    fh = 1;
-    sw = sh;
-    sh = 1;
-    pad = {0, 0, pad[0], pad[1]};
-    shape = {shape[0], 1, shape[1], shape[3]};
-  }
-  auto [fx, fpad] = imp.fitStride(x, pad, {fh, fw}, {sh, sw});
-  x = fx;
-  Value y = imp.op("max_pool2d", {x}, shape, elem,
-                   {imp.i64Array("kernel", {fh, fw}),
-                    imp.i64Array("pad", {fpad[0], fpad[1], fpad[2], fpad[3]}),
-                    imp.i64Array("stride", {sh, sw})});
-  auto f = rdFused(imp, y, act, out, "MAX_POOL_2D");
-  if (failed(f))
-    return mlir::failure();
-  return OpResults{imp.reshape(*f, out.shape)};
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    Shape xs = Importer::shapeOf(x);
+    Type elem = Importer::elemOf(x);
+    if (xs.size() != 4)
+      return imp.fail("MAX_POOL_2D expects a 4-D NHWC input");
+    if (elem != imp.f32 && elem != imp.i8 && elem != imp.i16)
+      return imp.fail("MAX_POOL_2D on " + elemName(elem) +
+                      " is not supported (TFLite Micro: float32, int8, int16)");
+    if (elem != imp.f32 && failed(rdSameQuant(imp, op, "MAX_POOL_2D")))
+      return mlir::failure();
+    Pads pad = imp.pads(padding, xs, fh, fw, sh, sw, 1, 1, out.shape);
+    if (pad[0] >= fh || pad[1] >= fh || pad[2] >= fw || pad[3] >= fw)
+      return imp.fail("MAX_POOL_2D: a window lies entirely in the padding");
+    Shape shape(out.shape.begin(), out.shape.end());
+    Value src = fw == 1 && sw == 1 && pad[2] == 0 && pad[3] == 0 ? imp.rowView(x) : Value();
+    if (src) {
+      // The signal's own layout: the window along W (Conv1D models).
+      x = src;
+      fw = fh;
+      fh = 1;
+      sw = sh;
+      sh = 1;
+      pad = {0, 0, pad[0], pad[1]};
+      shape = {shape[0], 1, shape[1], shape[3]};
+    }
+    auto [fx, fpad] = imp.fitStride(x, pad, {fh, fw}, {sh, sw});
+    x = fx;
+    Value y = imp.op("max_pool2d", {x}, shape, elem,
+                     {imp.i64Array("kernel", {fh, fw}),
+                      imp.i64Array("pad", {fpad[0], fpad[1], fpad[2], fpad[3]}),
+                      imp.i64Array("stride", {sh, sw})});
+    auto f = rdFused(imp, y, act, out, "MAX_POOL_2D");
+    if (failed(f))
+      return mlir::failure();
+    return OpResults{imp.reshape(*f, out.shape)};
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -289,57 +286,54 @@ FailureOr<OpResults> importMaxPool(Importer &imp, const Operator &op) {
 
 FailureOr<OpResults> importMeanOrSum(Importer &imp, const Operator &op, bool isMean) {
   std::string name = isMean ? "MEAN" : "SUM";
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return mlir::failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  Type elem = Importer::elemOf(x);
-  auto axes = rdAxes(imp, op, Importer::rankOf(x), name);
-  if (failed(axes))
-    return mlir::failure();
-  if (elem == imp.f32) {
-    auto [s, n] = rdReduce(imp, "reduce_sum", x, *axes);
-    if (isMean && n != 1) {
-      // TFLite divides the float sum by n: fl(sum / n) exactly.
-      s = imp.divExact(s, static_cast<double>(n));
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    Type elem = Importer::elemOf(x);
+    auto axes = rdAxes(imp, op, Importer::rankOf(x), name);
+    if (failed(axes))
+      return mlir::failure();
+    if (elem == imp.f32) {
+      auto [s, n] = rdReduce(imp, "reduce_sum", x, *axes);
+      if (isMean && n != 1) {
+        // TFLite divides the float sum by n: fl(sum / n) exactly.
+        s = imp.divExact(s, static_cast<double>(n));
+      }
+      return OpResults{imp.reshape(s, out.shape)};
     }
-    return OpResults{imp.reshape(s, out.shape)};
-  }
-  if (elem != imp.i8 && elem != imp.i16)
-    return imp.fail(name + " on " + elemName(elem) +
-                    " is not supported (TFLite Micro: float32, int8, int16)");
-  auto outElem = imp.elemOfTensor(out);
-  if (failed(outElem))
-    return mlir::failure();
-  if (*outElem != elem)
-    return imp.fail(name + ": the output type must be the input type");
-  auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
-  if (failed(q))
-    return mlir::failure();
-  auto [si, zi] = q->first;
-  auto [so, zo] = q->second;
-  // PrepareMeanOrSumHelper: QuantizeMultiplier(double(s_in) / double(s_out)).
-  double real = static_cast<double>(static_cast<float>(si)) /
-                static_cast<double>(static_cast<float>(so));
-  auto ms = quant::tfliteQuantizeMultiplier(real);
-  if (!ms)
-    return imp.fail(name + ": " + errorText(ms.takeError()));
-  auto [m, shift] = *ms;
-  Value x32 = imp.op("cast", {x}, Importer::shapeOf(x), imp.i32);
-  auto [s, n] = rdReduce(imp, "reduce_sum", x32, *axes);
-  if (zi) {
-    Value c = imp.iconst({-zi * n}, {1, 1, 1});
-    s = imp.ew("add", {s, c}, imp.i32);
-  }
-  if (isMean)
-    std::tie(m, shift) = meanMultiplier(m, shift, n);
-  if (!(-31 <= shift && shift <= 29))
-    return imp.fail(name + ": the rescale shift " + llvm::Twine(shift) + " of scale " +
-                    pyRepr(si) + "/" + pyRepr(so) +
-                    " is outside what one tosa.rescale represents");
-  Value y = imp.rescaleRaw(s, {m}, {31 - shift}, 0, zo, elem, "DOUBLE_ROUND");
-  return OpResults{imp.reshape(y, out.shape)};
+    if (elem != imp.i8 && elem != imp.i16)
+      return imp.fail(name + " on " + elemName(elem) +
+                      " is not supported (TFLite Micro: float32, int8, int16)");
+    auto outElem = imp.elemOfTensor(out);
+    if (failed(outElem))
+      return mlir::failure();
+    if (*outElem != elem)
+      return imp.fail(name + ": the output type must be the input type");
+    auto q = inOutQuant(imp, imp.tensor(op.inputs[0]), out);
+    if (failed(q))
+      return mlir::failure();
+    auto [si, zi] = q->first;
+    auto [so, zo] = q->second;
+    // PrepareMeanOrSumHelper: QuantizeMultiplier(double(s_in) / double(s_out)).
+    double real = static_cast<double>(static_cast<float>(si)) /
+                  static_cast<double>(static_cast<float>(so));
+    auto ms = quant::tfliteQuantizeMultiplier(real);
+    if (!ms)
+      return imp.fail(name + ": " + errorText(ms.takeError()));
+    auto [m, shift] = *ms;
+    Value x32 = imp.op("cast", {x}, Importer::shapeOf(x), imp.i32);
+    auto [s, n] = rdReduce(imp, "reduce_sum", x32, *axes);
+    if (zi) {
+      Value c = imp.iconst({-zi * n}, {1, 1, 1});
+      s = imp.ew("add", {s, c}, imp.i32);
+    }
+    if (isMean)
+      std::tie(m, shift) = meanMultiplier(m, shift, n);
+    if (!(-31 <= shift && shift <= 29))
+      return imp.fail(name + ": the rescale shift " + llvm::Twine(shift) + " of scale " +
+                      pyRepr(si) + "/" + pyRepr(so) +
+                      " is outside what one tosa.rescale represents");
+    Value y = imp.rescaleRaw(s, {m}, {31 - shift}, 0, zo, elem, "DOUBLE_ROUND");
+    return OpResults{imp.reshape(y, out.shape)};
+  });
 }
 
 FailureOr<OpResults> importMean(Importer &imp, const Operator &op) {
@@ -355,22 +349,19 @@ FailureOr<OpResults> importSum(Importer &imp, const Operator &op) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<OpResults> importReduceMax(Importer &imp, const Operator &op) {
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return mlir::failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  Type elem = Importer::elemOf(x);
-  if (elem != imp.f32 && elem != imp.i8)
-    return imp.fail("REDUCE_MAX on " + elemName(elem) +
-                    " is not supported (TFLite Micro: float32, int8)");
-  if (elem == imp.i8 && failed(rdSameQuant(imp, op, "REDUCE_MAX", /*exact=*/true)))
-    return mlir::failure();
-  auto axes = rdAxes(imp, op, Importer::rankOf(x), "REDUCE_MAX");
-  if (failed(axes))
-    return mlir::failure();
-  Value y = rdReduce(imp, "reduce_max", x, *axes).first;
-  return OpResults{imp.reshape(y, out.shape)};
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    Type elem = Importer::elemOf(x);
+    if (elem != imp.f32 && elem != imp.i8)
+      return imp.fail("REDUCE_MAX on " + elemName(elem) +
+                      " is not supported (TFLite Micro: float32, int8)");
+    if (elem == imp.i8 && failed(rdSameQuant(imp, op, "REDUCE_MAX", /*exact=*/true)))
+      return mlir::failure();
+    auto axes = rdAxes(imp, op, Importer::rankOf(x), "REDUCE_MAX");
+    if (failed(axes))
+      return mlir::failure();
+    Value y = rdReduce(imp, "reduce_max", x, *axes).first;
+    return OpResults{imp.reshape(y, out.shape)};
+  });
 }
 
 std::string typeNameOf(int type) {
@@ -391,33 +382,30 @@ std::string typeNameOf(int type) {
 }
 
 FailureOr<OpResults> importArgMax(Importer &imp, const Operator &op) {
-  auto xv = imp.value(op.inputs[0]);
-  if (failed(xv))
-    return mlir::failure();
-  Value x = *xv;
-  const Tensor &out = imp.tensor(op.outputs[0]);
-  Type elem = Importer::elemOf(x);
-  if (out.type != kInt32)
-    return imp.fail("ARG_MAX with " + typeNameOf(out.type) +
-                    " output is not supported (TFLite Micro only produces INT32 indices)");
-  if (elem != imp.f32 && elem != imp.i8)
-    return imp.fail("ARG_MAX on " + elemName(elem) +
-                    " is not supported (TFLite Micro: float32, int8)");
-  int64_t rank = Importer::rankOf(x);
-  if (failed(rdAxes(imp, op, rank, "ARG_MAX")))
-    return mlir::failure();
-  // TFLite reads the axis tensor's first element only.
-  std::vector<int64_t> axisData = imp.tensor(op.inputs[1]).data<int64_t>().data;
-  if (axisData.empty())
-    return imp.fail("ARG_MAX: the axis tensor is empty");
-  int64_t first = axisData[0];
-  int64_t axis = ((first % rank) + rank) % rank;
-  Shape xs = Importer::shapeOf(x), shape;
-  for (int64_t i = 0; i < rank; ++i)
-    if (i != axis)
-      shape.push_back(xs[i]);
-  Value y = imp.op("argmax", {x}, shape, imp.i32, {imp.i32Attr("axis", axis)});
-  return OpResults{imp.reshape(y, out.shape)};
+  return withInput(imp, op, [&](Value x, const Tensor &out) -> FailureOr<OpResults> {
+    Type elem = Importer::elemOf(x);
+    if (out.type != kInt32)
+      return imp.fail("ARG_MAX with " + typeNameOf(out.type) +
+                      " output is not supported (TFLite Micro only produces INT32 indices)");
+    if (elem != imp.f32 && elem != imp.i8)
+      return imp.fail("ARG_MAX on " + elemName(elem) +
+                      " is not supported (TFLite Micro: float32, int8)");
+    int64_t rank = Importer::rankOf(x);
+    if (failed(rdAxes(imp, op, rank, "ARG_MAX")))
+      return mlir::failure();
+    // TFLite reads the axis tensor's first element only.
+    std::vector<int64_t> axisData = imp.tensor(op.inputs[1]).data<int64_t>().data;
+    if (axisData.empty())
+      return imp.fail("ARG_MAX: the axis tensor is empty");
+    int64_t first = axisData[0];
+    int64_t axis = ((first % rank) + rank) % rank;
+    Shape xs = Importer::shapeOf(x), shape;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis)
+        shape.push_back(xs[i]);
+    Value y = imp.op("argmax", {x}, shape, imp.i32, {imp.i32Attr("axis", axis)});
+    return OpResults{imp.reshape(y, out.shape)};
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -461,6 +449,36 @@ struct PhaseDim {
   int64_t p, j, q0, qn, top, bottom, keep, s, k, off;
 };
 
+/// The 16-bit multiplier and right shift by which TFLM's int16 kernels
+/// (TRANSPOSE_CONV, BATCH_MATMUL) requantize: QuantizeMultiplier of `scale`
+/// rounded to 16 bits, and 15 - shift; refused for `name` where the shift falls
+/// outside TFLite's int64 requantization range.
+FailureOr<std::pair<int64_t, int64_t>> int16Multiplier(Importer &imp, double scale,
+                                                       const std::string &name) {
+  auto ms = quant::tfliteQuantizeMultiplier(scale);
+  if (!ms)
+    return imp.fail(name + ": " + errorText(ms.takeError()));
+  auto [m, shift] = *ms;
+  if (!(-31 <= shift && shift < 8))
+    return imp.fail(name + ": shift " + llvm::Twine(shift) +
+                    " outside TFLite's int64 requantization range");
+  int64_t m16 = m < 0x7FFF0000 ? (m + (int64_t(1) << 15)) >> 16 : 0x7FFF;
+  return std::make_pair(m16, 15 - shift);
+}
+
+/// The i48 accumulator `acc` rescaled to int16 by `mult` and `shift` (zero
+/// points 0, one SINGLE_ROUND rescale, per channel or per tensor); the zero
+/// point constants cached when `cache`.
+Value rescaleToInt16(Importer &imp, Value acc, Value mult, Value shift,
+                     llvm::ArrayRef<int64_t> shape, bool perChannel, bool cache = false) {
+  Value izp = imp.constant(NdArray<int64_t>::vector({0}), imp.i48, cache);
+  Value ozp = imp.scalar1(0, imp.i16);
+  return imp.op("rescale", {acc, mult, shift, izp, ozp}, shape, imp.i16,
+                {imp.boolAttr("input_unsigned", false), imp.boolAttr("output_unsigned", false),
+                 imp.boolAttr("per_channel", perChannel), imp.roundingModeAttr("SINGLE_ROUND"),
+                 imp.boolAttr("scale32", false)});
+}
+
 /// TFLite Micro's int16 TRANSPOSE_CONV (16x8): int64 sums of input * filter
 /// (no zero points), int64 (or int16) bias, the int64
 /// MultiplyByQuantizedMultiplier per channel (16-bit multiplier, one
@@ -498,16 +516,14 @@ FailureOr<Value> transposeConvInt16(Importer &imp, Value x, const NdArray<int64_
   std::vector<int64_t> mults, shifts;
   for (int64_t c = 0; c < oc; ++c) {
     double sc = sW[nScales == 1 ? 0 : c];
-    auto ms = quant::tfliteQuantizeMultiplier(static_cast<double>(static_cast<float>(si)) * sc /
-                                              static_cast<double>(static_cast<float>(so)));
-    if (!ms)
-      return imp.fail("TRANSPOSE_CONV: " + errorText(ms.takeError()));
-    auto [m, shift] = *ms;
-    if (!(-31 <= shift && shift < 8))
-      return imp.fail("TRANSPOSE_CONV: shift " + llvm::Twine(shift) +
-                      " outside TFLite's int64 requantization range");
-    mults.push_back(m < 0x7FFF0000 ? (m + (int64_t(1) << 15)) >> 16 : 0x7FFF);
-    shifts.push_back(15 - shift);
+    auto ms = int16Multiplier(imp,
+                              static_cast<double>(static_cast<float>(si)) * sc /
+                                  static_cast<double>(static_cast<float>(so)),
+                              "TRANSPOSE_CONV");
+    if (failed(ms))
+      return mlir::failure();
+    mults.push_back(ms->first);
+    shifts.push_back(ms->second);
   }
   llvm::SmallVector<NamedAttribute> convAttrs(attrs.begin(), attrs.end());
   convAttrs.push_back(imp.typeAttr("acc_type", imp.i48));
@@ -518,12 +534,7 @@ FailureOr<Value> transposeConvInt16(Importer &imp, Value x, const NdArray<int64_
   Value acc = imp.op("conv2d", {x, w, b, zp16, zp8}, convShape, imp.i48, convAttrs);
   Value mult = imp.constant(tile(mults, phases), imp.i16);
   Value shift = imp.constant(tile(shifts, phases), imp.i8);
-  Value izp = imp.constant(NdArray<int64_t>::vector({0}), imp.i48);
-  Value ozp = imp.scalar1(0, imp.i16);
-  return imp.op("rescale", {acc, mult, shift, izp, ozp}, convShape, imp.i16,
-                {imp.boolAttr("input_unsigned", false), imp.boolAttr("output_unsigned", false),
-                 imp.boolAttr("per_channel", true), imp.roundingModeAttr("SINGLE_ROUND"),
-                 imp.boolAttr("scale32", false)});
+  return rescaleToInt16(imp, acc, mult, shift, convShape, /*perChannel=*/true);
 }
 
 FailureOr<OpResults> importTransposeConv(Importer &imp, const Operator &op) {
@@ -724,24 +735,15 @@ FailureOr<Value> matmulInt16(Importer &imp, const Operator &op, Value a3, Value 
   float prodScale = static_cast<float>(scales[0]) * static_cast<float>(scales[1]);
   double scale =
       static_cast<double>(prodScale) / static_cast<double>(static_cast<float>(scales[2]));
-  auto ms = quant::tfliteQuantizeMultiplier(scale);
-  if (!ms)
-    return imp.fail("BATCH_MATMUL: " + errorText(ms.takeError()));
-  auto [m, shift] = *ms;
-  if (!(-31 <= shift && shift < 8))
-    return imp.fail("BATCH_MATMUL: shift " + llvm::Twine(shift) +
-                    " outside TFLite's int64 requantization range");
-  int64_t m16 = m < 0x7FFF0000 ? (m + (int64_t(1) << 15)) >> 16 : 0x7FFF;
+  auto ms = int16Multiplier(imp, scale, "BATCH_MATMUL");
+  if (failed(ms))
+    return mlir::failure();
+  auto [m16, shift] = *ms;
   Value zp16 = imp.scalar1(0, imp.i16);
   Value acc = imp.op("matmul", {a3, c3, zp16, zp16}, shape3, imp.i48);
   Value mult = imp.constant(NdArray<int64_t>::vector({m16}), imp.i16, /*cache=*/true);
-  Value sh = imp.constant(NdArray<int64_t>::vector({15 - shift}), imp.i8, /*cache=*/true);
-  Value izp = imp.constant(NdArray<int64_t>::vector({0}), imp.i48, /*cache=*/true);
-  Value ozp = imp.scalar1(0, imp.i16);
-  return imp.op("rescale", {acc, mult, sh, izp, ozp}, shape3, imp.i16,
-                {imp.boolAttr("input_unsigned", false), imp.boolAttr("output_unsigned", false),
-                 imp.boolAttr("per_channel", false), imp.roundingModeAttr("SINGLE_ROUND"),
-                 imp.boolAttr("scale32", false)});
+  Value sh = imp.constant(NdArray<int64_t>::vector({shift}), imp.i8, /*cache=*/true);
+  return rescaleToInt16(imp, acc, mult, sh, shape3, /*perChannel=*/false, /*cache=*/true);
 }
 
 FailureOr<OpResults> importBatchMatmul(Importer &imp, const Operator &op) {
