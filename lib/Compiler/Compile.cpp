@@ -241,25 +241,27 @@ FailureOr<ObjectFacts> writeObject(ModuleOp module, StringRef name,
   stage.stop();
   if (!llvmModule)
     return log.error("translation to LLVM IR failed");
+  // The object is made in memory, written once and read from there.
+  SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
+  std::string error;
+  if (failed(emitObjectFile(*llvmModule, target, os, error, timer)))
+    return log.error(error);
   std::error_code fileError;
   llvm::ToolOutputFile out(path, fileError, llvm::sys::fs::OF_None);
   if (fileError)
     return log.error("cannot write " + path + ": " + fileError.message());
-  std::string error;
-  if (failed(emitObjectFile(*llvmModule, target, out.os(), error, timer)))
-    return log.error(error);
+  out.os() << object;
   out.os().flush();
+  if (out.os().has_error())
+    return log.error("cannot write " + path);
   out.keep();
   // What the link must provide, read from the object: the code generator
   // turns intrinsics such as llvm.exp.f32 into library calls (expf), which
   // the LLVM module does not declare.
   stage = timer.nest("object reading");
-  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  if (!bytes)
-    return log.error("cannot read " + path + ": " + bytes.getError().message());
   FailureOr<ObjectFacts> facts =
-      readObjectFacts((*bytes)->getMemBufferRef(), error);
+      readObjectFacts(llvm::MemoryBufferRef(object, path), error);
   if (failed(facts))
     return log.error(error);
   return facts;
