@@ -23,6 +23,8 @@ packages=(
   python3-pyarmnn libarmnn-cpuref-backend22
   # Cortex-M: objects are built with clang-22; linking and QEMU runs need these
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  # RISC-V (riscv32-imc, riscv32-imac): linking with picolibc, QEMU's virt
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 )
 
 # The sanitizer runtimes (compiler-rt) for SERENITY_SANITIZE=1.

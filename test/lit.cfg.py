@@ -45,6 +45,8 @@ if os.path.exists("/dev/full"):
 import shutil
 if shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"):
     config.available_features.add("cortex-m")
+if shutil.which("riscv64-unknown-elf-gcc") and shutil.which("qemu-system-riscv32"):
+    config.available_features.add("riscv")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()

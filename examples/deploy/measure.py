@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from serenity.deploy import (BOARDS, ROOT, arm_link_command, board_timer, find_compiler,  # noqa: E402
+from serenity.deploy import (BOARDS, ROOT, board_timer, find_compiler, link_command, object_tool,  # noqa: E402
                              instructions, profile_layers, qemu_command, run)
 
 TFLM_CMSIS_NN = os.path.join(ROOT, "python", "serenity", "data", "tflm_cmsis_nn.json")
@@ -65,7 +65,7 @@ int main(void) {
   for (int i = 0; i < NET_INPUT0_ELEMENTS; ++i)
     input[i] = (i * 37) % 256 - 128;
   uint8_t *sp;
-  __asm volatile("mov %0, sp" : "=r"(sp));
+  BOARD_READ_SP(sp);
   uint8_t *high = sp - 32, *low = high - PAINT;
   uint64_t calibration = board_calibrate();
   paint(low, high);
@@ -91,7 +91,7 @@ def run_program(program, name, out, report, target, work, pattern):
     with open(main_c, "w") as f:
         f.write(program.replace("BOARD_TIMER", board_timer(target)))
     elf = os.path.join(work, name + ".elf")
-    run(arm_link_command(out, [main_c, os.path.join(out, "net.o")], elf, target) + report["link_flags"])
+    run(link_command(out, [main_c, os.path.join(out, "net.o")], elf, target) + report["link_flags"])
     printed = run(qemu_command(elf, target=target), timeout=600)
     m = re.search(pattern, printed)
     if not m or m.group(1) != "0":
@@ -217,7 +217,7 @@ def main():
                 caller = json.load(f)
             caller_ram = caller["arena_bytes"] + sum(o["bytes"] for o in caller["inputs"] + caller["outputs"])
             sections = {}
-            for line in run(["arm-none-eabi-size", "-A", os.path.join(out, "net.o")]).splitlines():
+            for line in run([object_tool(args.target, "size"), "-A", os.path.join(out, "net.o")]).splitlines():
                 parts = line.split()
                 if len(parts) >= 2 and parts[1].isdigit():
                     name = ".rodata" if parts[0].startswith(".rodata") else parts[0]

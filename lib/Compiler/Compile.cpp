@@ -292,7 +292,7 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
     return failure();
   const TargetDescription &target = *::serenity::lookupTarget(options.target);
   if (!tiled.tiled || tilingAsked(options) ||
-      !::serenity::isCortexM(target.pipelineTarget)) {
+      !::serenity::isMicrocontroller(target.pipelineTarget)) {
     announce(options, tiled, log);
     kept = tiled;
     return success();

@@ -102,6 +102,7 @@ KernelMode kernelMode(KernelTarget target) {
   case KernelTarget::Helium:
     return {Isa::Vector, true};
   case KernelTarget::CortexMBaseline:
+  case KernelTarget::RiscV32:
     return {Isa::Scalar, true};
   case KernelTarget::Generic:
     return {Isa::Scalar, false};

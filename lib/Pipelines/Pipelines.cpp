@@ -90,15 +90,15 @@ checkOutlineMinOps(int64_t outlineMinOps,
 /// serenity-int8-conv-kernels for `target`.
 static bool dotKernels(ConvKernels convKernels, PipelineTarget target) {
   return convKernels == ConvKernels::Dot ||
-         (convKernels == ConvKernels::Auto && isCortexM(target));
+         (convKernels == ConvKernels::Auto && isMicrocontroller(target));
 }
 
 /// Adds the passes from memrefs (after static allocation) to the LLVM
 /// dialect.
 static void addLLVMLowering(OpPassManager &pm, PipelineTarget target,
                             int64_t outlineMinOps) {
-  const bool cortexM = isCortexM(target);
-  const unsigned indexBitwidth = cortexM ? 32 : 0;
+  const bool microcontroller = isMicrocontroller(target);
+  const unsigned indexBitwidth = microcontroller ? 32 : 0;
   // Kernels of large functions in functions of their own: the loop lowering
   // below then works on many small functions (in parallel, linear time).
   SerenityOutlineKernelsPassOptions outline;
@@ -109,13 +109,13 @@ static void addLLVMLowering(OpPassManager &pm, PipelineTarget target,
   // the 648 bytes tiling saved in the arena); one kernel per function needs
   // 528 (and 0.3 % fewer instructions, 2 % more flash). The host keeps
   // groups of 32 (fewer functions for the code generator).
-  if (cortexM)
+  if (microcontroller)
     outline.groupSize = 1;
   pm.addPass(createSerenityOutlineKernelsPass(outline));
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
   // newlib's libm has no roundevenf (llvm.roundeven of tosa.cast
   // f32->int): expand it exactly into round/copysign arithmetic.
-  if (cortexM) {
+  if (microcontroller) {
     math::MathExpandOpsPassOptions expand;
     expand.opMnemonics = {"roundeven"};
     funcPM.addPass(math::createMathExpandOpsPass(expand));
@@ -123,7 +123,7 @@ static void addLLVMLowering(OpPassManager &pm, PipelineTarget target,
   // Without an FPU, LLVM turns maximumf/minimumf (float max pooling, ReLU
   // clamps) into calls of fmaximumf/fminimumf, which newlib does not have:
   // compares and selects instead (NaN propagated as llvm.maximum does).
-  if (!::serenity::primaryTarget(target).fpu && cortexM)
+  if (!::serenity::primaryTarget(target).fpu && microcontroller)
     funcPM.addPass(arith::createArithExpandOpsPass());
   // mem2reg: the one-element buffers serenity-static-alloc made allocas
   // (per-output accumulators) become SSA values once loops are branches.
@@ -135,7 +135,7 @@ static void addLLVMLowering(OpPassManager &pm, PipelineTarget target,
   // loop nests (3.5 s of a 3k-op random DAG, 11 s of a 10k-op one, with no
   // vector op in either); the machine code of a vector-primitive ResNet-8
   // is the same.
-  if (!cortexM) {
+  if (!microcontroller) {
     funcPM.addPass(createConvertVectorToSCFPass(
         VectorTransferToSCFOptions().enableFullUnroll(true)));
     ConvertVectorToLLVMPassOptions vectorToLLVM;
@@ -198,7 +198,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     return errorHandler(
         "serenity-pipeline: invalid primitives='" + options.primitives +
         "' (expected one of: " + llvm::join(primitivesAllowed, ", ") + ")");
-  const bool cortexM = isCortexM(options.target);
+  const bool microcontroller = isMicrocontroller(options.target);
   const ::serenity::TargetDescription &core =
       ::serenity::primaryTarget(options.target);
   const bool helium = core.mve;
@@ -239,7 +239,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   std::string primitives = options.primitives;
   if (options.budget >= 0 && primitives == "none")
     primitives = "select";
-  if (primitives == "vector" && cortexM)
+  if (primitives == "vector" && microcontroller)
     return errorHandler("serenity-pipeline: primitives=vector needs a vector "
                         "unit: target=host only");
   if (options.budget >= 0 && primitives != "select")
@@ -318,7 +318,7 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the workspaces); primitive-kernels alone writes the profiler's input.
   if (primitives != "none" || !options.primitiveKernels.empty()) {
     SerenitySelectPrimitivesPassOptions select;
-    select.vectorUnit = !cortexM;
+    select.vectorUnit = !microcontroller;
     if (primitives == "select") {
       select.budgetBytes = options.budget;
       select.profile = options.profile;
@@ -349,14 +349,14 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   {
     OpPassManager &funcPM = pm.nest<func::FuncOp>();
     SerenityPrimitivesToLinalgPassOptions primitivesToLinalg;
-    primitivesToLinalg.vectorUnit = !cortexM;
+    primitivesToLinalg.vectorUnit = !microcontroller;
     funcPM.addPass(createSerenityPrimitivesToLinalgPass(primitivesToLinalg));
     funcPM.addPass(tosa::createTosaToLinalgNamed());
     funcPM.addPass(tosa::createTosaToLinalg());
     // Helium: the requantizations' tosa.apply_scale stay until the conv
     // kernels, which apply them four channels at a time (VQRDMULH, VRSHL);
     // the others are lowered after the kernels (below).
-    if (cortexM && !helium)
+    if (microcontroller && !helium)
       funcPM.addPass(createSerenityApplyScale32Pass());
     TosaToArithPassOptions tosaToArith;
     tosaToArith.includeApplyRescale = !helium;
@@ -437,15 +437,16 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   SerenityInt8ConvKernelsPassOptions kernels;
   kernels.target = core.mve   ? KernelTarget::Helium
                    : core.dsp ? KernelTarget::CortexM
-                   : cortexM  ? KernelTarget::CortexMBaseline
-                              : KernelTarget::Generic;
-  // ARMv6-M has no dual multiply: an int16 copy of a filter saves its
-  // kernels only the sign extension LDRSB does anyway (kws on the M0+:
-  // 1 % of the instructions for 9 KB of flash), so the automatic budget
-  // widens nothing there.
+                   : options.target == PipelineTarget::RiscV32
+                       ? KernelTarget::RiscV32
+                   : microcontroller ? KernelTarget::CortexMBaseline
+                             : KernelTarget::Generic;
+  // ARMv6-M and RV32IMC have no dual multiply: an int16 copy of a filter
+  // saves their kernels only the sign extension LDRSB/LB does anyway (kws on
+  // the M0+: 1 % of the instructions for 9 KB of flash), so the automatic
+  // budget widens nothing there.
   kernels.widenBudget =
-      options.target == PipelineTarget::CortexMBaseline &&
-              !options.widenBudget.hasValue()
+      microcontroller && !core.dsp && !core.mve && !options.widenBudget.hasValue()
           ? 0
           : options.widenBudget;
   kernels.widenFilters.assign(options.widenFilters.begin(),

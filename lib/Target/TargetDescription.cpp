@@ -30,6 +30,10 @@ const StringRef kCortexM55CFlags[] = {"-mcpu=cortex-m55", "-mthumb",
                                       "-mfloat-abi=hard"};
 const StringRef kCortexM0PlusCFlags[] = {"-mcpu=cortex-m0plus", "-mthumb",
                                          "-mfloat-abi=soft"};
+// riscv64-unknown-elf-gcc's names of the RISC-V ISAs, with the soft-float
+// ABI (ilp32) LLVM uses for them.
+const StringRef kRiscV32IMCCFlags[] = {"-march=rv32imc", "-mabi=ilp32"};
+const StringRef kRiscV32IMACCFlags[] = {"-march=rv32imac", "-mabi=ilp32"};
 
 std::vector<TargetDescription> makeTargets() {
   std::vector<TargetDescription> targets;
@@ -56,6 +60,8 @@ std::vector<TargetDescription> makeTargets() {
       cortexM.fpu = true;
   cortexM.pipelineTarget = PipelineTarget::CortexM;
   cortexM.arenaAlignment = 4;
+  cortexM.cCompiler = "arm-none-eabi-gcc";
+  cortexM.qemuSystem = "qemu-system-arm";
 
   // One Cortex-M core of the table: the family's facts, its own code
   // generation settings and board.
@@ -101,9 +107,39 @@ std::vector<TargetDescription> makeTargets() {
   m0plus.floatABI = FloatABI::Soft;
   m0plus.pipelineTarget = PipelineTarget::CortexMBaseline;
   m0plus.arenaAlignment = 4;
+  m0plus.cCompiler = "arm-none-eabi-gcc";
   m0plus.cFlags = kCortexM0PlusCFlags;
   m0plus.qemuMachine = "mps2-an385";
+  m0plus.qemuSystem = "qemu-system-arm";
   targets.push_back(m0plus);
+
+  // 32-bit RISC-V with the M (multiply, divide) and C (compressed) extensions
+  // (GD32VF103, CH32V, and with A the ESP32-C3/C6): no FPU (float in library
+  // calls), no packed SIMD, and word accesses aligned (the ISA allows
+  // misaligned ones, but many cores trap and emulate them). Their board is
+  // QEMU's virt machine with a core limited to the target's extensions.
+  TargetDescription riscv;
+  riscv.triple = "riscv32-unknown-unknown-elf";
+  riscv.cpu = "generic-rv32";
+  riscv.floatABI = FloatABI::Soft;
+  riscv.hardwareDivide = true;
+  riscv.pipelineTarget = PipelineTarget::RiscV32;
+  riscv.arenaAlignment = 4;
+  riscv.cCompiler = "riscv64-unknown-elf-gcc";
+  riscv.qemuMachine = "virt";
+  riscv.qemuSystem = "qemu-system-riscv32";
+  TargetDescription imc = riscv;
+  imc.name = "riscv32-imc";
+  imc.features = "+m,+c,+relax";
+  imc.cFlags = kRiscV32IMCCFlags;
+  imc.qemuCPU = "rv32,a=off,f=off,d=off";
+  targets.push_back(imc);
+  TargetDescription imac = riscv;
+  imac.name = "riscv32-imac";
+  imac.features = "+m,+a,+c,+relax";
+  imac.cFlags = kRiscV32IMACCFlags;
+  imac.qemuCPU = "rv32,f=off,d=off";
+  targets.push_back(imac);
   return targets;
 }
 
@@ -145,6 +181,9 @@ serenity::targetNames(bool (*filter)(const TargetDescription &)) {
 
 llvm::json::Value serenity::targetsToJSON() {
   llvm::json::Array targets;
+  auto optional = [](StringRef text) {
+    return text.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(text);
+  };
   for (const TargetDescription &target : allTargets()) {
     llvm::json::Array cFlags;
     for (StringRef flag : target.cFlags)
@@ -163,10 +202,11 @@ llvm::json::Value serenity::targetsToJSON() {
                             {"fpu", target.fpu}}},
         {"pipeline_target", stringifyEnum(target.pipelineTarget)},
         {"arena_alignment", target.arenaAlignment},
+        {"cc", optional(target.cCompiler)},
         {"cflags", std::move(cFlags)},
-        {"qemu_machine", target.hasBoard()
-                             ? llvm::json::Value(target.qemuMachine)
-                             : llvm::json::Value(nullptr)}});
+        {"qemu_machine", optional(target.qemuMachine)},
+        {"qemu_system", optional(target.qemuSystem)},
+        {"qemu_cpu", optional(target.qemuCPU)}});
   }
   return llvm::json::Object{{"targets", std::move(targets)}};
 }

@@ -3,11 +3,14 @@
 The host runs the program directly; a Cortex-M target runs on its QEMU board
 (:data:`BOARDS`: the Cortex-M4 on ``mps2-an386``, the Cortex-M7 on
 ``mps2-an500``, the Cortex-M33 on ``mps2-an505``, the Cortex-M55 with Helium
-on ``mps3-an547``, Cortex-M0+ code on ``mps2-an385``'s Cortex-M3) with ``-icount shift=0`` (one instruction per nanosecond
-of virtual time). The targets and their boards (QEMU machine, C flags) are
-the C++ target table (include/Serenity/Target/TargetDescription.h), read once
+on ``mps3-an547``, Cortex-M0+ code on ``mps2-an385``'s Cortex-M3, rv32imc and
+rv32imac on ``qemu-system-riscv32 -M virt`` with the core limited to those
+extensions) with ``-icount shift=0`` (one instruction per nanosecond of
+virtual time). The targets and their boards (C compiler and flags, QEMU system,
+machine and CPU) are the C++ target table (include/Serenity/Target/TargetDescription.h), read once
 from ``serenity-compile --print-targets``; only what is C source or a file
-name here (each machine's timer, its linker script) is Python's. Each board's harness reads a free-running timer around the
+name here (each machine's timer, its linker script and start-up, the C
+library's link flags) is Python's. Each board's harness reads a free-running timer around the
 call and calibrates it in the same run on a loop of known length
 (:data:`CALIBRATION_INSTRUCTIONS`), so instructions = ticks x calibration
 instructions / calibration ticks. Shared by ``examples/deploy/measure.py``,
@@ -25,6 +28,7 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CORTEX_M = os.path.join(ROOT, "scripts", "cortex-m")
+RISCV = os.path.join(ROOT, "scripts", "riscv")
 
 # The C side of every board's timer, by QEMU machine (_TIMERS):
 # board_timer_start() starts a counter that counts up, board_timer_now()
@@ -61,14 +65,35 @@ static uint64_t board_timer_now(void) {
 }
 """
 
-# Instructions of the calibration loop (SUBS + BNE per iteration).
+# The RISC-V cycle counter (mcycle, mcycleh: Zicntr, in machine mode): under
+# -icount shift=0 QEMU counts one cycle per instruction. GCC's rv32imc has no
+# Zicsr unless asked for; `.option arch` adds it for the one instruction.
+_RISCV_MCYCLE = r"""
+#define BOARD_CSR_READ(csr, value) \
+  __asm volatile(".option push\n.option arch, +zicsr\ncsrr %0, " csr "\n.option pop" : "=r"(value))
+static void board_timer_start(void) {}
+static uint64_t board_timer_now(void) {
+  uint32_t high, low, again;
+  do {
+    BOARD_CSR_READ("mcycleh", high);
+    BOARD_CSR_READ("mcycle", low);
+    BOARD_CSR_READ("mcycleh", again);
+  } while (high != again);
+  return ((uint64_t)high << 32) | low;
+}
+"""
+
+# Instructions of the calibration loop (SUBS + BNE, or ADDI + BNEZ, per
+# iteration).
 CALIBRATION_INSTRUCTIONS = 2000000
 # Bytes of stack painted below the caller's frame to measure a call's stack.
 STACK_PAINT = 16384
 
 _CALIBRATION = r"""
 __attribute__((noinline)) static void board_spin(uint32_t n) {
-#if defined(__ARM_ARCH_6M__)
+#if defined(__riscv)
+  __asm volatile("1: addi %0, %0, -1\n bnez %0, 1b" : "+r"(n));
+#elif defined(__ARM_ARCH_6M__)
   /* Thumb-1 (GCC's divided syntax there): SUB of an immediate sets the
      flags. */
   __asm volatile("1: sub %0, #1\n bne 1b" : "+l"(n));
@@ -83,14 +108,30 @@ static uint64_t board_calibrate(void) {
   board_spin(CALIBRATION_INSTRUCTIONS / 2);
   return board_timer_now() - start;
 }
+/* The stack pointer, into `p` (the stack painting around a call). */
+#if defined(__riscv)
+#define BOARD_READ_SP(p) __asm volatile("mv %0, sp" : "=r"(p))
+#else
+#define BOARD_READ_SP(p) __asm volatile("mov %0, sp" : "=r"(p))
+#endif
 """.replace("CALIBRATION_INSTRUCTIONS", str(CALIBRATION_INSTRUCTIONS))
 
 _TIMERS = {machine: "#define TIMER_BASE %s\n" % base + _CMSDK_TIMER
            for machine, base in (("mps2-an385", "0x40000000u"), ("mps2-an386", "0x40000000u"),
                                  ("mps2-an500", "0x40000000u"), ("mps2-an505", "0x50000000u"))}
 _TIMERS["mps3-an547"] = _SSE300_COUNTER
+_TIMERS["virt"] = _RISCV_MCYCLE
 
-Board = collections.namedtuple("Board", "target machine cflags linker_script timer")
+# Each QEMU machine's own arguments and semihosting settings: virt without
+# its OpenSBI firmware (the program starts in machine mode at its ELF entry),
+# and its semihosting console (picolibc writes stdout with SYS_WRITEC, which
+# QEMU sends to its stderr unless given a character device) on QEMU's stdout,
+# in place of the serial port and the monitor.
+_QEMU_ARGS = {"virt": ["-bios", "none", "-serial", "none", "-monitor", "none", "-chardev", "stdio,id=semihost"]}
+_SEMIHOSTING = {"virt": "enable=on,target=native,chardev=semihost"}
+
+Board = collections.namedtuple(
+    "Board", "target machine cflags linker_script timer cc qemu_system qemu_cpu scripts riscv")
 
 
 @functools.lru_cache(maxsize=None)
@@ -115,7 +156,8 @@ def boards():
     board, in the table's order. A board's linker script is
     scripts/cortex-m/MACHINE.ld (mps3-an547.ld: code in the SRAM (2 MB), the
     vector table in ITCM, data and stack in DTCM, all at their Secure
-    addresses, as the core starts Secure); its C flags are the table's, -O2."""
+    addresses, as the core starts Secure) or scripts/riscv/MACHINE.ld; its C
+    compiler and flags are the table's, -O2."""
     result = {}
     for target in targets():
         machine = target["qemu_machine"]
@@ -124,8 +166,11 @@ def boards():
         if machine not in _TIMERS:
             raise KeyError("no timer for QEMU machine %s (target %s): add it to deploy._TIMERS"
                            % (machine, target["name"]))
+        riscv = target["triple"].startswith("riscv")
         result[target["name"]] = Board(target["name"], machine, target["cflags"] + ["-O2"],
-                                       machine + ".ld", _TIMERS[machine])
+                                       machine + ".ld", _TIMERS[machine], target["cc"],
+                                       target["qemu_system"], target.get("qemu_cpu"),
+                                       RISCV if riscv else CORTEX_M, riscv)
     return result
 
 
@@ -186,26 +231,49 @@ def host_cc():
     return shutil.which("clang") or shutil.which("clang-14") or shutil.which("cc")
 
 
-def arm_link_command(include_dir, sources, elf, target="cortex-m4"):
-    """arm-none-eabi-gcc linking `sources` (C files, objects) for `target`'s
-    QEMU board (scripts/cortex-m: its linker script, the shared start-up)."""
+def link_command(include_dir, sources, elf, target="cortex-m4"):
+    """The board's C compiler linking `sources` (C files, objects) for
+    `target`'s QEMU board: on a Cortex-M, newlib with semihosting and
+    scripts/cortex-m (its linker script, the shared start-up); on RISC-V,
+    picolibc with its semihosting start-up and scripts/riscv/MACHINE.ld."""
     board = boards()[target]
+    script = os.path.join(board.scripts, board.linker_script)
+    if board.riscv:
+        # picolibc's crt0 sets the stack and gp, clears .bss, calls main and
+        # exits through semihosting with main's value.
+        return [board.cc, *board.cflags, "--specs=picolibc.specs", "--oslib=semihost", "--crt0=semihost",
+                "-I", include_dir, "-T", script, *sources, "-o", elf]
     # -L: the boards' scripts include scripts/cortex-m/mps2-sections.ld.
-    return ["arm-none-eabi-gcc", *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-L", CORTEX_M, "-T",
-            os.path.join(CORTEX_M, board.linker_script), os.path.join(CORTEX_M, "startup.c"), *sources,
-            "-o", elf]
+    return [board.cc, *board.cflags, "--specs=rdimon.specs", "-I", include_dir, "-L", CORTEX_M, "-T",
+            script, os.path.join(CORTEX_M, "startup.c"), *sources, "-o", elf]
 
 
 def qemu_command(elf, icount=True, target="cortex-m4"):
     """QEMU running `elf` on `target`'s board; with `icount`, one instruction
     per nanosecond of virtual time (deterministic counts, slower)."""
-    return ["qemu-system-arm", "-M", boards()[target].machine, *(["-icount", "shift=0"] if icount else []),
-            "-nographic", "-semihosting-config", "enable=on,target=native", "-kernel", elf]
+    board = boards()[target]
+    return [board.qemu_system, "-M", board.machine, *(["-cpu", board.qemu_cpu] if board.qemu_cpu else []),
+            "-nographic", *_QEMU_ARGS.get(board.machine, []), *(["-icount", "shift=0"] if icount else []),
+            "-semihosting-config", _SEMIHOSTING.get(board.machine, "enable=on,target=native"),
+            "-kernel", elf]
 
 
 def has_cortex_m_tools():
     """Whether the Cortex-M toolchain and QEMU are installed."""
     return bool(shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm"))
+
+
+def has_board_tools(target):
+    """Whether `target`'s C compiler and QEMU system emulator are installed."""
+    board = boards()[target]
+    return bool(shutil.which(board.cc) and shutil.which(board.qemu_system))
+
+
+def object_tool(target, tool):
+    """The binutils program `tool` ("size", "nm", "objdump") for `target`'s
+    objects: arm-none-eabi-TOOL, riscv64-unknown-elf-TOOL, or the host's."""
+    board = boards().get(target)
+    return board.cc[:-len("gcc")] + tool if board else tool
 
 
 def compile_network(source, out, target, pipeline="", name="net", function="main", io=None, compiler=None):
@@ -307,7 +375,7 @@ def timing_program(name, report, target, print_outputs=True, seed=1, marks=0):
         lines += ["  uint64_t calibration = board_calibrate();",
                   "  load();",
                   "  uint8_t *sp;",
-                  '  __asm volatile("mov %0, sp" : "=r"(sp));',
+                  "  BOARD_READ_SP(sp);",
                   "  uint8_t *high = sp - 32, *low = high - %d;" % STACK_PAINT,
                   "  paint(low, high);",
                   "  uint64_t start = board_timer_now();",
@@ -347,7 +415,7 @@ def link_timed(out, name, report, target, print_outputs=True, marks=0):
         check_output([host_cc(), "-O2", "-I", out, main_c, obj, "-o", exe, *report.get("link_flags", [])])
     else:
         exe = os.path.join(out, name + ".elf")
-        check_output(arm_link_command(out, [main_c, obj], exe, target) + report.get("link_flags", []))
+        check_output(link_command(out, [main_c, obj], exe, target) + report.get("link_flags", []))
     return exe
 
 

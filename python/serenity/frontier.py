@@ -676,8 +676,9 @@ def run(args):
             raise ValueError("--%s must be a positive number of bytes" % name.replace("_", "-"))
     if args.time_limit is not None and args.time_limit < 0:
         raise ValueError("--time-limit must be a non-negative number of seconds (0: no limit)")
-    if not deploy.has_cortex_m_tools():
-        raise RuntimeError("arm-none-eabi-gcc and qemu-system-arm are needed (scripts/setup.sh)")
+    if not deploy.has_board_tools(args.target):
+        board = deploy.BOARDS[args.target]
+        raise RuntimeError("%s and %s are needed (scripts/setup.sh)" % (board.cc, board.qemu_system))
     compiler = deploy.find_compiler()
     cache = Cache(args.cache)
     with tempfile.TemporaryDirectory() as work:
@@ -738,7 +739,7 @@ def add_subparser(subparsers):
         "frontier", help="measured RAM / flash / instructions of a model's configurations on a Cortex-M board",
         description=__doc__.splitlines()[0].replace("``", ""))
     p.add_argument("model", help=".tflite or TOSA .mlir model")
-    p.add_argument("--target", default="cortex-m4", help="a target with a QEMU board: cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus")
+    p.add_argument("--target", default="cortex-m4", help="a target with a QEMU board: cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m0plus, riscv32-imc or riscv32-imac")
     p.add_argument("--ram-budget", type=int, help="RAM budget in bytes (arena + state + stack)")
     p.add_argument("--flash-budget", type=int, help="flash budget in bytes (code + constants + .data)")
     p.add_argument("--tile", action="append", choices=[t for t, _ in TILE_CHOICES],

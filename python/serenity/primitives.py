@@ -147,8 +147,9 @@ def number(value):
 
 
 def check_target_tools(target):
-    if target != "host" and not deploy.has_cortex_m_tools():
-        raise RuntimeError("--target %s needs arm-none-eabi-gcc and qemu-system-arm" % target)
+    if target != "host" and not deploy.has_board_tools(target):
+        board = deploy.BOARDS[target]
+        raise RuntimeError("--target %s needs %s and %s" % (target, board.cc, board.qemu_system))
 
 
 # --- profile -----------------------------------------------------------------

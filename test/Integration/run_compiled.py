@@ -31,7 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lowering as cl  # noqa: E402
-from serenity.deploy import TARGETS, arm_link_command, qemu_command  # noqa: E402
+from serenity.deploy import TARGETS, link_command, object_tool, qemu_command  # noqa: E402
 
 
 def int8_file(path):
@@ -286,10 +286,10 @@ def main():
             cl.run([f"{cl.LLVM_BIN}/clang", "-O2", "-I", out, main_c, obj, "-o", exe, *report["link_flags"]])
             printed = cl.run([exe])
         else:
-            undefined = cl.run(["arm-none-eabi-nm", "-u", obj]).split()
+            undefined = cl.run([object_tool(args.target, "nm"), "-u", obj]).split()
             print("undefined symbols of the object:", " ".join(s for s in undefined if s != "U") or "none")
             elf = os.path.join(work, "net.elf")
-            cl.run(arm_link_command(out, [main_c, obj], elf, args.target) + report["link_flags"])
+            cl.run(link_command(out, [main_c, obj], elf, args.target) + report["link_flags"])
             qemu = subprocess.run(qemu_command(elf, icount=False, target=args.target), capture_output=True,
                                   text=True, timeout=300)
             if qemu.returncode != 0:

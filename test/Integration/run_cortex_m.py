@@ -17,7 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_lowering as cl  # noqa: E402
-from serenity.deploy import CORTEX_M, arm_link_command, qemu_command  # noqa: E402
+from serenity.deploy import CORTEX_M, link_command, qemu_command  # noqa: E402
 
 C_TYPES = {"f32": "float", "f64": "double", "i8": "int8_t", "i16": "int16_t",
            "i32": "int32_t", "i64": "int64_t"}
@@ -119,7 +119,7 @@ def main():
         with open(os.path.join(work, "main.c"), "w") as f:
             f.write(harness(inputs, outputs, arena_bytes, args.seed))
         elf = os.path.join(work, "net.elf")
-        cl.run(arm_link_command(work, [os.path.join(work, "main.c"), obj, "-lm"], elf))
+        cl.run(link_command(work, [os.path.join(work, "main.c"), obj, "-lm"], elf))
         try:
             qemu = subprocess.run(qemu_command(elf, icount=False), capture_output=True, text=True,
                                   timeout=300)

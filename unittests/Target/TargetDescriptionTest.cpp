@@ -29,8 +29,20 @@ TEST(TargetDescription, EveryTargetIsComplete) {
     // Cortex-M objects are hard-float where the core has an FPU, soft-float
     // where it has none, and C linked with them is built for the same core
     // and ABI.
-    if (isCortexM(target.pipelineTarget)) {
+    if (isMicrocontroller(target.pipelineTarget)) {
       EXPECT_EQ(target.floatABI, target.fpu ? FloatABI::Hard : FloatABI::Soft);
+      EXPECT_TRUE(target.hasBoard());
+      EXPECT_FALSE(target.cCompiler.empty());
+      EXPECT_FALSE(target.qemuSystem.empty());
+      if (target.pipelineTarget == PipelineTarget::RiscV32) {
+        // RV32 without F: the ilp32 ABI, the ISA named as the features.
+        EXPECT_TRUE(llvm::StringRef(target.triple).starts_with("riscv32"));
+        EXPECT_TRUE(llvm::is_contained(target.cFlags, "-mabi=ilp32"));
+        EXPECT_FALSE(target.fpu);
+        EXPECT_TRUE(target.features.contains("+m"));
+        EXPECT_EQ(target.qemuSystem, "qemu-system-riscv32");
+        continue;
+      }
       EXPECT_TRUE(llvm::is_contained(target.cFlags,
                                      ("-mcpu=" + target.cpu).c_str()));
       EXPECT_TRUE(llvm::is_contained(
@@ -82,6 +94,22 @@ TEST(TargetDescription, LookupByName) {
   EXPECT_EQ(m0plus->pipelineTarget, PipelineTarget::CortexMBaseline);
   EXPECT_EQ(m0plus->qemuMachine, "mps2-an385");
 
+  // RISC-V: hardware divide (M), nothing else of the table's capabilities;
+  // imac adds only the atomics.
+  const TargetDescription *imc = lookupTarget("riscv32-imc");
+  ASSERT_NE(imc, nullptr);
+  EXPECT_EQ(imc->triple, "riscv32-unknown-unknown-elf");
+  EXPECT_TRUE(imc->hardwareDivide);
+  EXPECT_FALSE(imc->dsp || imc->unalignedAccess || imc->fpu || imc->mve);
+  EXPECT_EQ(imc->pipelineTarget, PipelineTarget::RiscV32);
+  EXPECT_EQ(&primaryTarget(PipelineTarget::RiscV32), imc);
+  EXPECT_EQ(imc->qemuMachine, "virt");
+  EXPECT_FALSE(imc->features.contains("+a"));
+  const TargetDescription *imac = lookupTarget("riscv32-imac");
+  ASSERT_NE(imac, nullptr);
+  EXPECT_TRUE(imac->features.contains("+a"));
+  EXPECT_TRUE(llvm::is_contained(imac->cFlags, "-march=rv32imac"));
+
   const TargetDescription *host = lookupTarget("host");
   ASSERT_NE(host, nullptr);
   EXPECT_FALSE(host->hasBoard());
@@ -97,12 +125,18 @@ TEST(TargetDescription, UnknownName) {
 }
 
 TEST(TargetDescription, Names) {
-  EXPECT_EQ(targetNames(), "host, cortex-m4, cortex-m7, cortex-m33, "
-                           "cortex-m55 or cortex-m0plus");
+  EXPECT_EQ(targetNames(),
+            "host, cortex-m4, cortex-m7, cortex-m33, cortex-m55, "
+            "cortex-m0plus, riscv32-imc or riscv32-imac");
   EXPECT_EQ(targetNames([](const TargetDescription &target) {
               return target.hasBoard();
             }),
-            "cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus");
+            "cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m0plus, "
+            "riscv32-imc or riscv32-imac");
+  EXPECT_EQ(targetNames([](const TargetDescription &target) {
+              return target.pipelineTarget == PipelineTarget::RiscV32;
+            }),
+            "riscv32-imc or riscv32-imac");
 }
 
 /// The pipeline knows only the family (target=cortex-m) and reads the facts
@@ -126,6 +160,7 @@ TEST(TargetDescription, FamiliesAgreeOnWhatThePipelineReads) {
   EXPECT_EQ(primaryTarget(PipelineTarget::CortexMHelium).name, "cortex-m55");
   EXPECT_EQ(primaryTarget(PipelineTarget::CortexMBaseline).name,
             "cortex-m0plus");
+  EXPECT_EQ(primaryTarget(PipelineTarget::RiscV32).name, "riscv32-imc");
 }
 
 TEST(TargetDescription, JSON) {

@@ -21,14 +21,24 @@ namespace serenity {
 /// multiply-accumulates (Cortex-M4/M7/M33), Helium's 16-byte dot products
 /// (Cortex-M55/M85, 32-bit addresses), the DSP loops in plain 32-bit integer
 /// arithmetic for ARMv6-M (`cortex-m-baseline`: Cortex-M0/M0+, 32-bit
-/// addresses), or the same kernels in plain integer arithmetic (`generic`,
+/// addresses; `riscv32`, the same for rv32imc/rv32imac, whose M extension has
+/// no packed multiply-accumulate either), or the same kernels in plain
+/// integer arithmetic (`generic`,
 /// the DSP loops) and in generic vector arithmetic (`generic-vector`, the
 /// Helium loops) for any target: the host tests both kernels' loops with
 /// them.
-enum class KernelTarget { CortexM, Helium, CortexMBaseline, Generic, GenericVector };
+enum class KernelTarget {
+  CortexM,
+  Helium,
+  CortexMBaseline,
+  RiscV32,
+  Generic,
+  GenericVector
+};
 SERENITY_ENUM_NAMES(KernelTarget, {KernelTarget::CortexM, "cortex-m"},
                     {KernelTarget::Helium, "helium"},
                     {KernelTarget::CortexMBaseline, "cortex-m-baseline"},
+                    {KernelTarget::RiscV32, "riscv32"},
                     {KernelTarget::Generic, "generic"},
                     {KernelTarget::GenericVector, "generic-vector"})
 

@@ -441,7 +441,8 @@ def SerenityInt8ConvKernelsPass
            "Instructions to emit: cortex-m (DSP extension: Cortex-M4, M7, "
            "M33), helium (MVE: Cortex-M55, M85), cortex-m-baseline (the "
            "cortex-m loops in plain 32-bit integer arithmetic: ARMv6-M, "
-           "Cortex-M0/M0+), generic (the cortex-m loops in plain integer "
+           "Cortex-M0/M0+), riscv32 (the same for rv32imc/rv32imac), "
+           "generic (the cortex-m loops in plain integer "
            "arithmetic, 64-bit addresses) or generic-vector (the helium "
            "loops in generic vector arithmetic, 64-bit addresses)">,
     Option<"widenBudget", "widen-budget", "int64_t", /*default=*/"-2",

@@ -42,7 +42,7 @@ SERENITY_ENUM_NAMES(PipelineAlloc, {PipelineAlloc::Exact, "exact"},
 
 /// `target`: the family of the target table (Serenity/Target/
 /// TargetDescription.h), whose facts the pipeline reads there.
-using ::serenity::isCortexM;
+using ::serenity::isMicrocontroller;
 using ::serenity::PipelineTarget;
 
 /// `conv-kernels`: how int8 convolutions are lowered.
@@ -115,13 +115,15 @@ struct SerenityPipelineOptions
       llvm::cl::desc("Buffer alignment in the arena, in bytes (a power of "
                      "two; an allocation asking for more gets more). 0: the "
                      "target's (defaultArenaAlignment: 64 on host, 4 on "
-                     "cortex-m)"),
+                     "the microcontrollers)"),
       llvm::cl::init(0)};
   Option<PipelineTarget> target{
       *this, "target",
       llvm::cl::desc("host (64-bit index), cortex-m (32-bit index, DSP "
-                     "kernels) or cortex-m-helium (32-bit index, Helium "
-                     "kernels)"),
+                     "kernels), cortex-m-helium (32-bit index, Helium "
+                     "kernels), cortex-m-baseline (ARMv6-M: 32-bit index, "
+                     "kernels in plain 32-bit arithmetic, soft float) or "
+                     "riscv32 (rv32imc: the same)"),
       llvm::cl::init(PipelineTarget::Host)};
   Option<ConvKernels> convKernels{
       *this, "conv-kernels",

@@ -464,7 +464,7 @@ LogicalResult mlir::serenity::emitObjectFile(
     options.FloatABIType = llvm::FloatABI::Soft;
   // A Cortex-M program is linked at fixed addresses (no loader).
   std::optional<llvm::Reloc::Model> relocation =
-      ::serenity::isCortexM(spec.pipelineTarget) ? llvm::Reloc::Static
+      ::serenity::isMicrocontroller(spec.pipelineTarget) ? llvm::Reloc::Static
                                                  : llvm::Reloc::PIC_;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, spec.cpu, spec.features, options, relocation, std::nullopt,

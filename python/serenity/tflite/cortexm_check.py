@@ -17,7 +17,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from ..deploy import CORTEX_M, arm_link_command, qemu_command
+from ..deploy import CORTEX_M, link_command, qemu_command
 from .check import main_function, module_variables, rename_symbol
 from .importer import import_model
 from .opcheck import RefCase, compare_output, load_refs
@@ -175,7 +175,7 @@ def check_models_cortex_m(items, options: str = "", serenity_opt: str = None, ke
     with open(src, "w") as f:
         f.write("\n".join(lines + [""] + main) + "\n")
     elf = os.path.join(work, "ops.elf")
-    link = subprocess.run(arm_link_command(work, [src, obj, "-lm"], elf), capture_output=True,
+    link = subprocess.run(link_command(work, [src, obj, "-lm"], elf), capture_output=True,
                           text=True)
     if link.returncode != 0:
         raise TFLiteError("linking failed:\n" + link.stderr[-4000:])

@@ -48,7 +48,7 @@
 // JSON-CALLER-DAG: "target": "host"
 // EXEC: host output 0: 4096 elements, {{.*}}, 0 beyond tolerance
 // EXEC: PASS
-// BADTARGET: serenity-compile: error: unknown --target 'cortex-a9' (expected host, cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus)
+// BADTARGET: serenity-compile: error: unknown --target 'cortex-a9' (expected host, cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m0plus, riscv32-imc or riscv32-imac)
 // BADNAME: serenity-compile: error: --name '9lives' is not a C identifier
 // FIXED: serenity-compile: error: --pipeline may not set arena
 // BADOPTION: for the --schedule option: invalid value 'fastest' (expected one of: dp, kahn, greedy, program-order, none)

@@ -2,7 +2,7 @@
 // (include/Serenity/Target/TargetDescription.h) as JSON, without a model or
 // -o, in the format python/serenity/deploy.py reads (docs/Deploy.md).
 // RUN: serenity-compile --print-targets | FileCheck %s
-// RUN: serenity-compile --print-targets | %python -c "import json, sys; t = json.load(sys.stdin)['targets']; sys.exit(0 if [x['name'] for x in t] == ['host', 'cortex-m4', 'cortex-m7', 'cortex-m33', 'cortex-m55', 'cortex-m0plus'] else t)"
+// RUN: serenity-compile --print-targets | %python -c "import json, sys; t = json.load(sys.stdin)['targets']; sys.exit(0 if [x['name'] for x in t] == ['host', 'cortex-m4', 'cortex-m7', 'cortex-m33', 'cortex-m55', 'cortex-m0plus', 'riscv32-imc', 'riscv32-imac'] else t)"
 // A budget needs a target with a QEMU board (the table's).
 // RUN: not serenity-compile %s --target host --ram-budget 1000 -o %t 2>&1 | FileCheck %s --check-prefix=NOBOARD
 
@@ -48,8 +48,21 @@
 // CHECK:        "pipeline_target": "cortex-m-baseline",
 // CHECK:        "qemu_machine": "mps2-an385",
 // CHECK:        "triple": "thumbv6m-unknown-none-eabi"
+// CHECK:        "cc": "riscv64-unknown-elf-gcc",
+// CHECK-NEXT:   "cflags": [
+// CHECK-NEXT:     "-march=rv32imc",
+// CHECK-NEXT:     "-mabi=ilp32"
+// CHECK-NEXT:   ],
+// CHECK:        "features": "+m,+c,+relax",
+// CHECK:        "name": "riscv32-imc",
+// CHECK:        "pipeline_target": "riscv32",
+// CHECK:        "qemu_cpu": "rv32,a=off,f=off,d=off",
+// CHECK-NEXT:   "qemu_machine": "virt",
+// CHECK-NEXT:   "qemu_system": "qemu-system-riscv32",
+// CHECK-NEXT:   "triple": "riscv32-unknown-unknown-elf"
+// CHECK:        "name": "riscv32-imac",
 
-// NOBOARD: serenity-compile: error: --ram-budget/--flash-budget need --target cortex-m4, cortex-m7, cortex-m33, cortex-m55 or cortex-m0plus (the configurations are measured on QEMU)
+// NOBOARD: serenity-compile: error: --ram-budget/--flash-budget need --target cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m0plus, riscv32-imc or riscv32-imac (the configurations are measured on QEMU)
 
 func.func @main(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   return %x : tensor<1x4xf32>
