@@ -90,10 +90,16 @@ std::optional<SmallVector<int64_t>> innerContiguousStrides(Value memref) {
 /// (Helium's VMLAVA on Cortex-M55; any vector unit on the host).
 enum class Isa { Dsp, Scalar, Vector };
 
-/// The kernels' arithmetic and address width for a `target`.
+/// The kernels' arithmetic and address width for a `target`, and, for the
+/// scalar arithmetic, whether the four bytes of a word are four sign-extending
+/// byte loads (RISC-V's LB: one instruction each, with an immediate offset)
+/// rather than one word load split by shifts (two instructions a byte without
+/// a sign-extend instruction; on ARMv6-M LDRSB takes only a register offset,
+/// and eight low registers cannot hold the addresses).
 struct KernelMode {
   Isa isa;
   bool pointers32;
+  bool byteLoads = false;
 };
 KernelMode kernelMode(KernelTarget target) {
   switch (target) {
@@ -102,8 +108,9 @@ KernelMode kernelMode(KernelTarget target) {
   case KernelTarget::Helium:
     return {Isa::Vector, true};
   case KernelTarget::CortexMBaseline:
-  case KernelTarget::RiscV32:
     return {Isa::Scalar, true};
+  case KernelTarget::RiscV32:
+    return {Isa::Scalar, true, /*byteLoads=*/true};
   case KernelTarget::Generic:
     return {Isa::Scalar, false};
   case KernelTarget::GenericVector:
@@ -119,7 +126,9 @@ class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, KernelMode mode)
       : b(b), loc(loc), dsp(mode.isa == Isa::Dsp),
-        vector(mode.isa == Isa::Vector), i8(b.getI8Type()),
+        vector(mode.isa == Isa::Vector),
+        byteLoads(mode.isa == Isa::Scalar && mode.byteLoads),
+        i8(b.getI8Type()),
         i32(b.getI32Type()),
         ptrInt(mode.pointers32 ? b.getI32Type() : b.getI64Type()),
         ptr(LLVM::LLVMPointerType::get(b.getContext())),
@@ -159,8 +168,11 @@ public:
                                ArrayRef<LLVM::GEPArg>{offset});
   }
 
-  /// Four bytes at `address` as one little-endian word (any alignment).
+  /// Four bytes at `address` as one little-endian word (any alignment); with
+  /// byte loads, `address` itself, which byteOf loads byte by byte.
   Value loadWord(Value address) {
+    if (byteLoads)
+      return address;
     return LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/1);
   }
   /// The sign-extended byte at `address`.
@@ -180,8 +192,17 @@ public:
     Value high = arith::ShLIOp::create(b, loc, word, int32(24));
     return arith::OrIOp::create(b, loc, low, high);
   }
-  /// Byte k of `word`, sign-extended.
+  /// Byte k of `word` (or, with byte loads, at the address loadWord gave),
+  /// sign-extended.
   Value byteOf(Value word, int k) {
+    if (byteLoads) {
+      Value address =
+          k ? LLVM::GEPOp::create(b, loc, ptr, i8, word,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(k)})
+                  .getResult()
+            : word;
+      return loadByte(address);
+    }
     Value shifted =
         k ? arith::ShRUIOp::create(b, loc, word, int32(8 * k)) : word;
     Value byte = arith::TruncIOp::create(b, loc, i8, shifted);
@@ -395,7 +416,7 @@ public:
 
   OpBuilder &b;
   Location loc;
-  bool dsp, vector;
+  bool dsp, vector, byteLoads;
   Type i8, i32, ptrInt, ptr;
   VectorType bytes16;
 };
