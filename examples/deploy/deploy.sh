@@ -3,8 +3,8 @@
 # spotting model for Cortex-M4, Cortex-M55 and the host with serenity-compile,
 # build examples/deploy/kws_main.c against each, run the Cortex-M4 program on
 # QEMU mps2-an386, the Cortex-M55 one on QEMU mps3-an547, the host program
-# natively, then the Cortex-M7, M33 and M0+ programs on their boards; all
-# print the same scores.
+# natively, then the Cortex-M7, M33 and M0+ programs on their boards and the
+# RISC-V (rv32imc) one on QEMU virt; all print the same scores.
 # Usage: examples/deploy/deploy.sh KWS.tflite WORK_DIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -69,3 +69,22 @@ print(t['qemu_machine'], ' '.join(t['cflags']))")
   diff <(sed "s/; arena.*//" "qemu-$target.txt") <(sed "s/; arena.*//" host.txt) &&
     echo "QEMU $target ($machine) and host print the same scores"
 done
+
+# 7. RISC-V (rv32imc: ESP32-C3, GD32VF103, CH32V): the same program built with
+#    riscv64-unknown-elf-gcc and picolibc (its semihosting start-up), linked
+#    at QEMU virt's DRAM (scripts/riscv/virt.ld) and run on a core limited to
+#    the I, M and C extensions; picolibc's console goes to QEMU's stdout
+#    through a semihosting character device.
+if command -v riscv64-unknown-elf-gcc > /dev/null && command -v qemu-system-riscv32 > /dev/null; then
+  "$build/bin/serenity-compile" "$model" --target riscv32-imc --name kws -o out-riscv32-imc
+  riscv64-unknown-elf-gcc -march=rv32imc -mabi=ilp32 -O2 --specs=picolibc.specs --oslib=semihost \
+    --crt0=semihost -T "$root/scripts/riscv/virt.ld" "$root/examples/deploy/kws_main.c" \
+    out-riscv32-imc/kws.o -Iout-riscv32-imc -o kws-riscv32-imc.elf
+  qemu-system-riscv32 -M virt -cpu rv32,a=off,f=off,d=off -bios none -nographic -serial none \
+    -monitor none -chardev stdio,id=semihost -semihosting-config enable=on,target=native,chardev=semihost \
+    -kernel kws-riscv32-imc.elf > qemu-riscv32-imc.txt
+  diff <(sed "s/; arena.*//" qemu-riscv32-imc.txt) <(sed "s/; arena.*//" host.txt) &&
+    echo "QEMU riscv32-imc (virt) and host print the same scores"
+else
+  echo "RISC-V skipped: riscv64-unknown-elf-gcc or qemu-system-riscv32 is not installed (scripts/setup.sh)"
+fi

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Measures the five MLPerf Tiny models compiled by serenity-compile for a
-Cortex-M target and run on its QEMU board (cortex-m4: mps2-an386,
+microcontroller target and run on its QEMU board (cortex-m4: mps2-an386,
 cortex-m7: mps2-an500, cortex-m33: mps2-an505, cortex-m55: mps3-an547,
-cortex-m0plus: ARMv6-M code on mps2-an385), and prints a markdown table next
-to TensorFlow Lite Micro's arenas (../shared/bench/tflm/README.md) and, where
-measured on the same board (python/serenity/data/tflm_cmsis_nn.json), TFLite
-Micro + CMSIS-NN's instructions and whole program's flash:
+cortex-m0plus: ARMv6-M code on mps2-an385, riscv32-imc and riscv32-imac:
+virt), and prints a markdown table next to TensorFlow Lite Micro's arenas
+(../shared/bench/tflm/README.md) and, where measured on the same board
+(python/serenity/data/tflm_cmsis_nn.json), TFLite Micro + CMSIS-NN's
+instructions and whole program's flash (on RISC-V, where Arm's CMSIS-NN does
+not run, TFLite Micro with its reference kernels):
 
 - arena: NAME_ARENA_BYTES with `--io arena` (inputs and outputs planned in
   the arena, as TFLite Micro does): with the stack, all the RAM the network
@@ -30,8 +32,11 @@ cost of a mark (two marks in a row, measured in the same run), and each
 kernel is named by the TOSA op it was lowered from (the imported model's
 line), then summed per TOSA op kind.
 
-Usage: measure.py [--target cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus] [--per-layer] [--models DIR] [--tflm README.md]   (needs
-arm-none-eabi-gcc and qemu-system-arm; serenity-compile on PATH or in build/)
+Usage: measure.py [--target cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus|riscv32-imc|riscv32-imac]
+                  [--per-layer] [--models DIR] [--tflm README.md]
+(needs the board's C compiler and QEMU: arm-none-eabi-gcc and qemu-system-arm,
+riscv64-unknown-elf-gcc and qemu-system-riscv32; serenity-compile on PATH or
+in build/)
 """
 import argparse
 import json
@@ -200,9 +205,10 @@ def main():
     # no CMSIS-NN) on the same board, where measured.
     with open(TFLM_CMSIS_NN) as f:
         cmsis = json.load(f).get(args.target, {})
+    anchor = "TFLM reference kernels" if BOARDS[args.target].riscv else "TFLM+CMSIS-NN"
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
           "| stack (bytes) | .text | .rodata | flash | TFLM program flash | instructions "
-          "| TFLM+CMSIS-NN instructions | ratio |")
+          "| %s instructions | ratio |" % anchor)
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         for model, path in model_paths(args.models, args.only):

@@ -17,6 +17,19 @@
 // and |v * m| <= 2^62 keeps hi(u) + 1 within int32. Other shifts take the
 // 64-bit formula, in the other branch of an scf.if.
 //
+// Without a 32x32->64 multiply (ARMv6-M: `split-multiply`), hi(v * m + d)
+// comes from 16-bit halves, v = vh 2^16 + vl and m = mh 2^16 + ml (vl, ml in
+// [0, 2^16), vh, mh in [-2^15, 2^15)):
+//
+//   v m + d = vh mh 2^32 + (vh ml + vl mh + d / 2^16) 2^16 + vl ml
+//   t  = vh ml + (vl ml >>u 16)          |vh ml| <= 2^15 (2^16 - 1)
+//   w  = (t & 0xFFFF) + vl mh + d / 2^16 |w| <= 2^31 - 16383
+//   hi = vh mh + (t >> 16) + (w >> 16)
+//
+// (d = +-2^30 has no bits below 2^16); every term fits int32, and the
+// arithmetic is four MULS and a few shifts and adds, in place of a call of
+// __aeabi_lmul.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Serenity/Lowering/Passes.h"
@@ -53,7 +66,7 @@ std::optional<std::pair<int64_t, int64_t>> shiftRange(tosa::ApplyScaleOp op) {
                                       /*isUnsigned=*/true);
 }
 
-void lowerApplyScale(tosa::ApplyScaleOp op) {
+void lowerApplyScale(tosa::ApplyScaleOp op, bool splitMultiply) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -78,11 +91,43 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
     adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
                                      c64(-(int64_t(1) << 30)));
   }
+  // hi(v * m + d) from 16-bit halves (the derivation above).
+  auto splitHigh = [&]() -> Value {
+    auto low16 = [&](Value x) -> Value {
+      return arith::AndIOp::create(b, loc, x, c32(0xFFFF));
+    };
+    auto high16 = [&](Value x) -> Value {
+      return arith::ShRSIOp::create(b, loc, x, c32(16));
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return arith::MulIOp::create(b, loc, x, y);
+    };
+    auto add = [&](Value x, Value y) -> Value {
+      return arith::AddIOp::create(b, loc, x, y);
+    };
+    Value vl = low16(value), vh = high16(value);
+    Value ml = low16(multiplier), mh = high16(multiplier);
+    Value ll = mul(vl, ml);
+    Value t = add(mul(vh, ml), arith::ShRUIOp::create(b, loc, ll, c32(16)));
+    Value w = add(low16(t), mul(vl, mh));
+    if (doubleRound) {
+      Value nonNegative = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge, value, c32(0));
+      w = add(w, arith::SelectOp::create(b, loc, nonNegative,
+                                         c32(1 << 14), c32(-(1 << 14))));
+    }
+    return add(add(mul(vh, mh), high16(t)), high16(w));
+  };
   auto fastPath = [&]() -> Value {
-    Value u =
-        doubleRound ? arith::AddIOp::create(b, loc, product, adjust) : product;
-    Value high = arith::TruncIOp::create(
-        b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
+    Value high;
+    if (splitMultiply) {
+      high = splitHigh();
+    } else {
+      Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
+                            : product;
+      high = arith::TruncIOp::create(
+          b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
+    }
     Value q = arith::ShRSIOp::create(
         b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
     return arith::ShRSIOp::create(
@@ -131,6 +176,7 @@ void lowerApplyScale(tosa::ApplyScaleOp op) {
 struct SerenityApplyScale32Pass
     : public mlir::serenity::impl::SerenityApplyScale32PassBase<
           SerenityApplyScale32Pass> {
+  using SerenityApplyScale32PassBase::SerenityApplyScale32PassBase;
   void runOnOperation() override {
     if (mlir::serenity::isUnoptimized(getOperation()))
       return;
@@ -147,7 +193,7 @@ struct SerenityApplyScale32Pass
         ops.push_back(op);
     });
     for (tosa::ApplyScaleOp op : ops)
-      lowerApplyScale(op);
+      lowerApplyScale(op, splitMultiply);
   }
 };
 

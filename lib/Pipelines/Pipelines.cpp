@@ -356,8 +356,13 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     // Helium: the requantizations' tosa.apply_scale stay until the conv
     // kernels, which apply them four channels at a time (VQRDMULH, VRSHL);
     // the others are lowered after the kernels (below).
-    if (microcontroller && !helium)
-      funcPM.addPass(createSerenityApplyScale32Pass());
+    // ARMv6-M has no 32x32->64 multiply: the requantization's high word
+    // from 16-bit products, not a call of __aeabi_lmul.
+    if (microcontroller && !helium) {
+      SerenityApplyScale32PassOptions applyScale;
+      applyScale.splitMultiply = options.target == PipelineTarget::CortexMBaseline;
+      funcPM.addPass(createSerenityApplyScale32Pass(applyScale));
+    }
     TosaToArithPassOptions tosaToArith;
     tosaToArith.includeApplyRescale = !helium;
     funcPM.addPass(createTosaToArithPass(tosaToArith));

@@ -7,3 +7,10 @@
 // CHECK: apply_scale SINGLE_ROUND: 6100 values, 6100 computed, 0 differ
 // CHECK: apply_scale DOUBLE_ROUND shift 45: 6100 values, 6100 computed, 0 differ
 // CHECK: apply_scale DOUBLE_ROUND shift 20: 6100 values, 6100 computed, 0 differ
+// The same with split-multiply (ARMv6-M: hi(v * m + d) from four 16-bit
+// products in 32-bit arithmetic), on other seeded triples.
+// RUN: %python %integration/apply_scale.py --split-multiply --seed 2 | FileCheck %s --check-prefix=SPLIT
+// SPLIT: apply_scale DOUBLE_ROUND: 6100 values, 6100 computed, 0 differ
+// SPLIT: apply_scale SINGLE_ROUND: 6100 values, 6100 computed, 0 differ
+// SPLIT: apply_scale DOUBLE_ROUND shift 45: 6100 values, 6100 computed, 0 differ
+// SPLIT: apply_scale DOUBLE_ROUND shift 20: 6100 values, 6100 computed, 0 differ

@@ -58,8 +58,9 @@ def module(values, multipliers, shifts):
     return "\n".join(body) + "\n"
 
 
-def run(path, with_pass, opt):
-    passes = "func.func(serenity-apply-scale-32)," if with_pass else ""
+def run(path, with_pass, opt, split=False):
+    passes = ("func.func(serenity-apply-scale-32%s)," % ("{split-multiply=true}" if split else "")
+              if with_pass else "")
     lowered = cl.run([opt, path, "--pass-pipeline=builtin.module(" + passes +
                       "func.func(tosa-to-arith{include-apply-rescale=true})," + LOWER + ")"])
     return [data.split() for data in cl.printed_memrefs(lowered)]
@@ -69,6 +70,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=6100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--split-multiply", action="store_true",
+                        help="the pass's split-multiply option (16-bit products, ARMv6-M)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     extremes = [-2**31, 2**31 - 1, 0, 1, -1, 2**30, -2**30]
@@ -85,7 +88,7 @@ def main():
         path = os.path.join(tmp, "scale.mlir")
         with open(path, "w") as f:
             f.write(module(values, multipliers, shifts))
-        got, want = run(path, True, opt), run(path, False, opt)
+        got, want = run(path, True, opt, args.split_multiply), run(path, False, opt)
     labels = ("DOUBLE_ROUND", "SINGLE_ROUND", "DOUBLE_ROUND shift 45", "DOUBLE_ROUND shift 20")
     for label, g, w in zip(labels, got, want):
         differ = sum(a != b for a, b in zip(g, w))

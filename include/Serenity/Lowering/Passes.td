@@ -307,7 +307,17 @@ def SerenityApplyScale32Pass
     sequence of shifts, compares and conditional moves) by two 32-bit
     shifts; the derivation is in lib/Transforms/ApplyScale.cpp. Runs before
     `tosa-to-arith`, which lowers the remaining `tosa.apply_scale` ops.
+
+    With `split-multiply`, the fast path's `hi(v * m + d)` is four 16x16-bit
+    products in 32-bit arithmetic (Hacker's Delight's mulhs, `d` folded into
+    the middle term): for cores without a 32x32->64 multiply (ARMv6-M, where
+    the 64-bit product is a call of libgcc's `__aeabi_lmul`).
   }];
+  let options = [
+    Option<"splitMultiply", "split-multiply", "bool", /*default=*/"false",
+           "Compute the high word of the 64-bit product from four 16-bit "
+           "products in 32-bit arithmetic (no 64-bit multiply)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"
   ];
