@@ -400,7 +400,8 @@ def tflm_point(model_name, target, tflm_dir):
     """TFLite Micro's (RAM, flash, instructions) for the model where known:
     RAM its smallest arena (../shared/bench/tflm: what a program must give its
     interpreter; its stack is not counted), flash and instructions with
-    CMSIS-NN as quoted in data/tflm_cmsis_nn.json; None when unknown."""
+    CMSIS-NN (TFLite Micro's reference kernels on RISC-V) as recorded in
+    data/tflm_cmsis_nn.json, "kernels" naming which; None when unknown."""
     from .tflite import report
     try:
         arenas = report.tflm_arenas(tflm_dir)
@@ -410,8 +411,10 @@ def tflm_point(model_name, target, tflm_dir):
         return None
     with open(TFLM_DATA) as f:
         quoted = json.load(f).get(target, {}).get(model_name, {})
+    riscv = target in deploy.BOARDS and deploy.BOARDS[target].riscv
     return {"ram": arenas[model_name][0], "flash": quoted.get("flash"),
-            "instructions": quoted.get("instructions")}
+            "instructions": quoted.get("instructions"),
+            "kernels": "its reference kernels" if riscv else "CMSIS-NN"}
 
 
 def table(rows, front):
@@ -462,7 +465,7 @@ def plot(rows, path, title, tflm=None, chosen=None, points=()):
                        edgecolor="C3", label="chosen (measured)", zorder=4)
         if tflm and tflm.get(resource) and tflm.get("instructions"):
             ax.scatter([tflm[resource]], [tflm["instructions"]], marker="s", s=50, color="C2",
-                       label="TFLite Micro + CMSIS-NN (arena, no stack)", zorder=3)
+                       label="TFLite Micro + %s (arena, no stack)" % tflm["kernels"], zorder=3)
         ax.set_xlabel("RAM: arena + state + stack (bytes)" if resource == "ram"
                       else "flash: code + constants + .data (bytes)")
         ax.set_ylabel("instructions per inference")
@@ -701,7 +704,8 @@ def run(args):
     if tflm:
         print("\nTFLite Micro: smallest arena %d bytes (its stack not counted)%s%s" % (
             tflm["ram"], ", flash %d bytes" % tflm["flash"] if tflm.get("flash") else "",
-            ", %d instructions with CMSIS-NN (quoted, %s)" % (tflm["instructions"], os.path.relpath(TFLM_DATA))
+            ", %d instructions with %s (%s)" % (tflm["instructions"], tflm["kernels"],
+                                                os.path.relpath(TFLM_DATA))
             if tflm.get("instructions") else ""))
     if chosen is not None:
         p, pred = chosen, chosen.get("prediction")
