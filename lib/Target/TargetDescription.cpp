@@ -128,18 +128,20 @@ std::vector<TargetDescription> makeTargets() {
   riscv.cCompiler = "riscv64-unknown-elf-gcc";
   riscv.qemuMachine = "virt";
   riscv.qemuSystem = "qemu-system-riscv32";
-  TargetDescription imc = riscv;
-  imc.name = "riscv32-imc";
-  imc.features = "+m,+c,+relax";
-  imc.cFlags = kRiscV32IMCCFlags;
-  imc.qemuCPU = "rv32,a=off,f=off,d=off";
-  targets.push_back(imc);
-  TargetDescription imac = riscv;
-  imac.name = "riscv32-imac";
-  imac.features = "+m,+a,+c,+relax";
-  imac.cFlags = kRiscV32IMACCFlags;
-  imac.qemuCPU = "rv32,f=off,d=off";
-  targets.push_back(imac);
+  // One RISC-V core: its extensions for LLVM, GCC and QEMU's -cpu.
+  auto rv32 = [&](StringRef name, StringRef features,
+                  llvm::ArrayRef<StringRef> cFlags, StringRef qemuCPU) {
+    TargetDescription target = riscv;
+    target.name = name;
+    target.features = features;
+    target.cFlags = cFlags;
+    target.qemuCPU = qemuCPU;
+    return target;
+  };
+  targets.push_back(rv32("riscv32-imc", "+m,+c,+relax", kRiscV32IMCCFlags,
+                         "rv32,a=off,f=off,d=off"));
+  targets.push_back(rv32("riscv32-imac", "+m,+a,+c,+relax", kRiscV32IMACCFlags,
+                         "rv32,f=off,d=off"));
   return targets;
 }
 
