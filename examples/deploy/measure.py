@@ -24,6 +24,15 @@ not run, TFLite Micro with its reference kernels):
   calibrated in the same run (serenity.deploy.board_timer: +- one tick, 40
   instructions on the M4, 31.25 on the M55).
 
+With --all it measures every model that TensorFlow Lite Micro + CMSIS-NN
+was measured on for the board (../shared/bench/tflm/README.md, "TensorFlow
+Lite Micro + CMSIS-NN on the QEMU boards": the five MLPerf Tiny models and
+the zoo's int8 models on the Cortex-M4 and M55; data/tflm_cmsis_nn.json on
+the other boards), and adds the model's MACs, our instructions per MAC and the
+core's limit (instructions per MAC of its widest multiply-accumulate alone:
+SMLAD's two MACs, 0.5, on the M4/M7/M33; VMLADAVA's 16, 0.0625, on the M55;
+one MUL per MAC on the M0+ and RISC-V), then the geometric mean of the ratios.
+
 With --per-layer it prints, instead, each model's instructions kernel by
 kernel: serenity-compile with `--pipeline profile-marks=FILE`
 (serenity-profile-marks) calls serenity_profile_mark(id) before every kernel
@@ -40,6 +49,7 @@ in build/)
 """
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -47,9 +57,15 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from serenity.deploy import (BOARDS, ROOT, board_timer, find_compiler, link_command, object_tool,  # noqa: E402
-                             instructions, profile_layers, qemu_command, run)
+                             instructions, profile_layers, qemu_command, run, targets)
 
 TFLM_CMSIS_NN = os.path.join(ROOT, "python", "serenity", "data", "tflm_cmsis_nn.json")
+# Instructions per MAC of each core's widest multiply-accumulate, by pipeline
+# family: SMLAD (2 MACs), Helium's VMLADAVA.S8 (16), MULS / MUL (1).
+MAC_LIMIT = {"cortex-m": 0.5, "cortex-m-helium": 0.0625, "cortex-m-baseline": 1.0, "riscv32": 1.0}
+# The columns of ../shared/bench/tflm/README.md's CMSIS-NN table that hold
+# each board's instructions and flash.
+README_COLUMNS = {"cortex-m4": (2, 3), "cortex-m55": (4, 5)}
 MODELS = ("ad01_int8", "kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model", "vww_96_int8")
 PAINT = 16384
 
@@ -171,6 +187,28 @@ def tflm_arenas(path):
     return result
 
 
+def cmsis_figures(readme, target):
+    """{model: {"macs", "instructions", "flash"}} of TensorFlow Lite Micro +
+    CMSIS-NN on `target`'s board from the README's table (model, MACs, M4
+    instructions, M4 flash, M55 instructions, M55 flash; MACs as "2.66M"), the
+    model named by its file under ../shared/models ("kws_ref_model",
+    "zoo/har_model"). Boards the table lacks: MACs only."""
+    figures = {}
+    if not os.path.exists(readme):
+        return figures
+    columns = README_COLUMNS.get(target)
+    for line in open(readme):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 6 or not re.match(r"^[\d.]+M$", cells[1]):
+            continue
+        entry = {"macs": int(round(float(cells[1][:-1]) * 1e6))}
+        if columns:
+            entry["instructions"] = int(cells[columns[0]].replace(",", ""))
+            entry["flash"] = int(cells[columns[1]].replace(",", ""))
+        figures[cells[0]] = entry
+    return figures
+
+
 def model_paths(models_dir, only=""):
     """(name, .tflite path) of the models named in the comma-separated
     `only` (any .tflite in `models_dir`), or of the five MLPerf Tiny models;
@@ -191,6 +229,9 @@ def main():
     parser.add_argument("--pipeline", default="",
                         help='extra serenity-pipeline options for serenity-compile, e.g. "conv-kernels=loops"')
     parser.add_argument("--only", default="", help="comma-separated model names (default: all five)")
+    parser.add_argument("--all", action="store_true",
+                        help="every model with TFLite Micro + CMSIS-NN figures for the board, with MACs, "
+                             "instructions per MAC, the core's limit and the geometric mean of the ratios")
     parser.add_argument("--per-layer", action="store_true",
                         help="instructions per kernel and per TOSA op kind instead of the summary table")
     args = parser.parse_args()
@@ -205,13 +246,34 @@ def main():
     # no CMSIS-NN) on the same board, where measured.
     with open(TFLM_CMSIS_NN) as f:
         cmsis = json.load(f).get(args.target, {})
+    figures = cmsis_figures(args.tflm, args.target)
+    models = list(model_paths(args.models, args.only))
+    if args.all:
+        # Every model with figures for this board: the README's (file names
+        # under ../shared/models) or the JSON's (MLPerf Tiny).
+        root = os.path.dirname(os.path.normpath(args.models))
+        names = [n for n, f in figures.items() if "instructions" in f] or sorted(cmsis)
+        models = []
+        for name in names:
+            path = os.path.join(root, name if "/" in name else "mlperf_tiny/" + name) + ".tflite"
+            if os.path.exists(path):
+                models.append((name, path))
+            else:
+                print("skipped %s: %s is absent" % (name, path), file=sys.stderr)
+        for name in names:
+            cmsis.setdefault(name.split("/")[-1], {}).update(
+                {k: v for k, v in figures.get(name, {}).items() if k != "macs"})
+    limit = MAC_LIMIT.get(next(t["pipeline_target"] for t in targets() if t["name"] == args.target))
     anchor = "TFLM reference kernels" if BOARDS[args.target].riscv else "TFLM+CMSIS-NN"
     print("| model | arena, io=arena | arena + io, io=caller | TFLM smallest arena | TFLM activations "
           "| stack (bytes) | .text | .rodata | flash | TFLM program flash | instructions "
-          "| %s instructions | ratio |" % anchor)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| %s instructions | ratio |%s" % (anchor, " MACs | instr/MAC | limit |" if args.all else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" +
+          ("---:|---:|---:|" if args.all else ""))
+    ratios = []
     with tempfile.TemporaryDirectory() as work:
-        for model, path in model_paths(args.models, args.only):
+        for listed, path in models:
+            model = listed.split("/")[-1]
             out = os.path.join(work, model)
             extra = ["--pipeline", args.pipeline] if args.pipeline else []
             run([compiler, path, "--target", args.target, "--name", "net", "--io", "arena", *extra, "-o", out])
@@ -239,13 +301,21 @@ def main():
             state = report.get("state_bytes", 0)
             ours = instructions(int(m.group(2)), int(m.group(3)))
             theirs = cmsis.get(model, {})
-            print("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %d | %s | %s |" % (
+            if theirs.get("instructions"):
+                ratios.append(ours / theirs["instructions"])
+            macs = figures.get(listed, {}).get("macs")
+            extra = (" %s | %s | %s |" % (macs or "-", "%.2f" % (ours / macs) if macs else "-",
+                                           limit if limit else "-") if args.all else "")
+            print("| %s | %s | %d | %s | %s | %d | %d | %d | %d | %s | %d | %s | %s |%s" % (
                 model, "%d + state %d" % (report["arena_bytes"], state) if state else report["arena_bytes"],
                 caller_ram, smallest or "-", activations or "-", stack,
                 text, rodata, text + rodata + data, theirs.get("flash", "-"), ours,
                 theirs.get("instructions", "-"),
-                "%.2fx" % (ours / theirs["instructions"]) if theirs.get("instructions") else "-"))
+                "%.2fx" % (ours / theirs["instructions"]) if theirs.get("instructions") else "-", extra))
             sys.stdout.flush()
+    if args.all and ratios:
+        print("\ngeometric mean of the ratios (%d models): %.3fx" % (
+            len(ratios), math.exp(sum(math.log(r) for r in ratios) / len(ratios))))
     return 0
 
 
