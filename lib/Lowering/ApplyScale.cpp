@@ -14,8 +14,17 @@
 //                                  (u = q 2^(s-1) + r, 0 <= r < 2^(s-1))
 //   floor(u / 2^(s-1)) = hi(u) >> (s - 33)   (s - 1 >= 32)
 //
-// and |v * m| <= 2^62 keeps hi(u) + 1 within int32. Other shifts take the
-// 64-bit formula, in the other branch of an scf.if.
+// and |v * m| <= 2^62 keeps hi(u) + 1 within int32. Shifts known to be at
+// least 32 (a per-channel table whose least shift is 32: channels of scale
+// near 1/2) take the same idea one bit lower, with t = s - 32 in [0, 31]:
+//
+//   floor((u + 2^(s-1)) / 2^s) = (hi(u) >> t) + bit t of q,
+//   q = (hi(u) << 1) | (lo(u) >>u 31)   (= floor(u / 2^31) mod 2^32)
+//
+// (u / 2^s = (hi >> t) + f, 0 <= f < 1, and f >= 1/2 iff bit t - 1 of hi,
+// or for t = 0 bit 31 of lo, is set: bit t of q either way; q's bits 0..31
+// are exact in 32 bits). Other shifts take the 64-bit formula, in the
+// other branch of an scf.if.
 //
 // Without a 32x32->64 multiply (ARMv6-M: `split-multiply`), hi(v * m + d)
 // comes from 16-bit halves, v = vh 2^16 + vl and m = mh 2^16 + ml (vl, ml in
@@ -25,6 +34,7 @@
 //   t  = vh ml + (vl ml >>u 16)          |vh ml| <= 2^15 (2^16 - 1)
 //   w  = (t & 0xFFFF) + vl mh + d / 2^16 |w| <= 2^31 - 16383
 //   hi = vh mh + (t >> 16) + (w >> 16)
+//   lo = (w << 16) | (vl ml & 0xFFFF)
 //
 // (d = +-2^30 has no bits below 2^16); every term fits int32, and the
 // arithmetic is four MULS and a few shifts and adds, in place of a call of
@@ -83,16 +93,19 @@ void lowerApplyScale(tosa::ApplyScaleOp op, bool splitMultiply) {
   Value product =
       arith::MulIOp::create(b, loc, arith::ExtSIOp::create(b, loc, i64, value),
                             arith::ExtSIOp::create(b, loc, i64, multiplier));
-  // d, for DOUBLE_ROUND when s > 31.
+  // d, for DOUBLE_ROUND when s > 31: 2^30 + (v >> 31) 2^31, no select (the
+  // sign word shifted: an ASR and an add with a shifted operand, where a
+  // compare and two conditional moves per word would pick +-2^30).
   Value adjust;
   if (doubleRound) {
-    Value nonNegative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, value, c32(0));
-    adjust = arith::SelectOp::create(b, loc, nonNegative, c64(1 << 30),
-                                     c64(-(int64_t(1) << 30)));
+    Value sign = arith::ExtSIOp::create(
+        b, loc, i64, arith::ShRSIOp::create(b, loc, value, c32(31)));
+    adjust = arith::AddIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, sign, c64(31)), c64(1 << 30));
   }
-  // hi(v * m + d) from 16-bit halves (the derivation above).
-  auto splitHigh = [&]() -> Value {
+  // hi(v * m + d) and lo(v * m + d) from 16-bit halves (the derivation
+  // above).
+  auto split = [&]() -> std::pair<Value, Value> {
     auto low16 = [&](Value x) -> Value {
       return arith::AndIOp::create(b, loc, x, c32(0xFFFF));
     };
@@ -110,24 +123,40 @@ void lowerApplyScale(tosa::ApplyScaleOp op, bool splitMultiply) {
     Value ll = mul(vl, ml);
     Value t = add(mul(vh, ml), arith::ShRUIOp::create(b, loc, ll, c32(16)));
     Value w = add(low16(t), mul(vl, mh));
-    if (doubleRound) {
-      Value nonNegative = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::sge, value, c32(0));
-      w = add(w, arith::SelectOp::create(b, loc, nonNegative,
-                                         c32(1 << 14), c32(-(1 << 14))));
-    }
-    return add(add(mul(vh, mh), high16(t)), high16(w));
+    if (doubleRound) // d / 2^16 = 2^14 + (v >> 31) 2^15.
+      w = add(w, add(arith::ShLIOp::create(
+                         b, loc, arith::ShRSIOp::create(b, loc, value, c32(31)),
+                         c32(15)),
+                     c32(1 << 14)));
+    Value hi = add(add(mul(vh, mh), high16(t)), high16(w));
+    Value lo = arith::OrIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, w, c32(16)), low16(ll));
+    return {hi, lo};
+  };
+  // The high and low words of v * m + d.
+  auto words = [&]() -> std::pair<Value, Value> {
+    if (splitMultiply)
+      return split();
+    Value u =
+        doubleRound ? arith::AddIOp::create(b, loc, product, adjust) : product;
+    return {arith::TruncIOp::create(b, loc, i32,
+                                    arith::ShRSIOp::create(b, loc, u, c64(32))),
+            arith::TruncIOp::create(b, loc, i32, u)};
+  };
+  // Shifts of at least 32: (hi >> t) + bit t of q (above).
+  auto fastPath32 = [&]() -> Value {
+    auto [high, low] = words();
+    Value q = arith::OrIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, high, c32(1)),
+        arith::ShRUIOp::create(b, loc, low, c32(31)));
+    Value t = arith::SubIOp::create(b, loc, shift, c32(32));
+    Value bit = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, q, t), c32(1));
+    return arith::AddIOp::create(
+        b, loc, arith::ShRSIOp::create(b, loc, high, t), bit);
   };
   auto fastPath = [&]() -> Value {
-    Value high;
-    if (splitMultiply) {
-      high = splitHigh();
-    } else {
-      Value u = doubleRound ? arith::AddIOp::create(b, loc, product, adjust)
-                            : product;
-      high = arith::TruncIOp::create(
-          b, loc, i32, arith::ShRSIOp::create(b, loc, u, c64(32)));
-    }
+    Value high = words().first;
     Value q = arith::ShRSIOp::create(
         b, loc, high, arith::SubIOp::create(b, loc, shift, c32(33)));
     return arith::ShRSIOp::create(
@@ -153,7 +182,9 @@ void lowerApplyScale(tosa::ApplyScaleOp op, bool splitMultiply) {
   Value result;
   if (range && range->first >= 33) {
     result = fastPath();
-  } else if (range && range->second <= 32) {
+  } else if (range && range->first >= 32) {
+    result = fastPath32();
+  } else if (range && range->second <= 31) {
     result = slowPath();
   } else {
     Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, shift,
