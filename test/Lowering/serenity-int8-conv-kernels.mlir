@@ -42,7 +42,7 @@
 // GENERIC-NOT: linalg.conv_2d
 // GENERIC-NOT: linalg.depthwise_conv_2d
 
-// BAD: for the --target option: invalid value 'x86' (expected one of: cortex-m, helium, cortex-m-baseline, generic, generic-vector)
+// BAD: for the --target option: invalid value 'x86' (expected one of: cortex-m, helium, cortex-m-baseline, riscv32, generic, generic-vector)
 
 // WF-DAG: memref.global "private" constant @__constant_4x1x1x64xi8_smlad : memref<256xi16> = dense<{{.*}}> {alignment = 8 : i64, serenity.widened_from = @__constant_4x1x1x64xi8}
 // WF-DAG: memref.global "private" constant @__constant_4x1x1x64xi8_2_smlad : memref<256xi16> = dense<{{.*}}> {alignment = 8 : i64, serenity.widened_from = @__constant_4x1x1x64xi8_2}

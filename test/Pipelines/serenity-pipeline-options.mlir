@@ -35,7 +35,7 @@
 // CORTEX: llvm.func @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32
 // CORTEX-NOT: llvm.call @malloc
 
-// BADTARGET: for the --target option: invalid value 'riscv' (expected one of: host, cortex-m, cortex-m-helium, cortex-m-baseline)
+// BADTARGET: for the --target option: invalid value 'riscv' (expected one of: host, cortex-m, cortex-m-helium, cortex-m-baseline, riscv32)
 // BADTARGET: serenity-pipeline: invalid options
 // BADALIGN: serenity-pipeline: alignment must be a power of two
 // BADTILE: for the --tile option: invalid value 'spatial' (expected one of: none, ffmt, fdt, both)
