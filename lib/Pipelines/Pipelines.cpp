@@ -360,7 +360,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
     // from 16-bit products, not a call of __aeabi_lmul.
     if (microcontroller && !helium) {
       SerenityApplyScale32PassOptions applyScale;
-      applyScale.splitMultiply = options.target == PipelineTarget::CortexMBaseline;
+      applyScale.splitMultiply =
+          options.target == PipelineTarget::CortexMBaseline;
       funcPM.addPass(createSerenityApplyScale32Pass(applyScale));
     }
     TosaToArithPassOptions tosaToArith;
@@ -451,7 +452,8 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   // the M0+: 1 % of the instructions for 9 KB of flash), so the automatic
   // budget widens nothing there.
   kernels.widenBudget =
-      microcontroller && !core.dsp && !core.mve && !options.widenBudget.hasValue()
+      microcontroller && !core.dsp && !core.mve &&
+              !options.widenBudget.hasValue()
           ? 0
           : options.widenBudget;
   kernels.widenFilters.assign(options.widenFilters.begin(),

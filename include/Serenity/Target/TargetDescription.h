@@ -117,8 +117,8 @@ const TargetDescription *lookupTarget(llvm::StringRef name);
 
 /// The target that `family` stands for where only the family is known
 /// (serenity-pipeline's `target=`): the first of the table in it (host,
-/// cortex-m4, cortex-m55, cortex-m0plus, riscv32-imc). The targets of a family agree on what the
-/// pipeline reads (arena alignment, DSP, MVE).
+/// cortex-m4, cortex-m55, cortex-m0plus, riscv32-imc). The targets of a
+/// family agree on what the pipeline reads (arena alignment, DSP, MVE).
 const TargetDescription &primaryTarget(PipelineTarget family);
 
 /// The names of the targets `filter` accepts, for messages: "a, b or c".
