@@ -439,6 +439,15 @@ def SerenityInt8ConvKernelsPass
     convolutions use the DSP kernels. `target=generic-vector` emits the same
     loops for any target (64-bit addresses): the host tests them.
 
+    The loop nests of serenity-fuse-requantization (output rows, columns,
+    then blocks of channels, the kernel innermost) are reordered to blocks,
+    rows, columns (`channel-blocks-first`) when the nest is perfect, its
+    bounds constant and its iterations independent (every buffer the body
+    writes but did not allocate is not read in it, and is written through
+    views indexed by all three loops; nests computed over their input by
+    serenity-in-place-convs never qualify): a block's tables are then read
+    once per layer instead of once per pixel.
+
     Every product and sum is the reference lowering's, in int32
     wrap-around arithmetic and another order, so the result is bit-exact.
     The loads use the buffers' addresses at any byte offset (ARMv7E-M `LDR`
@@ -470,6 +479,13 @@ def SerenityInt8ConvKernelsPass
            "Lower only the convolutions tagged serenity.primitive = "
            "#serenity.primitive<dot> (by default every matching convolution "
            "not tagged with another primitive)">,
+    Option<"channelBlocksFirst", "channel-blocks-first", "bool",
+           /*default=*/"true",
+           "Loop over a fused convolution's channel blocks outside its "
+           "pixels (rows, columns, blocks -> blocks, rows, columns) where "
+           "the iterations are independent: each block's bias, multipliers, "
+           "shifts and weight sums are then read once per layer, not once "
+           "per pixel">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
