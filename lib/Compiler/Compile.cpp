@@ -313,7 +313,11 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
   const int64_t ramSaved =
       (untiled.arena + untiled.state) - (tiled.arena + tiled.state);
   const int64_t flashCost = tiled.flash - untiled.flash;
+  // A tiling that saves no RAM is never kept (serenity-tile's memory model
+  // can be optimistic: examples/residual_block.mlir's 2x1 tiles, whose last
+  // elementwise op gets a buffer of its own, need 1024 bytes more).
   const bool keep =
+      ramSaved > 0 &&
       flashCost <= static_cast<int64_t>(options.flashPerRamByte) * ramSaved;
   if (!keep) {
     // The untiled build's files replace the tiled one's.

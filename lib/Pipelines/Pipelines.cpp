@@ -308,7 +308,9 @@ LogicalResult mlir::serenity::buildSerenityPipeline(
   if (tile != PipelineTile::None) {
     SerenityTilePassOptions tiling;
     tiling.method = passChoice<TileMethod>(tile);
-    tiling.maxMacOverhead = options.tileMaxMacOverhead;
+    tiling.maxMacOverhead = options.tileMaxMacOverhead.hasValue()
+                                ? options.tileMaxMacOverhead.getValue()
+                                : defaultTileMacOverhead(options.target);
     tiling.beamWidth = options.tileBeamWidth;
     pm.addNestedPass<func::FuncOp>(
         createSerenityTilePass(withMemoryModel(tiling, model)));

@@ -71,10 +71,11 @@ import time
 
 from . import deploy
 
-# The switches and the values enumerated (the defaults first: tiling with a
-# 20 % MAC budget, the automatic widen budget).
-TILE_CHOICES = (("tile 20%", "tile-max-mac-overhead=20"), ("no tiling", "tile=none"),
+# The switches and the values enumerated (the defaults first: tiling with
+# the microcontrollers' 8 % MAC budget, the automatic widen budget).
+TILE_CHOICES = (("tile 8%", "tile-max-mac-overhead=8"), ("no tiling", "tile=none"),
                 ("tile 5%", "tile-max-mac-overhead=5"), ("tile 10%", "tile-max-mac-overhead=10"),
+                ("tile 20%", "tile-max-mac-overhead=20"),
                 ("tile 40%", "tile-max-mac-overhead=40"), ("tile 80%", "tile-max-mac-overhead=80"),
                 # The tiling search keeping the 4 best partial tilings per
                 # round (docs/Tiling.md): regions greedy does not combine.
@@ -86,7 +87,7 @@ DIRECT = "primitives=direct widen-budget=0"
 # Measured per tiling choice (the per-layer decision needs both ends); the
 # default's automatic widen budget is measured for the default tiling only.
 PROFILED = ("widen none", "widen all")
-DEFAULT = ("tile 20%", "widen auto")
+DEFAULT = ("tile 8%", "widen auto")
 TFLM_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tflm_cmsis_nn.json")
 
 
@@ -563,7 +564,7 @@ def _labels(options):
     if words.get("tile") == "none":
         tile = "no tiling"
     else:
-        tile = "tile %s%%" % words.get("tile-max-mac-overhead", "20")
+        tile = "tile %s%%" % words.get("tile-max-mac-overhead", "8")
         if words.get("tile-beam-width", "1") != "1":
             tile += " beam %s" % words["tile-beam-width"]
     if "widen-filters" in words:
