@@ -33,13 +33,18 @@ core's limit (instructions per MAC of its widest multiply-accumulate alone:
 SMLAD's two MACs, 0.5, on the M4/M7/M33; VMLADAVA's 16, 0.0625, on the M55;
 one MUL per MAC on the M0+ and RISC-V), then the geometric mean of the ratios.
 
-With --per-layer it prints, instead, each model's instructions kernel by
-kernel: serenity-compile with `--pipeline profile-marks=FILE`
+With --per-layer it prints, instead, each model's instructions per TFLite
+operator: serenity-compile with `--pipeline profile-marks=FILE`
 (serenity-profile-marks) calls serenity_profile_mark(id) before every kernel
 of the network function; the program keeps the timer at each mark, minus the
-cost of a mark (two marks in a row, measured in the same run), and each
-kernel is named by the TOSA op it was lowered from (the imported model's
-line), then summed per TOSA op kind.
+cost of a mark (two marks in a row, measured in the same run); each kernel
+names the model's operators it computes (the importer's locations), and the
+counts are summed per operator (a kernel fused over several operators: one
+row for them; a tiled region's tiles: summed). Beside them: TensorFlow Lite
+Micro + CMSIS-NN's count of the same operators where the README's
+cmsis-nn-per-op/BOARD.MODEL.txt measured them (the zoo models on the M4 and
+M55), the ratio, the operator's MACs, our instructions per MAC and the
+core's limit, then the slowest layer against CMSIS-NN.
 
 Usage: measure.py [--target cortex-m4|cortex-m7|cortex-m33|cortex-m55|cortex-m0plus|riscv32-imc|riscv32-imac]
                   [--per-layer] [--models DIR] [--tflm README.md]
@@ -56,8 +61,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from serenity.deploy import (BOARDS, ROOT, board_timer, find_compiler, link_command, object_tool,  # noqa: E402
-                             instructions, profile_layers, qemu_command, run, targets)
+from serenity.deploy import (BOARDS, ROOT, CommandError, board_timer, check_output, find_compiler,  # noqa: E402
+                             link_command, object_tool, instructions, profile_layers, qemu_command, run,
+                             targets)
 
 TFLM_CMSIS_NN = os.path.join(ROOT, "python", "serenity", "data", "tflm_cmsis_nn.json")
 # Instructions per MAC of each core's widest multiply-accumulate, by pipeline
@@ -120,55 +126,117 @@ def run_program(program, name, out, report, target, work, pattern):
     return m, printed
 
 
-def tosa_op_at(lines, location):
-    """The TOSA op name on the line of `location` (file:line:col) of the
-    imported model (`lines`), or the location itself."""
-    m = re.match(r".*:(\d+):\d+$", location)
-    if m and 0 < int(m.group(1)) <= len(lines):
-        op = re.search(r'"?(tosa\.\w+)', lines[int(m.group(1)) - 1])
-        if op:
-            return op.group(1)
-    return location
+# ../shared/bench/tflm/cmsis-nn-per-op/BOARD.MODEL.txt's board of a target.
+PER_OP_BOARDS = {"cortex-m4": "an386", "cortex-m55": "an547"}
+OPERATOR = re.compile(r"^operator (\d+) (\w+)")
 
 
-def per_layer(model, path, target, pipeline, compiler, work):
-    """Prints `model`'s instructions per kernel and per TOSA op kind on
-    `target`'s board (see the module docstring); returns the total."""
-    mlir = os.path.join(work, model + ".mlir")
-    # Debian's interpreter has numpy (../shared/MLIR22.md).
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    run([python, "-m", "serenity", "import-tflite", path, "-o", mlir],
-        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
-    # One harness with the frontier's cost model (serenity.deploy.profile_layers).
-    profiled = profile_layers(mlir, os.path.join(work, model + "-marks"), target, pipeline,
+def operator_macs(path):
+    """{operator index: MACs} of the .tflite model at `path` (convolutions,
+    depthwise convolutions, fully connected layers; the others none), or {}
+    when its reader cannot read it. The reader needs numpy: without it here,
+    Debian's interpreter (../shared/MLIR22.md) runs this function."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != "/usr/bin/python3":
+            code = ("import json, sys; sys.path.insert(0, %r); import measure; "
+                    "print(json.dumps(measure.operator_macs(%r)))" % (os.path.dirname(os.path.abspath(__file__)), path))
+            try:
+                return {int(k): v for k, v in json.loads(check_output(["/usr/bin/python3", "-c", code])).items()}
+            except (CommandError, ValueError):
+                return {}
+        return {}
+    try:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from serenity.tflite.schema import load_file
+        model = load_file(path)
+    except Exception:  # a file the reader refuses
+        return {}
+    graph = model.subgraphs[0]
+    macs = {}
+    for op in graph.operators:
+        if len(op.inputs) < 2 or not op.outputs or op.inputs[1] < 0:
+            continue
+        out = graph.tensors[op.outputs[0]].shape
+        weights = graph.tensors[op.inputs[1]].shape
+        elements = math.prod(out) if out else 0
+        if op.name == "CONV_2D" and len(weights) == 4:
+            macs[op.index] = elements * weights[1] * weights[2] * weights[3]
+        elif op.name == "DEPTHWISE_CONV_2D" and len(weights) == 4:
+            macs[op.index] = elements * weights[1] * weights[2]
+        elif op.name == "FULLY_CONNECTED" and len(weights) == 2:
+            macs[op.index] = elements * weights[1]
+    return macs
+
+
+def cmsis_per_op(tflm_readme, target, model):
+    """{operator index: (builtin, instructions)} of TensorFlow Lite Micro +
+    CMSIS-NN on `target`'s board (cmsis-nn-per-op/BOARD.MODEL.txt next to
+    the README), or {} where not measured."""
+    board = PER_OP_BOARDS.get(target)
+    path = os.path.join(os.path.dirname(tflm_readme), "cmsis-nn-per-op", "%s.%s.txt" % (board, model))
+    figures = {}
+    if board and os.path.exists(path):
+        for line in open(path):
+            m = re.match(r"^op (\d+) (\w+) (\d+)$", line.strip())
+            if m:
+                figures[int(m.group(1))] = (m.group(2), int(m.group(3)))
+    return figures
+
+
+def per_layer(model, path, target, pipeline, compiler, work, tflm_readme):
+    """Prints `model`'s instructions per TFLite operator on `target`'s board
+    (see the module docstring), side by side with TensorFlow Lite Micro +
+    CMSIS-NN's where measured; returns our total."""
+    # One harness with the frontier's cost model (serenity.deploy.profile_layers);
+    # the .tflite compiled directly: its kernels name the model's operators.
+    profiled = profile_layers(path, os.path.join(work, model + "-marks"), target, pipeline,
                               compiler=compiler)
-    with open(mlir) as f:
-        lines = f.read().splitlines()
-    rows, by_kind = [], {}
+    limit = MAC_LIMIT.get(next(t["pipeline_target"] for t in targets() if t["name"] == target))
+    # Each kernel's count goes to the operators it holds (a fused kernel: all
+    # of them, one row; the tiles of a tiled region: summed).
+    groups, builtins = {}, {}
     for kernel in profiled["kernels"]:
-        count = kernel["instructions"]
-        # A fused kernel: the TOSA ops of every line it holds, in line order.
-        sources = sorted(set(kernel.get("sources") or [kernel["location"]]),
-                         key=lambda loc: int(loc.rsplit(":", 2)[-2]) if loc.count(":") >= 2 else 0)
-        names = []
-        for source in sources:
-            name = tosa_op_at(lines, source)
-            if name not in names:
-                names.append(name)
-        kind = "+".join(names)
-        rows.append((kernel["location"].rsplit(":", 2)[-2], kind, kernel["op"], count))
-        by_kind[kind] = by_kind.get(kind, 0) + count
-    total = sum(r[3] for r in rows)
-    print("\n%s on %s: %d kernels, %d instructions in them (marks subtracted)\n" % (
-        model, target, len(rows), total))
-    print("| TOSA op kind | instructions | share |")
-    print("|---|---:|---:|")
-    for kind, count in sorted(by_kind.items(), key=lambda kv: -kv[1]):
-        print("| %s | %d | %.1f %% |" % (kind, count, 100.0 * count / max(total, 1)))
-    print("\n| line | TOSA op | kernel | instructions |")
-    print("|---:|---|---|---:|")
-    for line, kind, op, count in rows:
-        print("| %s | %s | %s | %d |" % (line, kind, op, count))
+        ops = []
+        for name in kernel.get("operators", []):
+            m = OPERATOR.match(name)
+            if m:
+                ops.append(int(m.group(1)))
+                builtins[int(m.group(1))] = m.group(2)
+        key = tuple(sorted(set(ops)))
+        groups[key] = groups.get(key, 0) + kernel["instructions"]
+    theirs = cmsis_per_op(tflm_readme, target, model)
+    for index, (builtin, _) in theirs.items():
+        builtins.setdefault(index, builtin)
+    macs = operator_macs(path)
+    covered = {i for key in groups for i in key}
+    # Operators with no kernel of ours (reshapes folded away): their own rows.
+    for index in theirs:
+        if index not in covered:
+            groups[(index,)] = 0
+    total = sum(groups.values())
+    print("\n%s on %s: %d kernels, %d instructions in them (marks subtracted)%s\n" % (
+        model, target, len(profiled["kernels"]), total,
+        "; TFLite Micro + CMSIS-NN per operator: %d" % sum(t for _, t in theirs.values()) if theirs else ""))
+    print("| TFLite operators | builtin | instructions | TFLM+CMSIS-NN | ratio | MACs | instr/MAC | limit |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    rows = sorted(groups.items(), key=lambda kv: (kv[0][0] if kv[0] else -1, kv[0]))
+    slowest = None
+    for key, count in rows:
+        names = "+".join(sorted({builtins.get(i, "?") for i in key})) if key else "(no operator)"
+        cmsis = sum(theirs[i][1] for i in key if i in theirs) if theirs and key else None
+        mac = sum(macs.get(i, 0) for i in key)
+        ratio = count / cmsis if cmsis else None
+        if ratio is not None and mac and (slowest is None or ratio > slowest[1]):
+            slowest = (key, ratio)
+        print("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            ",".join(map(str, key)) or "-", names, count, cmsis if cmsis is not None else "-",
+            "%.2fx" % ratio if ratio is not None else "-", mac or "-",
+            "%.2f" % (count / mac) if mac else "-", limit if mac and limit else "-"))
+    if slowest:
+        print("\nslowest against CMSIS-NN (layers with MACs): operator %s at %.2fx" % (
+            ",".join(map(str, slowest[0])), slowest[1]))
     sys.stdout.flush()
     return total
 
@@ -233,13 +301,14 @@ def main():
                         help="every model with TFLite Micro + CMSIS-NN figures for the board, with MACs, "
                              "instructions per MAC, the core's limit and the geometric mean of the ratios")
     parser.add_argument("--per-layer", action="store_true",
-                        help="instructions per kernel and per TOSA op kind instead of the summary table")
+                        help="instructions per TFLite operator (ours, TFLite Micro + CMSIS-NN's where measured, "
+                             "ratio, MACs, instructions per MAC, the core's limit) instead of the summary table")
     args = parser.parse_args()
     compiler = find_compiler()
     if args.per_layer:
         with tempfile.TemporaryDirectory() as work:
             for model, path in model_paths(args.models, args.only):
-                per_layer(model, path, args.target, args.pipeline, compiler, work)
+                per_layer(model, path, args.target, args.pipeline, compiler, work, args.tflm)
         return 0
     tflm = tflm_arenas(args.tflm)
     # TFLite Micro + CMSIS-NN (TFLite Micro's reference kernels where Arm has

@@ -276,10 +276,13 @@ void announce(const CompileOptions &options, const CompileResult &result,
   log.out.flush();
 }
 
-/// Whether the user chose the tiling (any tile option in the pipeline
-/// options): then the build is what they asked for.
+/// Whether the user chose the tiling (a tile, tile-max-mac-overhead or
+/// tile-beam-width pipeline option): then the build is what they asked for.
 bool tilingAsked(const CompileOptions &options) {
-  return StringRef(options.pipeline).contains("tile");
+  auto parsed = SerenityPipelineOptions::createFromString(options.pipeline);
+  return parsed && (parsed->tile.hasValue() ||
+                    parsed->tileMaxMacOverhead.hasValue() ||
+                    parsed->tileBeamWidth.hasValue());
 }
 
 /// The build with options.pipeline, within the trade of fused tiling's
@@ -304,6 +307,22 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
       (Twine(options.pipeline) + (options.pipeline.empty() ? "" : " ") +
        "tile=none")
           .str();
+  // The untiled build's per-kernel labels (profile-marks=FILE) go beside
+  // too, so that they do not overwrite the tiled build's; they replace them
+  // if the untiled build is kept.
+  std::string marksPath, besideMarks;
+  if (auto parsed = SerenityPipelineOptions::createFromString(options.pipeline))
+    marksPath = parsed->profileMarks;
+  if (!marksPath.empty()) {
+    besideMarks = pathIn(beside, "profile-marks.json");
+    size_t at = untiledOptions.pipeline.find("profile-marks=" + marksPath);
+    if (at == std::string::npos)
+      return log.error("cannot place the untiled build's profile-marks file "
+                       "beside the tiled one's (" +
+                       marksPath + ")");
+    untiledOptions.pipeline.replace(at + StringRef("profile-marks=").size(),
+                                    marksPath.size(), besideMarks);
+  }
   CompileResult untiled;
   auto cleanUp = [&] { llvm::sys::fs::remove_directories(beside); };
   if (failed(buildOnce(untiledOptions, beside, timer, log, untiled))) {
@@ -321,6 +340,13 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
       flashCost <= static_cast<int64_t>(options.flashPerRamByte) * ramSaved;
   if (!keep) {
     // The untiled build's files replace the tiled one's.
+    if (!besideMarks.empty())
+      if (std::error_code failedMove =
+              llvm::sys::fs::rename(besideMarks, marksPath)) {
+        cleanUp();
+        return log.error("cannot move " + besideMarks + " to " + marksPath +
+                         ": " + failedMove.message());
+      }
     std::error_code error;
     for (llvm::sys::fs::directory_iterator it(beside, error), end;
          !error && it != end; it.increment(error)) {

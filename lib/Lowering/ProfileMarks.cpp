@@ -76,6 +76,25 @@ llvm::json::Array sourcesOf(Operation *kernel) {
   return array;
 }
 
+/// The distinct names of the named locations of `kernel` and the ops inside
+/// it, in order of appearance: the source model's operators where the
+/// importer names them (a .tflite model: "operator N BUILTIN 'tensor'").
+llvm::json::Array operatorsOf(Operation *kernel) {
+  llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>>
+      names;
+  kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    op->getLoc()->walk([&](Location inner) {
+      if (auto name = dyn_cast<NameLoc>(inner))
+        names.insert(name.getName().str());
+      return WalkResult::advance();
+    });
+  });
+  llvm::json::Array array;
+  for (const std::string &name : names)
+    array.push_back(name);
+  return array;
+}
+
 /// The filters `kernel` reads through a copy widened at compile time
 /// (serenity-int8-conv-kernels): for each, the int8 global the copy stands
 /// for and its bytes. The copy may be read inside the kernel or through a
@@ -174,6 +193,7 @@ struct SerenityProfileMarksPass
             {"op", op->getName().getStringRef()},
             {"location", describe(op->getLoc())},
             {"sources", sourcesOf(op)},
+            {"operators", operatorsOf(op)},
             {"widened", widenedFiltersOf(op, symbols)}});
       }
       next += marked.size();

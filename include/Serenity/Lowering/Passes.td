@@ -660,7 +660,9 @@ def SerenityProfileMarksPass
     object: "marks" (N) and "kernels", a list of objects with "function",
     "begin", "end" (the kernel's marks), "op" (its op name), "location" (the
     TOSA op it was lowered from, file:line:col), "sources" (the distinct
-    locations of the ops inside it: a fused kernel lists each source op) and
+    locations of the ops inside it: a fused kernel lists each source op),
+    "operators" (the distinct names of the named locations inside it: a
+    .tflite model's operators, "operator N BUILTIN 'tensor'") and
     "widened": the filters the kernel reads through a copy widened by
     serenity-int8-conv-kernels ("filter": the int8 global the copy stands
     for, its `serenity.widened_from`; "copy"; "bytes": the filter's).
