@@ -2022,12 +2022,16 @@ struct SerenityInt8ConvKernelsPass
         candidates.emplace_back(cast<memref::GlobalOp>(global), macs);
       filters.restrictTo(chooseWidened(candidates, budget));
     }
-    // Nests whose order may change, found before their kernels are emitted.
+    // Nests whose order may change, found before their kernels are emitted
+    // (each once: a nest may hold several convolutions).
     SmallVector<ChannelNest> nests;
     if (channelBlocksFirst)
       for (Operation *op : convs)
         if (std::optional<ChannelNest> nest = reorderableNest(op))
-          nests.push_back(*nest);
+          if (llvm::none_of(nests, [&](const ChannelNest &known) {
+                return known.blocks == nest->blocks;
+              }))
+            nests.push_back(*nest);
     for (Operation *op : convs) {
       if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(op))
         (void)lowerConv(conv, mode, filters);
