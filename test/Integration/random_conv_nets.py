@@ -6,7 +6,7 @@ one line per network and a summary.
 
 Each network is a conv2d or depthwise_conv2d (optionally followed by a 1x1
 conv2d) with what the Helium and DSP kernels must get right: channel counts
-that are not multiples of 16 or 4 (vector tails), odd and non-square windows,
+that are not multiples of 16 or 4 (vector tails; 1 to 67), odd and non-square windows,
 strides, dilations, padding (clipped windows), input zero points 0, -128, 127
 and others, and a per-channel requantization (DOUBLE_ROUND) whose
 multipliers include 2^30 and whose shifts include 32 and 31 (the rounding
@@ -75,7 +75,7 @@ class Net:
             return None
         oh = (h + pads[0] + pads[1] - (kh - 1) * dh - 1) // sh + 1
         ow = (w + pads[2] + pads[3] - (kw - 1) * dw - 1) // sw + 1
-        f = c if depthwise else r.choice([1, 2, 3, 4, 7, 8, 12, 16, 20])
+        f = c if depthwise else r.choice([1, 2, 3, 4, 7, 8, 12, 16, 20, 32, 67])
         fshape = (kh, kw, c, 1) if depthwise else (f, kh, kw, c)
         count = 1
         for d in fshape:
@@ -135,7 +135,7 @@ def network(rng):
     """A random network's MLIR text and a one-line description."""
     while True:
         net = Net(rng)
-        c = rng.choice([1, 3, 5, 8, 13, 16, 17, 24, 33, 40])
+        c = rng.choice([1, 3, 5, 8, 13, 16, 17, 24, 33, 40, 64, 67])
         shape = (1, rng.randint(3, 12), rng.randint(3, 12), c)
         depthwise = rng.random() < 0.4
         made = net.conv("%input", shape, depthwise)
