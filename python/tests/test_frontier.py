@@ -167,7 +167,7 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
     cache = frontier.Cache(cache_path)
     compiler = deploy.find_compiler()
     work = str(tmp_path)
-    tiles = ["tile 20%", "no tiling"]
+    tiles = ["tile 8%", "no tiling"]
     rows, points = frontier.explore(model, "cortex-m4", cache, compiler, work, tiles)
     assert sum(1 for p in points if p.get("predicted")) >= 4
     # The cache is a frontier file (docs/Deploy.md): this model's frontier
@@ -185,7 +185,7 @@ def test_budget_choice_is_the_fastest_of_the_enumeration(tmp_path, capsys):
     filters = sorted({w["filter"] for k in widened for w in k["widened"]})
     assert len(filters) == 3
     enumeration = []
-    for tile_options in ("tile-max-mac-overhead=20", "tile=none"):
+    for tile_options in ("tile-max-mac-overhead=8", "tile=none"):
         for r in range(len(filters) + 1):
             for subset in itertools.combinations(filters, r):
                 options = tile_options + (" widen-filters=" + ",".join(subset) if subset else " widen-budget=0")
