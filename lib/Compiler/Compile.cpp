@@ -278,11 +278,9 @@ void announce(const CompileOptions &options, const CompileResult &result,
 
 /// Whether the user chose the tiling (a tile, tile-max-mac-overhead or
 /// tile-beam-width pipeline option): then the build is what they asked for.
-bool tilingAsked(const CompileOptions &options) {
-  auto parsed = SerenityPipelineOptions::createFromString(options.pipeline);
-  return parsed && (parsed->tile.hasValue() ||
-                    parsed->tileMaxMacOverhead.hasValue() ||
-                    parsed->tileBeamWidth.hasValue());
+bool tilingAsked(const SerenityPipelineOptions &pipeline) {
+  return pipeline.tile.hasValue() || pipeline.tileMaxMacOverhead.hasValue() ||
+         pipeline.tileBeamWidth.hasValue();
 }
 
 /// The build with options.pipeline, within the trade of fused tiling's
@@ -294,7 +292,9 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
   if (failed(buildOnce(options, options.outputDir, timer, log, tiled)))
     return failure();
   const TargetDescription &target = *::serenity::lookupTarget(options.target);
-  if (!tiled.tiled || tilingAsked(options) ||
+  // (buildOnce parsed the same options: they are valid.)
+  auto pipeline = SerenityPipelineOptions::createFromString(options.pipeline);
+  if (!tiled.tiled || !pipeline || tilingAsked(*pipeline) ||
       !::serenity::isMicrocontroller(target.pipelineTarget)) {
     announce(options, tiled, log);
     kept = tiled;
@@ -310,9 +310,7 @@ LogicalResult buildWithinTilingTrade(const CompileOptions &options,
   // The untiled build's per-kernel labels (profile-marks=FILE) go beside
   // too, so that they do not overwrite the tiled build's; they replace them
   // if the untiled build is kept.
-  std::string marksPath, besideMarks;
-  if (auto parsed = SerenityPipelineOptions::createFromString(options.pipeline))
-    marksPath = parsed->profileMarks;
+  std::string marksPath = pipeline->profileMarks, besideMarks;
   if (!marksPath.empty()) {
     besideMarks = pathIn(beside, "profile-marks.json");
     size_t at = untiledOptions.pipeline.find("profile-marks=" + marksPath);

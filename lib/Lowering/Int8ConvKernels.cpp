@@ -1815,7 +1815,7 @@ std::optional<ChannelNest> reorderableNest(Operation *conv) {
 /// (docs/Deploy.md): vww_96's 3x3 depthwise layers (8 to 32 channels) fall
 /// from about 6 to 4 instructions per MAC; kws's first layer (one input
 /// channel, a 10x4 window mostly clipped) would rise by 19 % and stays.
-bool blocksFirstPays(ChannelNest nest) {
+bool blocksFirstPays(ChannelNest nest, SymbolTable &symbols) {
   enum : unsigned { Pixel = 1, BlockIndex = 2, Varying = 4 };
   llvm::DenseMap<Value, unsigned> depends;
   Value row = nest.rows.getInductionVar(), col = nest.cols.getInductionVar(),
@@ -1835,7 +1835,7 @@ bool blocksFirstPays(ChannelNest nest) {
     return 0;
   };
   // Reads of constant globals are invariant; other memory accesses vary.
-  auto readsConstant = [](Operation *op) {
+  auto readsConstant = [&](Operation *op) {
     Value memref;
     if (auto load = dyn_cast<memref::LoadOp>(op))
       memref = load.getMemRef();
@@ -1844,8 +1844,7 @@ bool blocksFirstPays(ChannelNest nest) {
     auto global = rootOf(memref).getDefiningOp<memref::GetGlobalOp>();
     if (!global)
       return false;
-    auto symbol = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-        op, global.getNameAttr());
+    auto symbol = symbols.lookup<memref::GlobalOp>(global.getName());
     return symbol && symbol.getConstant();
   };
   int64_t pixelOnly = 0, blockOnly = 0;
@@ -2044,8 +2043,12 @@ struct SerenityInt8ConvKernelsPass
                              filters);
     }
     filters.eraseUnused();
+    if (nests.empty())
+      return;
+    // The module's globals once lowered (the kernels add tables).
+    SymbolTable symbols(getOperation());
     for (const ChannelNest &nest : nests)
-      if (blocksFirstPays(nest))
+      if (blocksFirstPays(nest, symbols))
         blocksOutermost(nest);
   }
 };
